@@ -1,0 +1,44 @@
+# moebench — the two commands of the README:
+#   make run    install missing Debian packages, build, run the embedded quick sweep
+#   make test   install missing Debian packages, build, run every test through CTest
+# Packages (Debian 12): what the build uses today, nothing more.
+#   cmake g++ make      build
+#   nlohmann-json3-dev  config loading and JSON/JSONL output
+#   libcli11-dev        the command line
+#   catch2              tests (v2, header-only)
+#   git                 records the commit in every result's conditions
+PACKAGES := cmake g++ make nlohmann-json3-dev libcli11-dev catch2 git
+BUILD    ?= build
+JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
+SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps configure build run test clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing missing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+$(BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+
+configure: deps $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	./$(BUILD)/moebench run --fresh
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD)

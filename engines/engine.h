@@ -1,0 +1,51 @@
+// engine.h — the engine interface: what the runner drives for every point.
+//
+// An engine turns one Point into one Measurement (timing windows are
+// defined in harness/measurement.h). It may keep set-up (an open container,
+// loaded weights) between calls and reuse it while Point::setup_key() stays
+// the same; it reports that through Measurement::load_reused. Engines never
+// print (they report through ctx.progress) and must stop promptly once
+// ctx.cancelled() is true, returning an error. The table of engines is
+// explicit (registry.h), not static self-registration.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/clock.h"
+#include "harness/expected.h"
+#include "harness/measurement.h"
+#include "harness/model_card.h"
+#include "harness/point.h"
+#include "harness/progress.h"
+
+namespace moebench {
+
+struct RunContext {
+  Clock& clock;
+  Progress& progress;
+  const ModelCard& card;  // already scaled as the point says
+  const std::vector<std::string>& drive_dirs;
+  std::uint64_t seed = 0;   // sweep seed
+  int repetition = 0;       // 0-based among recorded repetitions, or warm-up index
+  bool warmup = false;
+  double deadline_s = 0;    // clock time after which the engine must give up
+  const std::atomic<bool>* interrupt = nullptr;  // user asked to stop (SIGINT)
+
+  bool cancelled() const {
+    return (interrupt != nullptr && interrupt->load()) || clock.now_s() >= deadline_s;
+  }
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual std::string_view name() const = 0;
+  virtual Expected<Measurement> run(const Point& point, RunContext& ctx) = 0;
+};
+
+}  // namespace moebench

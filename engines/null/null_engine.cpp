@@ -1,0 +1,172 @@
+// null_engine.cpp — see null_engine.h.
+#include "engines/null/null_engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "harness/text.h"
+#include "harness/units.h"
+
+namespace moebench {
+namespace {
+
+constexpr double kDriveBytesS = 1.5e9;      // nominal per-drive read rate
+constexpr double kMemBytesS = 20e9;         // nominal memory read rate
+constexpr double kAttnSPerCtxTokenLayer = 1e-6;
+constexpr double kLoadS = 0.5;              // synthetic load time of a new set-up
+constexpr double kJitter = 0.03;            // ± half of this, per token
+constexpr std::uint64_t kRuntimeBytes = 64ull << 20;
+
+const std::vector<std::string> kOptionNames = {"sleep_ms", "fail_at", "throw_at", "hang_at",
+                                               "hang_hard_at", "infeasible_below", "over_budget"};
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+double unit_from(std::uint64_t x) { return static_cast<double>(splitmix64(x) >> 11) * 0x1.0p-53; }
+
+bool parse_uint(const std::string& s, std::uint64_t& out) {
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 18) return false;
+  out = std::stoull(s);
+  return true;
+}
+
+struct NullOptions {
+  double sleep_s = 0;
+  std::optional<std::uint64_t> fail_at, throw_at, hang_at, hang_hard_at, infeasible_below;
+  bool over_budget = false;
+};
+
+NullOptions parse_options(const EngineSpec& spec) {
+  NullOptions o;
+  for (const auto& [k, v] : spec.options) {
+    std::uint64_t n = 0;
+    if (k == "infeasible_below") {
+      auto size = parse_size_bytes(v);
+      if (size) o.infeasible_below = *size;
+      continue;
+    }
+    parse_uint(v, n);
+    if (k == "sleep_ms") o.sleep_s = static_cast<double>(n) / 1e3;
+    if (k == "fail_at") o.fail_at = n;
+    if (k == "throw_at") o.throw_at = n;
+    if (k == "hang_at") o.hang_at = n;
+    if (k == "hang_hard_at") o.hang_hard_at = n;
+    if (k == "over_budget") o.over_budget = n != 0;
+  }
+  return o;
+}
+
+class NullEngine final : public Engine {
+ public:
+  explicit NullEngine(const EngineSpec& spec) : opts_(parse_options(spec)) {}
+  std::string_view name() const override { return "null"; }
+
+  Expected<Measurement> run(const Point& p, RunContext& ctx) override {
+    const std::uint64_t index = p.index;
+    if (opts_.fail_at && *opts_.fail_at == index) {
+      return make_error("null engine: injected failure at point " + std::to_string(index));
+    }
+    if (opts_.throw_at && *opts_.throw_at == index) {
+      throw std::runtime_error("null engine: injected exception at point " + std::to_string(index));
+    }
+    if (opts_.hang_hard_at && *opts_.hang_hard_at == index) {
+      for (;;) ctx.clock.sleep_for_s(0.05);  // ignores cancellation on purpose
+    }
+    if (opts_.hang_at && *opts_.hang_at == index) {
+      while (!ctx.cancelled()) ctx.clock.sleep_for_s(0.01);
+      return make_error("null engine: cancelled while hanging (injected)");
+    }
+
+    Measurement m;
+    m.provenance = "synthetic";
+    const ModelCard& card = ctx.card;
+    if (opts_.infeasible_below && p.ram_budget_bytes && *p.ram_budget_bytes < *opts_.infeasible_below) {
+      m.status = RowStatus::kInfeasible;
+      m.reason = "budget " + format_bytes(static_cast<double>(*p.ram_budget_bytes)) +
+                 " is below the minimum " + format_bytes(static_cast<double>(*opts_.infeasible_below));
+      return m;
+    }
+    const double routed_token = static_cast<double>(card.routed_bytes_per_token(p.quant));
+    const double routed_total = static_cast<double>(card.routed_bytes_total(p.quant));
+    const double cache = p.ram_budget_bytes ? static_cast<double>(*p.ram_budget_bytes) : routed_total;
+    const double hit = std::min(1.0, cache / routed_total);
+    const double read_token = (1.0 - hit) * routed_token;
+    double drive_bw = kDriveBytesS;
+    if (p.drives.throttle_bytes_s) drive_bw = std::min(drive_bw, *p.drives.throttle_bytes_s);
+    drive_bw *= p.drives.count;
+    const double io_s = read_token / drive_bw;
+    const double mem_s = routed_token / kMemBytesS;
+    const double attn_s = kAttnSPerCtxTokenLayer * static_cast<double>(p.context_tokens) * card.total_layers();
+    const double token_s = std::max(io_s, mem_s) + attn_s;
+
+    m.load_reused = p.setup_key() == last_setup_;
+    m.load_s = m.load_reused ? 0 : kLoadS;
+    last_setup_ = p.setup_key();
+    m.prompt_tokens = p.prompt_tokens;
+    m.prefill_s = 0.2 * token_s * static_cast<double>(p.prompt_tokens);
+    const std::uint64_t base = fnv1a64(p.id()) ^ (ctx.seed * 0x100000001b3ull) ^
+                               (static_cast<std::uint64_t>(ctx.repetition) << 48) ^ (ctx.warmup ? 1ull << 63 : 0);
+    double t = m.prefill_s;
+    for (std::int64_t i = 0; i < p.gen_tokens; ++i) {
+      if (opts_.sleep_s > 0) {
+        ctx.clock.sleep_for_s(opts_.sleep_s);
+        if (ctx.cancelled()) return make_error("null engine: cancelled at token " + std::to_string(i));
+      }
+      t += token_s * (1.0 + kJitter * (unit_from(base + static_cast<std::uint64_t>(i)) - 0.5));
+      m.token_times_s.push_back(t);
+    }
+    const double decode_tokens = static_cast<double>(p.gen_tokens - 1);
+    const double needed = decode_tokens * card.moe.active * card.moe_layers();
+    m.expert_hits_decode = static_cast<std::uint64_t>(std::llround(needed * hit));
+    m.expert_misses_decode = static_cast<std::uint64_t>(needed) - m.expert_hits_decode;
+    m.read_bytes_decode = static_cast<std::uint64_t>(std::llround(read_token * decode_tokens));
+    m.mem_weight_bytes_decode = static_cast<std::uint64_t>(std::llround(routed_token * decode_tokens));
+    m.io_wait_s_decode = std::max(0.0, io_s - mem_s) * decode_tokens;
+    m.peak_rss_bytes = static_cast<std::uint64_t>(std::min(cache, routed_total)) + kRuntimeBytes;
+    if (opts_.over_budget && p.ram_budget_bytes) {
+      m.budget_enforced = true;
+      m.peak_rss_bytes = *p.ram_budget_bytes + *p.ram_budget_bytes / 2;
+    }
+    return m;
+  }
+
+ private:
+  NullOptions opts_;
+  std::string last_setup_;
+};
+
+}  // namespace
+
+std::string null_engine_options_help() {
+  return "sleep_ms=N, fail_at=I, throw_at=I, hang_at=I, hang_hard_at=I, infeasible_below=SIZE, "
+         "over_budget=1 (test hooks; see engines/null/null_engine.h)";
+}
+
+std::string check_null_engine_options(const EngineSpec& spec) {
+  for (const auto& [k, v] : spec.options) {
+    if (std::find(kOptionNames.begin(), kOptionNames.end(), k) == kOptionNames.end()) {
+      return "engine \"null\" has no option \"" + k + "\"" + did_you_mean(k, kOptionNames) +
+             "; options: " + null_engine_options_help();
+    }
+    std::uint64_t n = 0;
+    if (k == "infeasible_below") {
+      auto size = parse_size_bytes(v);
+      if (!size) return "null:infeasible_below: " + size.error().message;
+    } else if (!parse_uint(v, n)) {
+      return "null:" + k + " expects a non-negative integer, got \"" + v + "\"";
+    }
+  }
+  return "";
+}
+
+std::unique_ptr<Engine> make_null_engine(const EngineSpec& spec) {
+  return std::make_unique<NullEngine>(spec);
+}
+
+}  // namespace moebench

@@ -1,0 +1,31 @@
+// null_engine.h — the null engine: a deterministic test double.
+//
+// It touches no hardware. Its Measurement comes from a fixed formula over
+// the card's geometry and the point (hit rate = cached share of experts,
+// reads at a nominal 1.5 GB/s per drive, memory at 20 GB/s, a small
+// attention term per context token), with a seeded ±1.5 % jitter per token,
+// and is labelled provenance "synthetic" so no output can pass it off as a
+// measurement. It exists to test the runner, journal, statistics and writers.
+//
+// Options (engine "null:key=value,..."), all for tests:
+//   sleep_ms=N           spend N ms of (injectable) clock time per generated token
+//   fail_at=I            point index I returns an error
+//   throw_at=I           point index I throws an exception
+//   hang_at=I            point index I waits until cancelled (cooperative timeout)
+//   hang_hard_at=I       point index I ignores cancellation (hard watchdog test)
+//   infeasible_below=S   budgets below size S are declared infeasible
+//   over_budget=1        report a peak RSS 1.5 × the budget (invalid-row test)
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engines/engine.h"
+
+namespace moebench {
+
+std::string null_engine_options_help();
+std::string check_null_engine_options(const EngineSpec& spec);
+std::unique_ptr<Engine> make_null_engine(const EngineSpec& spec);
+
+}  // namespace moebench

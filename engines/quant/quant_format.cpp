@@ -1,0 +1,30 @@
+// quant_format.cpp — see quant_format.h. ggml type ids from ggml.h
+// (GGML_TYPE_F32 = 0, F16 = 1, Q4_0 = 2, Q8_0 = 8, Q2_K = 10, Q3_K = 11,
+// Q4_K = 12, BF16 = 30, MXFP4 = 39).
+#include "engines/quant/quant_format.h"
+
+namespace moebench {
+
+const std::vector<QuantFormat>& quant_formats() {
+  static const std::vector<QuantFormat> kFormats = {
+      {"f32", 0, 1, 4},     {"f16", 1, 1, 2},     {"bf16", 30, 1, 2},
+      {"q8_0", 8, 32, 34},  {"q4_0", 2, 32, 18},  {"q4_k", 12, 256, 144},
+      {"mxfp4", 39, 32, 17}, {"q3_k", 11, 256, 110}, {"q2_k", 10, 256, 84},
+  };
+  return kFormats;
+}
+
+std::optional<QuantFormat> find_quant(std::string_view name) {
+  for (const QuantFormat& f : quant_formats()) {
+    if (f.name == name) return f;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> quant_names() {
+  std::vector<std::string> out;
+  for (const QuantFormat& f : quant_formats()) out.emplace_back(f.name);
+  return out;
+}
+
+}  // namespace moebench

@@ -1,0 +1,146 @@
+// claim.cpp — strict loader for claims files (see claim.h).
+#include "harness/claim.h"
+
+#include <algorithm>
+#include <set>
+
+#include "harness/text.h"
+
+namespace moebench {
+
+const std::vector<std::string>& claim_condition_names() {
+  static const std::vector<std::string> kNames = {"quant", "engine", "machine", "ram_budget",
+                                                  "drives", "context_tokens"};
+  return kNames;
+}
+
+namespace {
+
+std::optional<Reported> read_reported(ObjectReader& r, const char* key) {
+  const Json* j = r.get(key, false);
+  if (j == nullptr) return std::nullopt;
+  Diagnostics& d = r.diagnostics();
+  const std::string path = r.path_of(key);
+  Reported rep;
+  if (j->is_array()) {
+    if (j->size() != 2) {
+      d.add(path, "expected a number or a range [low, high]");
+      return std::nullopt;
+    }
+    const auto lo = read_number((*j)[0], json_pointer_append(path, 0), d);
+    const auto hi = read_number((*j)[1], json_pointer_append(path, 1), d);
+    if (!lo || !hi) return std::nullopt;
+    if (*lo <= 0 || *hi < *lo) {
+      d.add(path, "expected 0 < low <= high");
+      return std::nullopt;
+    }
+    rep.low = *lo;
+    rep.high = *hi;
+    return rep;
+  }
+  const auto v = read_number(*j, path, d);
+  if (!v) return std::nullopt;
+  if (*v <= 0) {
+    d.add(path, "expected a figure greater than zero");
+    return std::nullopt;
+  }
+  rep.low = rep.high = *v;
+  return rep;
+}
+
+std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostics& d) {
+  ObjectReader r(j, path, d);
+  if (!r.is_object()) return std::nullopt;
+  Claim c;
+  c.id = r.string("id", true).value_or("");
+  c.title = r.string("title", true).value_or("");
+  c.model = r.string("model", true).value_or("");
+  c.card = r.string("card", false);
+  c.quant = r.string("quant", false);
+  c.engine = r.string("engine", false);
+  c.machine = r.string("machine", false);
+  c.hardware = r.string("hardware", false);
+  c.ram_budget_bytes = r.size("ram_budget", false);
+  if (auto v = r.integer("drives", false, 1, 1024)) c.drives = static_cast<int>(*v);
+  c.context_tokens = r.integer("context_tokens", false, 0, INT64_MAX);
+  const std::size_t before = d.issues().size();
+  if (const Json* rep = r.object("reported", true)) {
+    ObjectReader rr(*rep, r.path_of("reported"), d);
+    c.decode_tok_s = read_reported(rr, "decode_tok_s");
+    c.s_per_token = read_reported(rr, "s_per_token");
+    c.ttft_s = read_reported(rr, "ttft_s");
+    c.prefill_tok_s = read_reported(rr, "prefill_tok_s");
+    c.rss_bytes = rr.size("rss", false);
+    rr.finish();
+    if (d.issues().size() == before && !c.decode_tok_s && !c.s_per_token && !c.ttft_s &&
+        !c.prefill_tok_s) {
+      d.add(r.path_of("reported"), "a claim reports at least one of decode_tok_s, s_per_token, "
+                                   "ttft_s, prefill_tok_s");
+    }
+  }
+  if (const Json* src = r.object("source", true)) {
+    ObjectReader s(*src, r.path_of("source"), d);
+    c.source_document = s.string("document", true).value_or("");
+    c.source_quote = s.string("quote", true).value_or("");
+    s.finish();
+  }
+  if (const Json* missing = r.array("missing", false, false)) {
+    for (std::size_t i = 0; i < missing->size(); ++i) {
+      if (auto m = read_enum((*missing)[i], json_pointer_append(r.path_of("missing"), i), d,
+                             claim_condition_names(), "condition")) {
+        c.missing.push_back(*m);
+      }
+    }
+  }
+  r.finish();
+  // Every condition is given or named missing — never silently absent.
+  const std::set<std::string> missing(c.missing.begin(), c.missing.end());
+  const std::pair<const char*, bool> given[] = {
+      {"quant", c.quant.has_value()},         {"engine", c.engine.has_value()},
+      {"machine", c.machine.has_value()},     {"ram_budget", c.ram_budget_bytes.has_value()},
+      {"drives", c.drives.has_value()},       {"context_tokens", c.context_tokens.has_value()}};
+  for (const auto& [name, is_given] : given) {
+    if (!is_given && missing.count(name) == 0) {
+      d.add(path, std::string("condition \"") + name +
+                      "\" is neither given nor listed in \"missing\"; add it or name it missing");
+    }
+    if (is_given && missing.count(name) != 0) {
+      d.add(r.path_of("missing"), std::string("\"") + name + "\" is given, so it is not missing");
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+std::optional<std::vector<Claim>> load_claims(const Json& j, Diagnostics& d) {
+  ObjectReader r(j, "", d);
+  if (!r.is_object()) return std::nullopt;
+  std::vector<Claim> out;
+  if (const Json* claims = r.array("claims", true, true)) {
+    std::set<std::string> ids;
+    for (std::size_t i = 0; i < claims->size(); ++i) {
+      const std::string path = json_pointer_append(r.path_of("claims"), i);
+      if (auto c = load_one((*claims)[i], path, d)) {
+        if (!c->id.empty() && !ids.insert(c->id).second) {
+          d.add(path + "/id", "duplicate claim id \"" + c->id + "\"");
+        }
+        out.push_back(std::move(*c));
+      }
+    }
+  }
+  r.finish();
+  if (!d.ok()) return std::nullopt;
+  return out;
+}
+
+Expected<std::vector<Claim>> load_claims_file(const std::string& path) {
+  auto j = read_json_file(path);
+  if (!j) return j.error();
+  Diagnostics d(path);
+  auto claims = load_claims(*j, d);
+  if (!claims) return d.to_error();
+  return *claims;
+}
+
+}  // namespace moebench

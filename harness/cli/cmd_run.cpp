@@ -1,0 +1,202 @@
+// cmd_run.cpp — `moebench run`: load and expand a sweep, open (or resume)
+// its journal, drive the points through the engines, and write the results
+// files after every point (atomically) and the markdown table to stdout.
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+
+#include "engines/registry.h"
+#include "harness/cli/commands.h"
+#include "harness/environment.h"
+#include "harness/file_io.h"
+#include "harness/journal.h"
+#include "harness/machine_profile.h"
+#include "harness/runner.h"
+#include "harness/text.h"
+#include "reports/writers.h"
+
+namespace moebench {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_sigint(int) { g_interrupted.store(true); }
+
+struct RunArgs {
+  std::string sweep = "quick";
+  std::string out_dir;
+  bool resume = false;
+  bool fresh = false;
+  bool quiet = false;
+  std::string machine;
+  double timeout_s = 0;
+  double hard_grace_s = 30;
+  std::vector<std::string> formats = {"md", "csv", "json", "jsonl"};
+  std::string print = "md";
+};
+
+Status write_outputs(const RunResults& results, const std::string& dir,
+                     const std::vector<std::string>& formats) {
+  for (const OutputFormat& f : output_formats()) {
+    if (std::find(formats.begin(), formats.end(), f.name) == formats.end()) continue;
+    Status st = write_file_atomic((std::filesystem::path(dir) / f.file_name).string(), f.write(results));
+    if (!st) return st;
+  }
+  return Status::success();
+}
+
+int run_command(const RunArgs& args, const CliState& state) {
+  const ConfigStore store = state.store();
+  auto src = store.find("sweeps", args.sweep);
+  if (!src) {
+    std::fprintf(stderr, "moebench run: %s\n", src.error().message.c_str());
+    return 1;
+  }
+  SweepContext ctx = state.sweep_context(store);
+  ctx.base_dir = src->dir;
+  auto spec = load_sweep_text(src->text, src->label, ctx);
+  if (!spec) {
+    std::fprintf(stderr, "%s\n", spec.error().message.c_str());
+    return 1;
+  }
+  auto points = expand_sweep(*spec, ctx);
+  if (!points) {
+    std::fprintf(stderr, "%s: %s\n", src->label.c_str(), points.error().message.c_str());
+    return 1;
+  }
+
+  std::string profile_label;
+  std::string machine_label;
+  if (!args.machine.empty()) {
+    auto msrc = store.find("hardware", args.machine);
+    if (!msrc) {
+      std::fprintf(stderr, "moebench run: --machine: %s\n", msrc.error().message.c_str());
+      return 1;
+    }
+    auto j = parse_json_text(msrc->text, msrc->label);
+    Diagnostics d(msrc->label);
+    auto profile = j ? load_machine_profile(*j, d) : std::nullopt;
+    if (!profile) {
+      std::fprintf(stderr, "%s\n", j ? d.render().c_str() : j.error().message.c_str());
+      return 1;
+    }
+    profile_label = profile->name + " (" + msrc->label + ")";
+    machine_label = profile->name;
+  }
+  Environment env = capture_environment(profile_label, state.command_line);
+  if (machine_label.empty()) machine_label = "unprofiled:" + env.hostname;
+  if (!env.build_warning().empty()) {
+    std::fprintf(stderr, "\n*** WARNING: %s ***\n\n", env.build_warning().c_str());
+  }
+
+  const std::string out_dir = args.out_dir.empty() ? "results/" + spec->name : args.out_dir;
+  if (Status st = ensure_directory(out_dir); !st) {
+    std::fprintf(stderr, "moebench run: %s\n", st.error().message.c_str());
+    return 1;
+  }
+  SweepInfo info{spec->name, spec->description, spec->digest, points->size(),
+                 spec->repetitions, spec->warmup, spec->seed};
+  const Journal::Mode mode = args.fresh ? Journal::Mode::kFresh
+                             : args.resume ? Journal::Mode::kResume : Journal::Mode::kCreate;
+  auto journal = Journal::open((std::filesystem::path(out_dir) / "journal.jsonl").string(), info, env, mode);
+  if (!journal) {
+    std::fprintf(stderr, "moebench run: %s\n", journal.error().message.c_str());
+    return 1;
+  }
+
+  SteadyClock clock;
+  QuietProgress quiet;
+  TerminalProgress terminal(stderr, clock);
+  Progress& progress = (!args.quiet && is_terminal(stderr)) ? static_cast<Progress&>(terminal)
+                                                              : static_cast<Progress&>(quiet);
+  RunnerDeps deps{clock, progress, [&store](const std::string& n) { return store.card(n); },
+                  [](const EngineSpec& s) -> Expected<std::unique_ptr<Engine>> {
+                    const EngineInfo* e = find_engine(s.name);
+                    if (e == nullptr) return make_error("unknown engine \"" + s.name + "\"");
+                    return e->make(s);
+                  }};
+  RunnerOptions opts;
+  opts.timeout_s = args.timeout_s > 0 ? args.timeout_s : spec->timeout_s;
+  opts.hard_grace_s = args.hard_grace_s;
+  opts.machine_label = machine_label;
+  opts.build_label = env.build_label();
+  opts.run_id = env.run_id;
+  opts.interrupt = &g_interrupted;
+  double last_write_s = -1;
+  Status write_status = Status::success();
+  opts.on_row = [&](const RunResults& results) {
+    // Outputs are refreshed at most every 2 s; the journal is the durable record.
+    if (clock.now_s() - last_write_s < 2.0) return;
+    last_write_s = clock.now_s();
+    write_status = write_outputs(results, out_dir, args.formats);
+  };
+
+  std::signal(SIGINT, on_sigint);
+  std::signal(SIGTERM, on_sigint);
+  auto outcome = run_sweep(*spec, *points, *journal, deps, opts);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+
+  const RunResults& results = journal->results();
+  Status st = write_outputs(results, out_dir, args.formats);
+  if (!st) std::fprintf(stderr, "moebench run: %s\n", st.error().message.c_str());
+  if (args.print == "md") {
+    std::fputs(write_markdown(results).c_str(), stdout);
+  } else if (args.print == "csv") {
+    std::fputs(write_csv(results).c_str(), stdout);
+  }
+  std::fflush(stdout);
+  if (!outcome) {
+    std::fprintf(stderr, "moebench run: stopped: %s\nmoebench run: the rows finished so far are in %s\n",
+                 outcome.error().message.c_str(), out_dir.c_str());
+    return 1;
+  }
+  std::vector<std::string> written;
+  for (const std::string& f : args.formats) written.push_back(f);
+  std::fprintf(stderr, "moebench run: %zu/%zu points in %s (journal.jsonl + results.{%s})\n",
+               results.rows.size(), points->size(), out_dir.c_str(), join(written, ",").c_str());
+  if (*outcome == RunOutcome::kInterrupted) {
+    std::fprintf(stderr, "moebench run: interrupted; finished points are saved. Continue with the same "
+                         "command plus --resume.\n");
+    return 130;
+  }
+  return st ? 0 : 1;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, CliState& state) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "run",
+      "Run a sweep: every point's engine runs (warm-ups, then repetitions) and one results row per "
+      "point is written to OUT/results.{md,csv,json,jsonl}; the markdown table goes to stdout.\n\n"
+      "Example:\n"
+      "  moebench run                                   # the embedded quick sweep\n"
+      "  moebench run configs/sweeps/quick.json --out results/q1\n"
+      "  moebench run my-sweep.json --out r --resume    # continue after a crash or Ctrl-C");
+  cmd->add_option("sweep", args->sweep,
+                  "sweep file, or the name of one in configs/sweeps (default: quick)");
+  cmd->add_option("--out", args->out_dir, "results directory (default: results/<sweep name>)");
+  auto* resume = cmd->add_flag("--resume", args->resume,
+                               "continue the sweep in --out, skipping every point already finished");
+  cmd->add_flag("--fresh", args->fresh, "discard results already in --out and start over")->excludes(resume);
+  cmd->add_flag("--quiet,-q", args->quiet, "no progress line on stderr");
+  cmd->add_option("--machine", args->machine,
+                  "machine profile (file, or name in configs/hardware) recorded as the rows' machine");
+  cmd->add_option("--timeout", args->timeout_s, "per-point timeout in seconds (overrides the sweep's timeout_s)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--hard-grace", args->hard_grace_s,
+                  "seconds an engine may overrun its timeout before moebench records the point as "
+                  "failed and exits (default 30)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--format", args->formats, "result files to write (default: md csv json jsonl)")
+      ->check(CLI::IsMember({"md", "csv", "json", "jsonl"}))
+      ->delimiter(',');
+  cmd->add_option("--print", args->print, "what to print on stdout at the end: md, csv or none")
+      ->check(CLI::IsMember({"md", "csv", "none"}));
+  cmd->callback([args, &state] { state.exit_code = run_command(*args, state); });
+}
+
+}  // namespace moebench

@@ -1,0 +1,29 @@
+// commands.h — the subcommands of the moebench CLI. Each file cmd_*.cpp adds
+// one subcommand with its options, help text and a worked example; the
+// callback stores its exit code in CliState (CLI11 callbacks return void).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "harness/config_store.h"
+#include "harness/sweep_spec.h"
+
+namespace moebench {
+
+struct CliState {
+  std::vector<std::string> config_dirs;  // --configs, then ./configs
+  int exit_code = 0;
+  std::string command_line;
+
+  ConfigStore store() const;
+  SweepContext sweep_context(const ConfigStore& store) const;
+};
+
+void add_run_command(CLI::App& app, CliState& state);
+void add_validate_command(CLI::App& app, CliState& state);
+void add_schema_command(CLI::App& app, CliState& state);
+
+}  // namespace moebench

@@ -1,0 +1,115 @@
+// json_reader.h — strict, path-aware reading of JSON config files.
+//
+// Every config type (model card, machine profile, sweep, claim) is loaded
+// through ObjectReader so that the same rules hold everywhere: comments are
+// allowed; unknown keys, duplicate keys, wrong types, missing required fields
+// and bad sizes are errors; each error names the file, the JSON Pointer path
+// (RFC 6901, e.g. /axes/ram_budget/2) and what to do. Errors are collected,
+// not thrown, so one `moebench validate` shows all of them at once.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/expected.h"
+
+namespace moebench {
+
+using Json = nlohmann::json;
+
+struct ConfigIssue {
+  std::string path;     // JSON Pointer; "" is the document root
+  std::string message;  // what is wrong and what to do
+};
+
+class Diagnostics {
+ public:
+  explicit Diagnostics(std::string file) : file_(std::move(file)) {}
+  void add(std::string path, std::string message);
+  bool ok() const { return issues_.empty(); }
+  const std::vector<ConfigIssue>& issues() const { return issues_; }
+  const std::string& file() const { return file_; }
+  // One line per issue: "FILE: /path: message".
+  std::string render() const;
+  Error to_error() const { return make_error(render()); }
+
+ private:
+  std::string file_;
+  std::vector<ConfigIssue> issues_;
+};
+
+// Parses JSON text that may contain // and /* */ comments. Duplicate keys are
+// rejected. A syntax error names the line and column.
+Expected<Json> parse_json_text(std::string_view text, const std::string& file_label);
+Expected<Json> read_json_file(const std::string& path);
+
+std::string json_pointer_append(const std::string& base, std::string_view token);
+std::string json_pointer_append(const std::string& base, std::size_t index);
+std::string json_type_phrase(const Json& j);  // "a string (\"8 gigs\")", "an integer (3)", ...
+
+// Element readers: validate one JSON value at `path`; on failure add an
+// issue and return nullopt.
+std::optional<std::string> read_string(const Json& j, const std::string& path, Diagnostics& d);
+std::optional<std::int64_t> read_integer(const Json& j, const std::string& path, Diagnostics& d,
+                                         std::int64_t min_value, std::int64_t max_value);
+std::optional<double> read_number(const Json& j, const std::string& path, Diagnostics& d);
+std::optional<bool> read_bool(const Json& j, const std::string& path, Diagnostics& d);
+std::optional<std::uint64_t> read_size(const Json& j, const std::string& path, Diagnostics& d);
+std::optional<double> read_rate(const Json& j, const std::string& path, Diagnostics& d);
+std::optional<std::string> read_enum(const Json& j, const std::string& path, Diagnostics& d,
+                                     const std::vector<std::string>& allowed,
+                                     std::string_view what);
+
+// Reads the fields of one JSON object. Each accessor marks its key as known;
+// finish() reports every key that no accessor asked for, with the closest
+// known key as a hint.
+class ObjectReader {
+ public:
+  ObjectReader(const Json& j, std::string path, Diagnostics& d);
+  ~ObjectReader() = default;
+  ObjectReader(const ObjectReader&) = delete;
+  ObjectReader& operator=(const ObjectReader&) = delete;
+
+  bool is_object() const { return obj_ != nullptr; }
+  const std::string& path() const { return path_; }
+  std::string path_of(std::string_view key) const { return json_pointer_append(path_, key); }
+  Diagnostics& diagnostics() { return d_; }
+
+  // Returns the raw value for `key` (marking it known), or nullptr. A missing
+  // required key is reported.
+  const Json* get(std::string_view key, bool required);
+  bool has(std::string_view key) const;
+
+  std::optional<std::string> string(std::string_view key, bool required);
+  std::optional<std::int64_t> integer(std::string_view key, bool required,
+                                      std::int64_t min_value = INT64_MIN,
+                                      std::int64_t max_value = INT64_MAX);
+  std::optional<double> number(std::string_view key, bool required);
+  std::optional<bool> boolean(std::string_view key, bool required);
+  std::optional<std::uint64_t> size(std::string_view key, bool required);
+  std::optional<double> rate(std::string_view key, bool required);
+  std::optional<std::string> enumeration(std::string_view key, bool required,
+                                         const std::vector<std::string>& allowed,
+                                         std::string_view what);
+  // An array (possibly required non-empty); returns nullptr if absent/wrong.
+  const Json* array(std::string_view key, bool required, bool non_empty);
+  const Json* object(std::string_view key, bool required);
+
+  // Reports unknown keys. Call once all accessors have run.
+  void finish();
+
+ private:
+  const Json* obj_ = nullptr;
+  std::string path_;
+  Diagnostics& d_;
+  std::set<std::string, std::less<>> known_;
+  bool finished_ = false;
+};
+
+}  // namespace moebench

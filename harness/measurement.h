@@ -1,0 +1,57 @@
+// measurement.h — what an engine returns for one run of one point.
+//
+// Timing windows (the same for every engine; see DESIGN.md):
+// - load: preparing the point (container open, weights loaded); never
+//   inside another window. Zero when the engine reused the previous point's
+//   set-up (load_reused is then true).
+// - t = 0 is the moment the prompt is handed to the engine. token_times_s[i]
+//   is when generated token i became available. TTFT = token_times_s[0]: it
+//   includes prefill, the first decode step and any cold reads they cause.
+// - prefill window: [0, prefill_s]; prefill_tok_s = prompt_tokens / prefill_s.
+// - decode window: (token_times_s[0], token_times_s.back()], which holds
+//   gen_tokens − 1 tokens; decode_tok_s = (gen_tokens − 1) / its length.
+//   Every *_decode counter below covers exactly this window.
+// The KV cache / linear state is filled to context_tokens before t = 0,
+// outside every window.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace moebench {
+
+enum class RowStatus { kOk, kFailed, kInfeasible, kInvalid };
+const char* to_string(RowStatus s);
+bool parse_row_status(const std::string& s, RowStatus& out);
+
+struct Measurement {
+  // An engine may declare a point infeasible (budget below the minimum) or
+  // invalid; failures are returned as errors instead.
+  RowStatus status = RowStatus::kOk;
+  std::string reason;
+  // "measured" (real engine), "predicted" (cost model) or "synthetic"
+  // (null engine: test data, not a measurement of anything).
+  std::string provenance = "measured";
+
+  double load_s = 0;
+  bool load_reused = false;
+  std::int64_t prompt_tokens = 0;
+  double prefill_s = 0;
+  std::vector<double> token_times_s;
+
+  std::uint64_t read_bytes_decode = 0;                 // engine I/O counters
+  std::optional<std::uint64_t> proc_read_bytes_decode; // /proc/self/io read_bytes
+  std::uint64_t mem_weight_bytes_decode = 0;           // weight bytes touched in RAM
+  std::uint64_t expert_hits_decode = 0;                // cached at the moment of need
+  std::uint64_t expert_misses_decode = 0;              // not cached at the moment of need
+  std::uint64_t expert_misses_hidden_decode = 0;       // misses a prefetch had in flight
+  double io_wait_s_decode = 0;                         // compute blocked on reads
+  std::uint64_t peak_rss_bytes = 0;
+  bool budget_enforced = false;  // engine promises to stay within ram_budget
+
+  std::vector<std::string> notes;  // non-fatal observations, kept in the row
+};
+
+}  // namespace moebench

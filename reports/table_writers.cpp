@@ -1,0 +1,110 @@
+// table_writers.cpp — CSV, JSON and JSONL writers and the schema printer
+// (see writers.h). Machine-readable outputs carry every column at full
+// precision; JSON adds the per-metric summaries and raw repetition samples.
+#include "harness/columns.h"
+#include "harness/text.h"
+#include "reports/cell_format.h"
+#include "reports/writers.h"
+
+namespace moebench {
+namespace {
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+Json row_columns_json(const ResultRow& row) {
+  Json j = Json::object();
+  for (const Column& c : result_columns()) j[c.name] = cell_to_json(c.get(row));
+  return j;
+}
+
+}  // namespace
+
+std::string write_csv(const RunResults& r) {
+  std::string out;
+  const auto& cols = result_columns();
+  for (std::size_t i = 0; i < cols.size(); ++i) out += (i ? "," : "") + csv_field(cols[i].name);
+  out += "\n";
+  for (const ResultRow& row : r.rows) {
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+      out += (i ? "," : "") + csv_field(exact_cell(cols[i].get(row)));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string write_json(const RunResults& r) {
+  Json envs = Json::array();
+  for (const Environment& e : r.environments) envs.push_back(environment_to_json(e));
+  Json rows = Json::array();
+  for (const ResultRow& row : r.rows) {
+    Json j = row_to_json(row);
+    j["columns"] = row_columns_json(row);
+    rows.push_back(std::move(j));
+  }
+  Json units = Json::object();
+  for (const Column& c : result_columns()) units[c.name] = c.unit;
+  const Json doc = {{"moebench_results_version", 1},
+                    {"sweep", sweep_info_to_json(r.sweep)},
+                    {"environments", envs},
+                    {"column_units", units},
+                    {"rows", rows}};
+  return doc.dump(2) + "\n";
+}
+
+std::string write_jsonl(const RunResults& r) {
+  std::string out;
+  for (const ResultRow& row : r.rows) {
+    Json j = row_columns_json(row);
+    j["sweep"] = r.sweep.name;
+    out += j.dump() + "\n";
+  }
+  return out;
+}
+
+std::string write_schema(const std::string& format) {
+  const auto& cols = result_columns();
+  if (format == "json") {
+    Json arr = Json::array();
+    for (const Column& c : cols) {
+      arr.push_back({{"name", c.name}, {"unit", c.unit}, {"type", to_string(c.type)},
+                     {"group", to_string(c.group)}, {"description", c.description},
+                     {"in_markdown", c.markdown}});
+    }
+    return arr.dump(2) + "\n";
+  }
+  if (format == "csv") {
+    std::string out = "name,unit,type,group,description\n";
+    for (const Column& c : cols) {
+      out += csv_field(c.name) + "," + csv_field(c.unit) + "," + to_string(c.type) + "," +
+             csv_field(to_string(c.group)) + "," + csv_field(c.description) + "\n";
+    }
+    return out;
+  }
+  std::string out = "| column | unit | type | group | meaning |\n|---|---|---|---|---|\n";
+  for (const Column& c : cols) {
+    out += "| `" + c.name + "` | " + (c.unit.empty() ? "-" : c.unit) + " | " + to_string(c.type) + " | " +
+           to_string(c.group) + " | " + c.description + " |\n";
+  }
+  return out;
+}
+
+const std::vector<OutputFormat>& output_formats() {
+  static const std::vector<OutputFormat> kFormats = {
+      {"md", "results.md", write_markdown},
+      {"csv", "results.csv", write_csv},
+      {"json", "results.json", write_json},
+      {"jsonl", "results.jsonl", write_jsonl},
+  };
+  return kFormats;
+}
+
+}  // namespace moebench

@@ -1,0 +1,35 @@
+// writers.h — the results writers: pure functions from RunResults to bytes.
+//
+// Every writer reads the column table (harness/columns.h), so a column is
+// declared once and appears everywhere. Numbers are printed with
+// locale-independent code (std::to_chars / "C" formatting), so output is the
+// same whatever LC_NUMERIC says.
+//   markdown — for people: conditions, the key columns, status summary, legend
+//   csv      — every column, one row per point, raw numbers (RFC 4180 quoting)
+//   json     — sweep + environments + rows with summaries and raw samples
+//   jsonl    — one self-describing JSON object per row (every column + point key)
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/run_results.h"
+
+namespace moebench {
+
+std::string write_markdown(const RunResults& results);
+std::string write_csv(const RunResults& results);
+std::string write_json(const RunResults& results);
+std::string write_jsonl(const RunResults& results);
+
+// The column table itself, for `moebench schema` (markdown, csv or json).
+std::string write_schema(const std::string& format);
+
+struct OutputFormat {
+  std::string name;       // "md"
+  std::string file_name;  // "results.md"
+  std::string (*write)(const RunResults&);
+};
+const std::vector<OutputFormat>& output_formats();
+
+}  // namespace moebench
