@@ -120,7 +120,7 @@ std::map<std::string, AxisParser> make_parsers(const SweepContext& ctx) {
     }
     auto card = ctx.find_card(name);
     if (!card) {
-      d.add(path, card.error().message + did_you_mean(name, ctx.card_names));
+      d.add(path, card.error().message);
       return std::nullopt;
     }
     auto scaled = apply_scale(*card, scale);
@@ -451,8 +451,8 @@ Expected<std::vector<Point>> expand_sweep(const SweepSpec& spec, const SweepCont
     points.push_back(std::move(*p));
   }
   if (points.empty()) {
-    return make_error("sweep \"" + spec.name + "\": the include/exclude filters removed every "
-                      "point; loosen them");
+    return make_error("sweep \"" + spec.name + "\": /include, /exclude: the filters removed "
+                      "every point; loosen them");
   }
   // Two axis values may canonicalize to the same point (e.g. "native" and the
   // card's own quant); keep the first so each point runs once.

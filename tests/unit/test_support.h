@@ -1,0 +1,46 @@
+// test_support.h — shared helpers for unit tests: a temporary directory that
+// cleans up after itself, and a SweepContext over the shipped configs.
+#pragma once
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <string>
+
+#include "engines/registry.h"
+#include "harness/config_store.h"
+#include "harness/sweep_spec.h"
+
+namespace moebench::testing {
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "moebench-test-XXXXXX").string();
+    path_ = mkdtemp(tmpl.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+inline const ConfigStore& shipped_store() {
+  static const ConfigStore store({std::string(MOEBENCH_SOURCE_DIR) + "/configs"});
+  return store;
+}
+
+inline SweepContext shipped_context() {
+  SweepContext c;
+  add_engines_to_context(c);
+  c.card_names = shipped_store().names("models");
+  c.find_card = [](const std::string& n) { return shipped_store().card(n); };
+  return c;
+}
+
+}  // namespace moebench::testing
