@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
+#include "harness/text.h"
 #include "harness/units.h"
 
 namespace moebench {
@@ -119,22 +119,18 @@ Aggregate aggregate(const std::vector<Measurement>& measurements,
     a.summaries[metric::kItlP50S] = pooled(0.50);
     a.summaries[metric::kItlP99S] = pooled(0.99);
   }
-  char buf[256];
   if (worst_mismatch > kIoCounterMismatchTolerance) {
-    std::snprintf(buf, sizeof buf,
-                  "engine read counter and /proc/self/io read_bytes differ by %.1f%% (limit %.0f%%)",
-                  100 * worst_mismatch, 100 * kIoCounterMismatchTolerance);
-    a.notes.emplace_back(buf);
+    a.notes.push_back("engine read counter and /proc/self/io read_bytes differ by " +
+                      format_fixed(100 * worst_mismatch, 1) + "% (limit " +
+                      format_fixed(100 * kIoCounterMismatchTolerance, 0) + "%)");
   }
   if (budget_enforced && ram_budget_bytes &&
       peak_rss > static_cast<double>(*ram_budget_bytes) * (1 + kRssOverBudgetTolerance)) {
+    const double budget = static_cast<double>(*ram_budget_bytes);
     a.status = RowStatus::kInvalid;
-    std::snprintf(buf, sizeof buf, "peak RSS %s exceeds the RAM budget %s by %.1f%% (limit %.0f%%)",
-                  format_bytes(peak_rss).c_str(),
-                  format_bytes(static_cast<double>(*ram_budget_bytes)).c_str(),
-                  100 * (peak_rss / static_cast<double>(*ram_budget_bytes) - 1),
-                  100 * kRssOverBudgetTolerance);
-    a.reason = buf;
+    a.reason = "peak RSS " + format_bytes(peak_rss) + " exceeds the RAM budget " + format_bytes(budget) +
+               " by " + format_fixed(100 * (peak_rss / budget - 1), 1) + "% (limit " +
+               format_fixed(100 * kRssOverBudgetTolerance, 0) + "%)";
   }
   return a;
 }

@@ -2,6 +2,7 @@
 #include "harness/text.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 
 namespace moebench {
@@ -67,6 +68,18 @@ std::optional<std::string> closest_match(std::string_view word,
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
   const auto m = closest_match(word, candidates);
   return m ? " (did you mean \"" + *m + "\"?)" : "";
+}
+
+std::string format_fixed(double v, int decimals) {
+  char buf[400];
+  const auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
+  return ec == std::errc() ? std::string(buf, ptr) : std::string("?");
+}
+
+std::string format_scientific(double v, int digits) {
+  char buf[64];
+  const auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific, digits);
+  return ec == std::errc() ? std::string(buf, ptr) : std::string("?");
 }
 
 std::uint64_t fnv1a64(std::string_view data) {

@@ -98,13 +98,7 @@ std::string format_bytes(double bytes) {
     v /= 1024.0;
     ++unit;
   }
-  char buf[64];
-  if (unit == 0) {
-    std::snprintf(buf, sizeof buf, "%.0f B", v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.2f %s", v, kUnits[unit]);
-  }
-  return buf;
+  return unit == 0 ? format_fixed(v, 0) + " B" : format_fixed(v, 2) + " " + kUnits[unit];
 }
 
 std::string format_rate(double bytes_s) {
@@ -115,18 +109,16 @@ std::string format_rate(double bytes_s) {
     v /= 1000.0;
     ++unit;
   }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f %s", v, kUnits[unit]);
-  return buf;
+  return format_fixed(v, 2) + " " + kUnits[unit];
 }
 
 std::string format_duration_s(double seconds) {
   char buf[64];
   if (!std::isfinite(seconds) || seconds < 0) return "?";
   if (seconds < 1.0) {
-    std::snprintf(buf, sizeof buf, "%.0f ms", seconds * 1e3);
+    return format_fixed(seconds * 1e3, 0) + " ms";
   } else if (seconds < 60.0) {
-    std::snprintf(buf, sizeof buf, "%.1f s", seconds);
+    return format_fixed(seconds, 1) + " s";
   } else {
     const long total = std::lround(seconds);
     if (total >= 3600) {

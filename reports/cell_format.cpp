@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "harness/text.h"
 #include "harness/units.h"
 
 namespace moebench {
@@ -20,17 +21,12 @@ std::string exact_number(double v) {
 namespace {
 
 std::string significant(double v, int digits) {
-  char buf[64];
   const double a = std::fabs(v);
-  if (a != 0 && (a < 1e-3 || a >= 1e9)) {
-    std::snprintf(buf, sizeof buf, "%.*e", digits - 1, v);
-    return buf;
-  }
-  // Fixed notation with `digits` significant digits (no trailing exponent).
+  if (a != 0 && (a < 1e-3 || a >= 1e9)) return format_scientific(v, digits - 1);
+  // Fixed notation with `digits` significant digits (no exponent).
   int decimals = digits - 1 - (a == 0 ? 0 : static_cast<int>(std::floor(std::log10(a))));
   decimals = std::max(0, std::min(decimals, 9));
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
+  return format_fixed(v, decimals);
 }
 
 }  // namespace
@@ -39,20 +35,12 @@ std::string human_cell(const Column& col, const Cell& cell) {
   if (std::holds_alternative<std::monostate>(cell)) return "-";
   if (const auto* s = std::get_if<std::string>(&cell)) return s->empty() ? "-" : *s;
   const double v = std::get<double>(cell);
-  char buf[64];
   switch (col.type) {
     case ColumnType::kBytes: return format_bytes(v);
-    case ColumnType::kFraction:
-      std::snprintf(buf, sizeof buf, "%.1f%%", 100 * v);
-      return buf;
-    case ColumnType::kInteger:
-      std::snprintf(buf, sizeof buf, "%.0f", v);
-      return buf;
+    case ColumnType::kFraction: return format_fixed(100 * v, 1) + "%";
+    case ColumnType::kInteger: return format_fixed(v, 0);
     case ColumnType::kNumber:
-      if (col.unit == "%") {
-        std::snprintf(buf, sizeof buf, "%.1f", v);
-        return buf;
-      }
+      if (col.unit == "%") return format_fixed(v, 1);
       return significant(v, 4);
     case ColumnType::kString: break;
   }
@@ -65,7 +53,7 @@ std::string exact_cell(const Cell& cell) {
   return exact_number(std::get<double>(cell));
 }
 
-Json cell_to_json(const Cell& cell) {
+nlohmann::ordered_json cell_to_json(const Cell& cell) {
   if (std::holds_alternative<std::monostate>(cell)) return nullptr;
   if (const auto* s = std::get_if<std::string>(&cell)) return *s;
   const double v = std::get<double>(cell);

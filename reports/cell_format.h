@@ -12,6 +12,6 @@ namespace moebench {
 std::string exact_number(double v);          // shortest round-trip, "0.1", "1e+21"
 std::string human_cell(const Column& col, const Cell& cell);
 std::string exact_cell(const Cell& cell);    // "" for absent
-Json cell_to_json(const Cell& cell);         // null for absent
+nlohmann::ordered_json cell_to_json(const Cell& cell);  // null for absent
 
 }  // namespace moebench

@@ -19,8 +19,11 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
-Json row_columns_json(const ResultRow& row) {
-  Json j = Json::object();
+using OrderedJson = nlohmann::ordered_json;
+
+// Columns in table order (an ordered object, unlike Json's sorted keys).
+OrderedJson row_columns_json(const ResultRow& row) {
+  OrderedJson j = OrderedJson::object();
   for (const Column& c : result_columns()) j[c.name] = cell_to_json(c.get(row));
   return j;
 }
@@ -42,29 +45,32 @@ std::string write_csv(const RunResults& r) {
 }
 
 std::string write_json(const RunResults& r) {
-  Json envs = Json::array();
-  for (const Environment& e : r.environments) envs.push_back(environment_to_json(e));
-  Json rows = Json::array();
+  auto ordered = [](const Json& j) { return OrderedJson::parse(j.dump()); };
+  OrderedJson envs = OrderedJson::array();
+  for (const Environment& e : r.environments) envs.push_back(ordered(environment_to_json(e)));
+  OrderedJson rows = OrderedJson::array();
   for (const ResultRow& row : r.rows) {
-    Json j = row_to_json(row);
+    OrderedJson j = ordered(row_to_json(row));
     j["columns"] = row_columns_json(row);
     rows.push_back(std::move(j));
   }
-  Json units = Json::object();
+  OrderedJson units = OrderedJson::object();
   for (const Column& c : result_columns()) units[c.name] = c.unit;
-  const Json doc = {{"moebench_results_version", 1},
-                    {"sweep", sweep_info_to_json(r.sweep)},
-                    {"environments", envs},
-                    {"column_units", units},
-                    {"rows", rows}};
+  OrderedJson doc = OrderedJson::object();
+  doc["moebench_results_version"] = 1;
+  doc["sweep"] = ordered(sweep_info_to_json(r.sweep));
+  doc["environments"] = envs;
+  doc["column_units"] = units;
+  doc["rows"] = rows;
   return doc.dump(2) + "\n";
 }
 
 std::string write_jsonl(const RunResults& r) {
   std::string out;
   for (const ResultRow& row : r.rows) {
-    Json j = row_columns_json(row);
+    OrderedJson j = OrderedJson::object();
     j["sweep"] = r.sweep.name;
+    j.update(row_columns_json(row));
     out += j.dump() + "\n";
   }
   return out;

@@ -1,0 +1,175 @@
+// writers_test.cpp — every writer against its golden file, on fixed rows
+// that cover each status, absent metrics, text that needs quoting and an
+// unlimited budget. Regenerate after an intended change with
+//   MOEBENCH_UPDATE_GOLDEN=1 build/tests/unit_tests "[golden]"
+// and review the diff.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <set>
+#include <fstream>
+
+#include "harness/columns.h"
+#include "harness/file_io.h"
+#include "harness/metrics.h"
+#include "reports/cell_format.h"
+#include "reports/writers.h"
+
+using namespace moebench;
+
+namespace {
+
+Environment fixed_env() {
+  Environment e;
+  e.run_id = "20261129T120000Z-abcdef";
+  e.moebench_version = "0.1.0";
+  e.git_commit = "0123456789ab";
+  e.compiler = "GNU 12.2.0";
+  e.compiler_flags = "-O3 -DNDEBUG";
+  e.build_type = "Release";
+  e.kernel = "Linux 6.1.0 x86_64";
+  e.cpu_model = "Test CPU";
+  e.logical_cpus = 2;
+  e.memory_total_bytes = 24ull << 30;
+  e.hostname = "testhost";
+  e.started_at = "2026-11-29T12:00:00Z";
+  e.machine_profile = "none";
+  e.command_line = "moebench run quick";
+  return e;
+}
+
+ResultRow ok_row(std::size_t index, std::uint64_t budget, std::vector<double> tok_s) {
+  ResultRow r;
+  r.point.index = index;
+  r.point.engine.name = "null";
+  r.point.model = "kimi-k3";
+  r.point.scale = {4, 112};
+  r.point.quant = "mxfp4";
+  r.point.ram_budget_bytes = budget;
+  r.point.context_tokens = 8192;
+  r.point.prompt_tokens = 32;
+  r.point.gen_tokens = 16;
+  r.provenance = "synthetic";
+  r.run_id = "20261129T120000Z-abcdef";
+  r.machine = "unprofiled:testhost";
+  r.build = "moebench 0.1.0 (0123456789ab, Release)";
+  r.repetitions = static_cast<int>(tok_s.size());
+  r.warmup = 1;
+  r.wall_s = 1.25;
+  auto put = [&r](const char* name, std::vector<double> v) {
+    r.samples[name] = v;
+    r.metrics[name] = summarize(v);
+  };
+  put(metric::kDecodeTokS, tok_s);
+  put(metric::kTtftS, {0.5, 0.25, 0.75});
+  put(metric::kPrefillTokS, {64, 64, 64});
+  put(metric::kReadBytesPerToken, {17547264.0 * 3, 17547264.0 * 3, 17547264.0 * 3});
+  put(metric::kExpertHitRate, {0.875, 0.875, 0.875});
+  put(metric::kIoWaitFrac, {0.5, 0.25, 0.125});
+  put(metric::kPeakRssBytes, {2147483648.0, 2147483648.0, 2147483648.0});
+  put(metric::kLoadS, {0.5});
+  Summary p99 = summarize({});
+  p99.n = 45;
+  p99.median = 0.0625;
+  r.metrics[metric::kItlP99S] = p99;
+  return r;
+}
+
+RunResults fixed_results() {
+  RunResults r;
+  r.sweep = {"golden", "Fixed rows for writer tests.", "00000000deadbeef", 4, 3, 1, 42};
+  r.environments.push_back(fixed_env());
+  r.rows.push_back(ok_row(0, 2ull << 30, {1.5, 2.0, 2.5}));
+  ResultRow failed = ok_row(1, 4ull << 30, {});
+  failed.metrics.clear();
+  failed.samples.clear();
+  failed.repetitions = 0;
+  failed.status = RowStatus::kFailed;
+  failed.reason = "warm-up 1/1: engine said \"no\", then gave up | badly";
+  r.rows.push_back(failed);
+  ResultRow infeasible = failed;
+  infeasible.point.index = 2;
+  infeasible.point.ram_budget_bytes = 1ull << 20;
+  infeasible.status = RowStatus::kInfeasible;
+  infeasible.reason = "budget 1.00 MiB is below the minimum 2.00 GiB";
+  r.rows.push_back(infeasible);
+  ResultRow unlimited = ok_row(3, 1, {3.0, 3.0, 3.0});
+  unlimited.point.ram_budget_bytes.reset();
+  unlimited.notes = {"engine read counter and /proc/self/io read_bytes differ by 7.0% (limit 5%)"};
+  r.rows.push_back(unlimited);
+  return r;
+}
+
+void check_golden(const std::string& name, const std::string& actual) {
+  const std::string path = std::string(MOEBENCH_GOLDEN_DIR) + "/" + name;
+  if (std::getenv("MOEBENCH_UPDATE_GOLDEN") != nullptr) {
+    REQUIRE(write_file_atomic(path, actual).ok());
+    WARN("rewrote " << path);
+    return;
+  }
+  auto expected = read_file(path);
+  REQUIRE(expected.ok());
+  CHECK(actual == *expected);
+}
+
+}  // namespace
+
+TEST_CASE("markdown writer matches its golden file", "[golden]") {
+  check_golden("results.md", write_markdown(fixed_results()));
+}
+TEST_CASE("csv writer matches its golden file", "[golden]") {
+  check_golden("results.csv", write_csv(fixed_results()));
+}
+TEST_CASE("json writer matches its golden file", "[golden]") {
+  check_golden("results.json", write_json(fixed_results()));
+}
+TEST_CASE("jsonl writer matches its golden file", "[golden]") {
+  check_golden("results.jsonl", write_jsonl(fixed_results()));
+}
+TEST_CASE("schema printer matches its golden file", "[golden]") {
+  check_golden("schema.md", write_schema("md"));
+  check_golden("schema.csv", write_schema("csv"));
+}
+
+TEST_CASE("every column has a unique name, a description, and units where numeric", "[columns]") {
+  std::set<std::string> names;
+  for (const Column& c : result_columns()) {
+    INFO(c.name);
+    CHECK(names.insert(c.name).second);
+    CHECK(!c.description.empty());
+    if (c.type != ColumnType::kString) CHECK(!c.unit.empty());
+    if (c.markdown) CHECK(!c.md_header.empty());
+  }
+  for (const char* required : {"decode_tok_s", "ttft_s", "prefill_tok_s", "read_bytes_per_token",
+                               "mem_bytes_per_token", "expert_hit_rate", "io_wait_frac", "peak_rss_bytes",
+                               "load_s", "itl_p50_s", "itl_p99_s", "status", "reason", "engine", "model",
+                               "quant", "ram_budget_bytes", "drives", "context_tokens", "routing"}) {
+    CHECK(names.count(required) == 1);
+  }
+}
+
+TEST_CASE("csv rows have as many fields as the header, quoting included", "[columns]") {
+  const std::string csv = write_csv(fixed_results());
+  // A quoted field with a comma must not add a field: count outside quotes.
+  std::size_t line_start = 0;
+  std::vector<std::size_t> counts;
+  while (line_start < csv.size()) {
+    const std::size_t end = csv.find('\n', line_start);
+    std::size_t fields = 1;
+    bool quoted = false;
+    for (std::size_t i = line_start; i < end; ++i) {
+      if (csv[i] == '"') quoted = !quoted;
+      if (csv[i] == ',' && !quoted) ++fields;
+    }
+    counts.push_back(fields);
+    line_start = end + 1;
+  }
+  REQUIRE(counts.size() == 5);
+  for (std::size_t c : counts) CHECK(c == result_columns().size());
+}
+
+TEST_CASE("exact numbers are shortest round-trip", "[columns]") {
+  CHECK(exact_number(0.1) == "0.1");
+  CHECK(exact_number(17547264) == "17547264");
+  CHECK(exact_number(1.0 / 3.0) == "0.3333333333333333");
+}
