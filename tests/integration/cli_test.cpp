@@ -1,1 +1,195 @@
-// placeholder replaced below
+// cli_test.cpp — the moebench binary end to end: kill -9 and --resume, the
+// hard timeout watchdog, SIGINT, validate on every broken config, schema,
+// and a run that prints the markdown table.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+
+#include <filesystem>
+#include <set>
+
+#include "../unit/test_support.h"
+#include "harness/columns.h"
+#include "harness/journal.h"
+#include "process.h"
+
+using namespace moebench;
+using namespace moebench::testing;
+
+namespace {
+
+// 24 points, each about 2 repetitions × 4 tokens × 15 ms of real sleep.
+const char* kSlowSweep = R"({"name": "slow", "repetitions": 2, "warmup": 0, "seed": 7,
+  "axes": {"engine": ["ENGINE"], "model": ["tiny-moe"],
+           "quant": ["mxfp4", "q8_0"], "ram_budget": ["1MiB", "2MiB", "4MiB"],
+           "drives": [1, 2], "context_tokens": [0, 128], "gen_tokens": [4]}})";
+
+std::string write_sweep(const TempDir& dir, const std::string& engine, const std::string& name = "sweep.json") {
+  std::string s = kSlowSweep;
+  s.replace(s.find("ENGINE"), 6, engine);
+  REQUIRE(write_file_atomic(dir.file(name), s).ok());
+  return dir.file(name);
+}
+
+void wait_until(const std::function<bool()>& cond, double timeout_s) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (!cond() && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+Json results_json(const std::string& out_dir) {
+  return Json::parse(read_file(out_dir + "/results.json").value());
+}
+
+}  // namespace
+
+TEST_CASE("kill -9 mid-sweep, then --resume: every point exactly once", "[integration]") {
+  TempDir dir;
+  const std::string sweep = write_sweep(dir, "null:sleep_ms=15");
+  const std::string out = dir.file("out");
+  const std::string journal = out + "/journal.jsonl";
+
+  Spawned first = spawn_moebench({"run", sweep, "--out", out, "--quiet"}, dir.path(), "first");
+  REQUIRE(first.pid > 0);
+  // Header line + at least 6 rows, then kill without warning.
+  wait_until([&] { return count_lines(journal) >= 7; }, 60);
+  REQUIRE(kill(first.pid, SIGKILL) == 0);
+  Finished killed = wait_for(first);
+  REQUIRE(killed.signal == SIGKILL);
+  auto before = read_journal(journal);
+  REQUIRE(before.ok());
+  const std::size_t done_before = before->rows.size();
+  INFO("rows before kill: " << done_before);
+  REQUIRE(done_before >= 6);
+  REQUIRE(done_before < 24);
+
+  Finished resumed = run_moebench({"run", sweep, "--out", out, "--resume", "--quiet"}, dir.path(), "resume");
+  INFO(resumed.err);
+  REQUIRE(resumed.exit_code == 0);
+
+  const Json j = results_json(out);
+  REQUIRE(j["rows"].size() == 24);
+  std::set<std::string> ids;
+  std::set<std::size_t> indexes;
+  for (const Json& row : j["rows"]) {
+    ids.insert(row["point_id"].get<std::string>());
+    indexes.insert(row["index"].get<std::size_t>());
+    CHECK(row["status"] == "ok");
+  }
+  CHECK(ids.size() == 24);
+  CHECK(indexes.size() == 24);
+  CHECK(*indexes.rbegin() == 23);
+  // Rows finished before the kill are kept as they were (first run's id).
+  REQUIRE(j["environments"].size() == 2);
+  const std::string first_run = j["environments"][0]["run_id"];
+  std::size_t from_first = 0;
+  for (const Json& row : j["rows"]) from_first += row["run_id"] == first_run ? 1 : 0;
+  CHECK(from_first == done_before);
+  // The journal itself holds each point once.
+  auto after = read_journal(journal);
+  REQUIRE(after.ok());
+  CHECK(after->rows.size() == 24);
+  CHECK(count_lines(journal) == 1 + 1 + 24);  // header, resume segment, rows
+}
+
+TEST_CASE("an engine that ignores its timeout is recorded as failed and --resume goes on", "[integration]") {
+  TempDir dir;
+  const std::string sweep = write_sweep(dir, "null:hang_hard_at=2");
+  const std::string out = dir.file("out");
+  Finished f = run_moebench({"run", sweep, "--out", out, "--quiet", "--timeout", "0.3", "--hard-grace", "0.3"},
+                            dir.path(), "hang");
+  INFO(f.err);
+  CHECK(f.exit_code == 124);
+  CHECK(f.err.find("--resume") != std::string::npos);
+  auto j = read_journal(out + "/journal.jsonl");
+  REQUIRE(j.ok());
+  REQUIRE(j->rows.size() == 3);
+  CHECK(j->rows[2].status == RowStatus::kFailed);
+  CHECK(j->rows[2].reason.find("engine did not stop") != std::string::npos);
+
+  Finished r = run_moebench({"run", sweep, "--out", out, "--quiet", "--resume"}, dir.path(), "resume");
+  CHECK(r.exit_code == 0);
+  const Json res = results_json(out);
+  REQUIRE(res["rows"].size() == 24);
+  CHECK(res["rows"][2]["status"] == "failed");
+  CHECK(res["rows"][3]["status"] == "ok");
+}
+
+TEST_CASE("SIGINT stops after saving finished points; --resume completes", "[integration]") {
+  TempDir dir;
+  const std::string sweep = write_sweep(dir, "null:sleep_ms=15");
+  const std::string out = dir.file("out");
+  Spawned s = spawn_moebench({"run", sweep, "--out", out, "--quiet"}, dir.path(), "int");
+  wait_until([&] { return count_lines(out + "/journal.jsonl") >= 3; }, 60);
+  kill(s.pid, SIGINT);
+  Finished f = wait_for(s);
+  CHECK(f.exit_code == 130);
+  CHECK(f.err.find("--resume") != std::string::npos);
+  CHECK(std::filesystem::exists(out + "/results.md"));
+  Finished r = run_moebench({"run", sweep, "--out", out, "--quiet", "--resume"}, dir.path(), "resume");
+  CHECK(r.exit_code == 0);
+  CHECK(results_json(out)["rows"].size() == 24);
+}
+
+TEST_CASE("resuming with a changed sweep is refused; an existing run needs --resume or --fresh", "[integration]") {
+  TempDir dir;
+  const std::string sweep = write_sweep(dir, "null");
+  const std::string out = dir.file("out");
+  REQUIRE(run_moebench({"run", sweep, "--out", out, "--quiet"}, dir.path()).exit_code == 0);
+  Finished again = run_moebench({"run", sweep, "--out", out, "--quiet"}, dir.path(), "again");
+  CHECK(again.exit_code == 1);
+  CHECK(again.err.find("pass --resume to continue it, --fresh to discard it") != std::string::npos);
+  const std::string changed = write_sweep(dir, "null:sleep_ms=1", "changed.json");
+  Finished mixed = run_moebench({"run", changed, "--out", out, "--quiet", "--resume"}, dir.path(), "mixed");
+  CHECK(mixed.exit_code == 1);
+  CHECK(mixed.err.find("different sweep") != std::string::npos);
+  CHECK(run_moebench({"run", changed, "--out", out, "--quiet", "--fresh"}, dir.path()).exit_code == 0);
+}
+
+TEST_CASE("run prints the markdown table and writes every format", "[integration]") {
+  TempDir dir;
+  const std::string out = dir.file("out");
+  Finished f = run_moebench({"run", "--out", out, "--quiet"}, dir.path(), "quick");  // embedded default
+  INFO(f.err);
+  REQUIRE(f.exit_code == 0);
+  CHECK(f.out.find("# moebench results: quick") != std::string::npos);
+  CHECK(f.out.find("SYNTHETIC DATA") != std::string::npos);
+  CHECK(f.out.find("| engine | model |") != std::string::npos);
+  CHECK(f.out.find("Status: 24 ok") != std::string::npos);
+  for (const char* name : {"results.md", "results.csv", "results.json", "results.jsonl", "journal.jsonl"}) {
+    CHECK(std::filesystem::exists(out + "/" + name));
+  }
+  CHECK(count_lines(out + "/results.csv") == 25);
+  CHECK(count_lines(out + "/results.jsonl") == 24);
+}
+
+TEST_CASE("validate: every broken config fails cleanly with its file and path", "[integration]") {
+  TempDir dir;
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(MOEBENCH_TEST_DATA) + "/broken")) {
+    if (e.is_regular_file()) files.push_back(e.path().string());
+  }
+  REQUIRE(files.size() >= 10);
+  for (const std::string& file : files) {
+    Finished f = run_moebench({"validate", file}, dir.path());
+    INFO(file << "\n" << f.out << f.err);
+    CHECK(f.signal == 0);
+    CHECK(f.exit_code == 1);
+    CHECK(f.out.find(file + ":") == 0);
+  }
+  Finished good = run_moebench({"validate", std::string(MOEBENCH_SOURCE_DIR) + "/configs/sweeps/quick.json"},
+                               dir.path(), "good");
+  CHECK(good.exit_code == 0);
+  CHECK(good.out.find("24 points") != std::string::npos);
+}
+
+TEST_CASE("schema lists every column with its unit", "[integration]") {
+  TempDir dir;
+  Finished f = run_moebench({"schema"}, dir.path());
+  REQUIRE(f.exit_code == 0);
+  for (const Column& c : result_columns()) {
+    INFO(c.name);
+    CHECK(f.out.find("| `" + c.name + "` | " + (c.unit.empty() ? "-" : c.unit) + " |") != std::string::npos);
+  }
+}
