@@ -168,9 +168,8 @@ int run_command(const RunArgs& args, const CliState& state) {
 
 void add_run_command(CLI::App& app, CliState& state) {
   auto args = std::make_shared<RunArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "run",
-      "Run a sweep: every point's engine runs (warm-ups, then repetitions) and one results row per "
+  CLI::App* cmd = app.add_subcommand("run", "Run a sweep and write one results row per point (markdown table on stdout).");
+  cmd->footer("Run a sweep: every point's engine runs (warm-ups, then repetitions) and one results row per "
       "point is written to OUT/results.{md,csv,json,jsonl}; the markdown table goes to stdout.\n\n"
       "Example:\n"
       "  moebench run                                   # the embedded quick sweep\n"

@@ -9,9 +9,8 @@ namespace moebench {
 
 void add_schema_command(CLI::App& app, CliState& state) {
   auto format = std::make_shared<std::string>("md");
-  CLI::App* cmd = app.add_subcommand(
-      "schema",
-      "Print the results table's columns: name, unit, type, group and meaning. Metric columns are "
+  CLI::App* cmd = app.add_subcommand("schema", "Print the results columns: name, unit, type, group, meaning.");
+  cmd->footer("Print the results table's columns: name, unit, type, group and meaning. Metric columns are "
       "medians over repetitions; units are part of the names (_s, _tok_s, _bytes).\n\n"
       "Example:\n"
       "  moebench schema\n"

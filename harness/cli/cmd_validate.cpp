@@ -14,9 +14,8 @@ void add_validate_command(CLI::App& app, CliState& state) {
     std::string kind;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* cmd = app.add_subcommand(
-      "validate",
-      "Check config files (model cards, machine profiles, sweeps, claims) against their schemas. "
+  CLI::App* cmd = app.add_subcommand("validate", "Check config files against their schemas; report every problem with file and JSON path.");
+  cmd->footer("Check config files (model cards, machine profiles, sweeps, claims) against their schemas. "
       "Every problem is reported with the file, the JSON path and what to do; sweeps are also "
       "expanded, so their point count is shown.\n\n"
       "Example:\n"
