@@ -34,7 +34,8 @@ configure: deps $(BUILD)/CMakeCache.txt
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+run: configure
+	cmake --build $(BUILD) -j $(JOBS) --target moebench
 	./$(BUILD)/moebench run --fresh
 
 test: build

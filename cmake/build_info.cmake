@@ -24,11 +24,5 @@ const char* const kCompilerFlags = \"${FLAGS}\";
 const char* const kBuildType = \"${BUILD_TYPE}\";
 }  // namespace moebench::build_info
 ")
-if(EXISTS "${OUT}")
-  file(READ "${OUT}" old)
-else()
-  set(old "")
-endif()
-if(NOT old STREQUAL content)
-  file(WRITE "${OUT}" "${content}")
-endif()
+include("${CMAKE_CURRENT_LIST_DIR}/write_if_changed.cmake")
+write_if_changed("${OUT}" "${content}")

@@ -27,11 +27,5 @@ ${entries}  };
 }
 }  // namespace moebench
 ")
-if(EXISTS "${OUT}")
-  file(READ "${OUT}" old)
-else()
-  set(old "")
-endif()
-if(NOT old STREQUAL content)
-  file(WRITE "${OUT}" "${content}")
-endif()
+include("${CMAKE_CURRENT_LIST_DIR}/write_if_changed.cmake")
+write_if_changed("${OUT}" "${content}")

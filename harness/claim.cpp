@@ -135,12 +135,7 @@ std::optional<std::vector<Claim>> load_claims(const Json& j, Diagnostics& d) {
 }
 
 Expected<std::vector<Claim>> load_claims_file(const std::string& path) {
-  auto j = read_json_file(path);
-  if (!j) return j.error();
-  Diagnostics d(path);
-  auto claims = load_claims(*j, d);
-  if (!claims) return d.to_error();
-  return *claims;
+  return load_config_file<std::vector<Claim>>(path, load_claims);
 }
 
 }  // namespace moebench

@@ -63,11 +63,8 @@ std::vector<std::string> ConfigStore::names(std::string_view kind) const {
 Expected<ModelCard> ConfigStore::card(const std::string& name) const {
   auto src = find("models", name);
   if (!src) return src.error();
-  auto j = parse_json_text(src->text, src->label);
-  if (!j) return j.error();
-  Diagnostics d(src->label);
-  auto card = load_model_card(*j, d);
-  if (!card) return d.to_error();
+  auto card = load_config_text<ModelCard>(src->text, src->label, load_model_card);
+  if (!card) return card.error();
   if (name.find('/') == std::string::npos && card->name != name) {
     return make_error(src->label + ": /name: card is named \"" + card->name + "\" but is stored as \"" +
                       name + "\"; the name and the file name must agree");

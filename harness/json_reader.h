@@ -49,6 +49,29 @@ class Diagnostics {
 Expected<Json> parse_json_text(std::string_view text, const std::string& file_label);
 Expected<Json> read_json_file(const std::string& path);
 
+// Parses `text` (labelled `label` in errors) and runs a strict loader
+// `std::optional<T> loader(const Json&, Diagnostics&)` over it.
+template <typename T, typename Loader>
+Expected<T> load_config_text(const std::string& text, const std::string& label, Loader loader) {
+  auto j = parse_json_text(text, label);
+  if (!j) return j.error();
+  Diagnostics d(label);
+  std::optional<T> value = loader(*j, d);
+  if (!value) return d.to_error();
+  return std::move(*value);
+}
+
+// The same for a file on disk.
+template <typename T, typename Loader>
+Expected<T> load_config_file(const std::string& path, Loader loader) {
+  auto j = read_json_file(path);
+  if (!j) return j.error();
+  Diagnostics d(path);
+  std::optional<T> value = loader(*j, d);
+  if (!value) return d.to_error();
+  return std::move(*value);
+}
+
 std::string json_pointer_append(const std::string& base, std::string_view token);
 std::string json_pointer_append(const std::string& base, std::size_t index);
 std::string json_type_phrase(const Json& j);  // "a string (\"8 gigs\")", "an integer (3)", ...

@@ -140,12 +140,7 @@ std::optional<MachineProfile> load_machine_profile(const Json& j, Diagnostics& d
 }
 
 Expected<MachineProfile> load_machine_profile_file(const std::string& path) {
-  auto j = read_json_file(path);
-  if (!j) return j.error();
-  Diagnostics d(path);
-  auto m = load_machine_profile(*j, d);
-  if (!m) return d.to_error();
-  return *m;
+  return load_config_file<MachineProfile>(path, load_machine_profile);
 }
 
 }  // namespace moebench

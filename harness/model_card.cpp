@@ -299,12 +299,7 @@ std::optional<ModelCard> load_model_card(const Json& j, Diagnostics& d) {
 }
 
 Expected<ModelCard> load_model_card_file(const std::string& path) {
-  auto j = read_json_file(path);
-  if (!j) return j.error();
-  Diagnostics d(path);
-  auto card = load_model_card(*j, d);
-  if (!card) return d.to_error();
-  return *card;
+  return load_config_file<ModelCard>(path, load_model_card);
 }
 
 }  // namespace moebench

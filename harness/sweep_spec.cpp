@@ -367,23 +367,17 @@ std::optional<SweepSpec> load_sweep(const Json& j, Diagnostics& d, const SweepCo
 
 Expected<SweepSpec> load_sweep_text(const std::string& text, const std::string& label,
                                     const SweepContext& ctx) {
-  auto j = parse_json_text(text, label);
-  if (!j) return j.error();
-  Diagnostics d(label);
-  auto s = load_sweep(*j, d, ctx);
-  if (!s) return d.to_error();
-  return *s;
+  return load_config_text<SweepSpec>(text, label, [&ctx](const Json& j, Diagnostics& d) {
+    return load_sweep(j, d, ctx);
+  });
 }
 
 Expected<SweepSpec> load_sweep_file(const std::string& path, const SweepContext& ctx) {
-  auto j = read_json_file(path);
-  if (!j) return j.error();
-  Diagnostics d(path);
   SweepContext local = ctx;
   if (local.base_dir.empty()) local.base_dir = std::filesystem::path(path).parent_path().string();
-  auto s = load_sweep(*j, d, local);
-  if (!s) return d.to_error();
-  return *s;
+  return load_config_file<SweepSpec>(path, [&local](const Json& j, Diagnostics& d) {
+    return load_sweep(j, d, local);
+  });
 }
 
 Expected<std::vector<Point>> expand_sweep(const SweepSpec& spec, const SweepContext& ctx) {

@@ -74,11 +74,9 @@ int run_command(const RunArgs& args, const CliState& state) {
       std::fprintf(stderr, "moebench run: --machine: %s\n", msrc.error().message.c_str());
       return 1;
     }
-    auto j = parse_json_text(msrc->text, msrc->label);
-    Diagnostics d(msrc->label);
-    auto profile = j ? load_machine_profile(*j, d) : std::nullopt;
+    auto profile = load_config_text<MachineProfile>(msrc->text, msrc->label, load_machine_profile);
     if (!profile) {
-      std::fprintf(stderr, "%s\n", j ? d.render().c_str() : j.error().message.c_str());
+      std::fprintf(stderr, "%s\n", profile.error().message.c_str());
       return 1;
     }
     profile_label = profile->name + " (" + msrc->label + ")";
