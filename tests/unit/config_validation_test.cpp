@@ -9,19 +9,11 @@
 #include "engines/registry.h"
 #include "harness/config_store.h"
 #include "harness/validate.h"
+#include "test_support.h"
 
 using namespace moebench;
 
 namespace {
-
-SweepContext test_context() {
-  static const ConfigStore store({std::string(MOEBENCH_SOURCE_DIR) + "/configs"});
-  SweepContext ctx;
-  add_engines_to_context(ctx);
-  ctx.card_names = store.names("models");
-  ctx.find_card = [](const std::string& n) { return store.card(n); };
-  return ctx;
-}
 
 struct BrokenCase {
   const char* file;      // under tests/data/broken
@@ -62,7 +54,7 @@ const BrokenCase kCases[] = {
 }  // namespace
 
 TEST_CASE("each broken config gives its own precise error", "[config]") {
-  const SweepContext ctx = test_context();
+  const SweepContext ctx = testing::shipped_context();
   std::set<std::string> messages;
   for (const BrokenCase& c : kCases) {
     const std::string path = std::string(MOEBENCH_TEST_DATA) + "/broken/" + c.file;
@@ -90,7 +82,7 @@ TEST_CASE("every broken config in the directory is covered by a case", "[config]
 }
 
 TEST_CASE("the shipped configs validate", "[config]") {
-  const SweepContext ctx = test_context();
+  const SweepContext ctx = testing::shipped_context();
   for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(MOEBENCH_SOURCE_DIR) + "/configs")) {
     if (!e.is_regular_file() || e.path().extension() != ".json") continue;
     INFO(e.path().string());
@@ -101,7 +93,7 @@ TEST_CASE("the shipped configs validate", "[config]") {
 }
 
 TEST_CASE("a config whose kind cannot be told asks for --kind", "[config]") {
-  const SweepContext ctx = test_context();
+  const SweepContext ctx = testing::shipped_context();
   const std::string path = std::string(MOEBENCH_TEST_DATA) + "/unknown_kind.json";
   auto r = validate_config_file(path, std::nullopt, ctx);
   REQUIRE_FALSE(r.ok());

@@ -4,19 +4,13 @@
 #include "engines/registry.h"
 #include "harness/config_store.h"
 #include "harness/sweep_spec.h"
+#include "test_support.h"
 
 using namespace moebench;
 
 namespace {
 
-SweepContext ctx() {
-  static const ConfigStore store({std::string(MOEBENCH_SOURCE_DIR) + "/configs"});
-  SweepContext c;
-  add_engines_to_context(c);
-  c.card_names = store.names("models");
-  c.find_card = [](const std::string& n) { return store.card(n); };
-  return c;
-}
+SweepContext ctx() { return testing::shipped_context(); }
 
 std::vector<Point> expand(const std::string& text) {
   auto spec = load_sweep_text(text, "t.json", ctx());
@@ -101,8 +95,7 @@ TEST_CASE("the digest changes with anything that changes the answer", "[sweep]")
 }
 
 TEST_CASE("scaling keeps expert geometry and the mix of layer kinds", "[sweep]") {
-  static const ConfigStore store({std::string(MOEBENCH_SOURCE_DIR) + "/configs"});
-  auto card = store.card("kimi-k3");
+  auto card = testing::shipped_store().card("kimi-k3");
   REQUIRE(card.ok());
   auto scaled = apply_scale(*card, *parse_scale("layers=4,experts=112"));
   REQUIRE(scaled.ok());
