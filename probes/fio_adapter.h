@@ -1,0 +1,57 @@
+// fio_adapter.h — fio as a second opinion on storage figures.
+//
+// fio has no library API, so moebench writes a job file, runs the fio binary
+// with --output-format=json, and parses the JSON. Reading and parsing are
+// separate so the parser is tested against real fio outputs captured on a
+// machine (tests/data/fio/*.json). A missing or failing fio is an error
+// value, never a crash: the probe then reports built-in figures only and
+// says so in the profile.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "harness/expected.h"
+
+namespace moebench {
+
+struct FioCell {
+  std::string file_path;       // an existing, fully written test file
+  std::uint64_t file_bytes = 0;
+  std::uint64_t block_bytes = 0;
+  int queue_depth = 1;
+  bool random = true;          // randread vs read
+  double runtime_s = 3;        // time-based run length
+  std::string ioengine = "io_uring";  // "io_uring", "libaio" or "psync"
+  bool direct = true;          // O_DIRECT
+};
+
+struct FioResult {
+  double read_bytes_s = 0;     // jobs[0].read.bw_bytes
+  double iops = 0;             // jobs[0].read.iops
+  double clat_mean_ns = 0;     // jobs[0].read.clat_ns.mean
+  double clat_p50_ns = 0;      // clat_ns.percentile["50.000000"]
+  double clat_p99_ns = 0;      // clat_ns.percentile["99.000000"]
+  std::uint64_t io_bytes = 0;  // jobs[0].read.io_bytes
+  double runtime_s = 0;        // jobs[0].read.runtime (ms) / 1000
+  std::string fio_version;     // top-level "fio version"
+};
+
+// The job file text for one cell (one job, time based, no write).
+std::string fio_job_text(const FioCell& cell);
+
+// Parses fio's --output-format=json output. `label` names the source in
+// errors. Fails with a precise message when a field is missing or the job
+// reported an error.
+Expected<FioResult> parse_fio_json(const std::string& json_text, const std::string& label);
+
+// Path of the fio binary on PATH, or nullopt.
+std::optional<std::string> find_fio();
+
+// Writes the job file into `scratch_dir`, runs fio (killed after
+// cell.runtime_s + 30 s), parses its output. Errors name the command and
+// include fio's stderr.
+Expected<FioResult> run_fio(const std::string& fio_path, const FioCell& cell, const std::string& scratch_dir);
+
+}  // namespace moebench
