@@ -35,6 +35,7 @@ class [[nodiscard]] Expected {
   const T& operator*() const& { return value(); }
 
   const Error& error() const { assert(!ok()); return std::get<Error>(v_); }
+  T value_or(T fallback) const& { return ok() ? std::get<T>(v_) : std::move(fallback); }
 
  private:
   std::variant<T, Error> v_;

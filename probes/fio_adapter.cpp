@@ -1,0 +1,545 @@
+// fio_adapter.cpp — see fio_adapter.h. POSIX only (posix_spawn, waitpid).
+//
+// Safety: the probe only ever reads. fio lays out (creates, extends, even
+// truncates and rewrites) a job's file when it is missing or shorter than
+// `size`, so every job carries allow_file_create=0 and fio runs with
+// --readonly; run_fio also refuses a regular file shorter than file_bytes
+// before starting fio. fio forks worker processes, so it runs in its own
+// process group and a timeout kills the whole group. The job file and fio's
+// stdout/stderr stay in scratch_dir (fio-<pid>-<n>.*) as evidence.
+#include "probes/fio_adapter.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "harness/file_io.h"
+#include "harness/json_reader.h"
+#include "harness/text.h"
+
+extern char** environ;
+
+namespace moebench {
+namespace {
+
+constexpr std::uint64_t kDirectAlignBytes = 4096;
+constexpr double kTimeoutSlackS = 30;
+constexpr std::size_t kStderrTailLines = 20;
+const std::vector<std::string> kIoEngines = {"io_uring", "libaio", "psync"};
+
+// fio's runtime= in whole seconds, at least 1 (NaN and negatives become 1).
+long long job_runtime_s(double runtime_s) {
+  if (!(runtime_s > 1)) return 1;
+  if (runtime_s > 86400.0 * 365) return 86400LL * 365;
+  return static_cast<long long>(std::ceil(runtime_s));
+}
+
+// fio treats ':' in filename= as a separator between files; escape it.
+std::string fio_escape_filename(const std::string& path) {
+  std::string out;
+  for (char c : path) {
+    if (c == ':') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// ---- JSON field access: each error names the label and the JSON path. ----
+
+const char* const kNotFioHint =
+    " (is this the output of `fio --output-format=json` from fio 3.x? Check fio's stderr)";
+
+Error field_error(const std::string& label, const std::string& path, const std::string& what) {
+  return make_error(label + ": " + (path.empty() ? std::string("(root)") : path) + ": " + what);
+}
+
+Expected<const Json*> child(const Json& parent, const std::string& parent_path,
+                            const std::string& key, const std::string& label) {
+  if (!parent.is_object()) {
+    return field_error(label, parent_path,
+                       "expected an object, got " + json_type_phrase(parent) + kNotFioHint);
+  }
+  const auto it = parent.find(key);
+  if (it == parent.end()) {
+    return field_error(label, json_pointer_append(parent_path, key),
+                       std::string("missing from fio's JSON output") + kNotFioHint);
+  }
+  return &*it;
+}
+
+Expected<const Json*> object_at(const Json& parent, const std::string& parent_path,
+                                const std::string& key, const std::string& label) {
+  auto c = child(parent, parent_path, key, label);
+  if (!c) return c.error();
+  if (!(*c)->is_object()) {
+    return field_error(label, json_pointer_append(parent_path, key),
+                       "expected an object, got " + json_type_phrase(**c) + kNotFioHint);
+  }
+  return *c;
+}
+
+Expected<double> number_at(const Json& parent, const std::string& parent_path,
+                           const std::string& key, const std::string& label) {
+  auto c = child(parent, parent_path, key, label);
+  if (!c) return c.error();
+  if (!(*c)->is_number()) {
+    return field_error(label, json_pointer_append(parent_path, key),
+                       "expected a number, got " + json_type_phrase(**c) + kNotFioHint);
+  }
+  const double v = (*c)->get<double>();
+  if (!std::isfinite(v) || v < 0) {
+    return field_error(label, json_pointer_append(parent_path, key),
+                       "expected a finite, non-negative number, got " + (*c)->dump());
+  }
+  return v;
+}
+
+Expected<std::uint64_t> unsigned_at(const Json& parent, const std::string& parent_path,
+                                    const std::string& key, const std::string& label) {
+  auto c = child(parent, parent_path, key, label);
+  if (!c) return c.error();
+  const Json& v = **c;
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 0) {
+    return static_cast<std::uint64_t>(v.get<std::int64_t>());
+  }
+  return field_error(label, json_pointer_append(parent_path, key),
+                     "expected a non-negative integer, got " + json_type_phrase(v) + kNotFioHint);
+}
+
+// Where fio's JSON object starts: the first '{' at the start of a line (fio
+// may print warnings such as "fio: cache invalidation of ... failed" to
+// stdout first), else the first '{' anywhere.
+std::size_t json_start(const std::string& text) {
+  for (std::size_t pos = text.find('{'); pos != std::string::npos; pos = text.find('{', pos + 1)) {
+    if (pos == 0 || text[pos - 1] == '\n') return pos;
+  }
+  return text.find('{');
+}
+
+std::string first_line_excerpt(const std::string& text) {
+  std::string line(trim(std::string_view(text)).substr(0, 120));
+  const auto nl = line.find('\n');
+  if (nl != std::string::npos) line.resize(nl);
+  return line;
+}
+
+// ---- Running fio. ----
+
+std::string shell_quote_for_display(const std::string& arg) {
+  if (!arg.empty() && arg.find_first_of(" \t\n'\"\\$`") == std::string::npos) return arg;
+  std::string out = "'";
+  for (char c : arg) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::string command_line(const std::vector<std::string>& argv) {
+  std::vector<std::string> shown;
+  for (const std::string& a : argv) shown.push_back(shell_quote_for_display(a));
+  return join(shown, " ");
+}
+
+// The last lines of a file, indented, or a note that it is empty/unreadable.
+std::string tail_of(const std::string& path) {
+  auto text = read_file(path);
+  if (!text) return "    (could not read " + path + ")";
+  const std::string_view body = trim(std::string_view(*text));
+  if (body.empty()) return "    (fio's stderr was empty)";
+  std::vector<std::string> lines = split(body, '\n');
+  if (lines.size() > kStderrTailLines) {
+    lines.erase(lines.begin(), lines.end() - static_cast<std::ptrdiff_t>(kStderrTailLines));
+  }
+  std::string out;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i) out += '\n';
+    std::string line = lines[i];
+    if (line.size() > 300) line = line.substr(0, 297) + "...";
+    out += "    " + line;
+  }
+  return out;
+}
+
+std::string read_text_or_empty(const std::string& path) {
+  auto text = read_file(path);
+  return text ? std::move(*text) : std::string();
+}
+
+// fio prints some errors to stdout before its JSON ("fio: pid=..., err=2/...,
+// error=No such file or directory") and others to stderr; show both.
+std::string fio_messages(const std::string& stdout_text, const std::string& stderr_path) {
+  std::string out;
+  const std::size_t start = json_start(stdout_text);
+  const std::string_view before =
+      trim(std::string_view(stdout_text).substr(0, start == std::string::npos ? stdout_text.size() : start));
+  if (!before.empty()) {
+    std::vector<std::string> lines = split(before, '\n');
+    if (lines.size() > kStderrTailLines) lines.resize(kStderrTailLines);
+    out += "\n  fio messages on stdout (before its JSON):";
+    for (std::string& line : lines) {
+      if (line.size() > 300) line = line.substr(0, 297) + "...";
+      out += "\n    " + line;
+    }
+  }
+  return out + "\n  fio stderr (last lines):\n" + tail_of(stderr_path);
+}
+
+std::string describe_wait_status(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* name = strsignal(sig);
+    return "was killed by signal " + std::to_string(sig) + (name ? " (" + std::string(name) + ")" : "");
+  }
+  return "ended with wait status " + std::to_string(status);
+}
+
+Status check_cell(const std::string& fio_path, const FioCell& cell) {
+  if (fio_path.empty()) {
+    return make_error("fio: no fio binary given; install fio (e.g. `apt install fio`) so that it "
+                      "is on PATH, or pass its path");
+  }
+  if (cell.file_path.empty()) return make_error("fio cell: file_path is empty; give the test file");
+  if (cell.file_path.find('\n') != std::string::npos) {
+    return make_error("fio cell: file_path contains a newline, which a fio job file cannot hold: \"" +
+                      cell.file_path + "\"");
+  }
+  if (cell.block_bytes == 0) return make_error("fio cell: block_bytes is 0; give a block size");
+  if (cell.direct && cell.block_bytes % kDirectAlignBytes != 0) {
+    return make_error("fio cell: block_bytes " + std::to_string(cell.block_bytes) +
+                      " is not a multiple of 4096, which O_DIRECT needs (e.g. 17547264 = "
+                      "4284 x 4096); round it or set direct=false");
+  }
+  if (cell.file_bytes != 0 && cell.file_bytes < cell.block_bytes) {
+    return make_error("fio cell: file_bytes " + std::to_string(cell.file_bytes) +
+                      " is smaller than one block (" + std::to_string(cell.block_bytes) +
+                      " bytes); use a larger test file or a smaller block");
+  }
+  if (cell.queue_depth < 1 || cell.queue_depth > 65536) {
+    return make_error("fio cell: queue_depth " + std::to_string(cell.queue_depth) +
+                      " is out of range; use 1..65536");
+  }
+  if (!(cell.runtime_s > 0) || !std::isfinite(cell.runtime_s)) {
+    return make_error("fio cell: runtime_s " + format_fixed(cell.runtime_s, 3) +
+                      " is not a positive number of seconds");
+  }
+  bool known_engine = false;
+  for (const std::string& e : kIoEngines) known_engine = known_engine || e == cell.ioengine;
+  if (!known_engine) {
+    return make_error("fio cell: ioengine \"" + cell.ioengine + "\" is not one of io_uring, " +
+                      "libaio, psync" + did_you_mean(cell.ioengine, kIoEngines));
+  }
+  // fio would extend (write to) a short file; a missing one it reports itself,
+  // because the job forbids creating it.
+  struct stat st {};
+  if (cell.file_bytes != 0 && ::stat(cell.file_path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+      static_cast<std::uint64_t>(st.st_size) < cell.file_bytes) {
+    return make_error(cell.file_path + ": the test file has " + std::to_string(st.st_size) +
+                      " bytes but the fio cell reads " + std::to_string(cell.file_bytes) +
+                      "; write the whole test file first (fio would otherwise try to extend it)");
+  }
+  return Status::success();
+}
+
+struct SpawnFiles {
+  std::string stdout_path, stderr_path;
+};
+
+// Starts argv[0] in its own process group with stdin from /dev/null and
+// stdout/stderr into files. Returns the pid or an error.
+Expected<pid_t> spawn_process(const std::vector<std::string>& argv, const SpawnFiles& files) {
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
+  if (posix_spawn_file_actions_init(&fa) != 0) return make_error("posix_spawn_file_actions_init failed");
+  if (posix_spawnattr_init(&attr) != 0) {
+    posix_spawn_file_actions_destroy(&fa);
+    return make_error("posix_spawnattr_init failed");
+  }
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, files.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, files.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  sigset_t empty_mask, defaults;
+  sigemptyset(&empty_mask);
+  sigemptyset(&defaults);
+  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&defaults, sig);
+  posix_spawnattr_setsigmask(&attr, &empty_mask);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, static_cast<short>(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                                     POSIX_SPAWN_SETSIGDEF));
+  std::vector<std::string> args = argv;
+  std::vector<char*> cargv;
+  for (std::string& a : args) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, args[0].c_str(), &fa, &attr, cargv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    return make_error("cannot start `" + command_line(argv) + "`: " + std::strerror(rc) +
+                      " (is fio installed and is " + argv[0] +
+                      " an executable? Install fio or fix the path; can " + files.stdout_path +
+                      " be written?)");
+  }
+  return pid;
+}
+
+enum class WaitOutcome { exited, timed_out, wait_failed };
+
+// Polls for the child until `timeout`; on timeout kills its process group
+// with SIGKILL and reaps it (for at most a few seconds more).
+WaitOutcome wait_with_timeout(pid_t pid, std::chrono::duration<double> timeout, int& status,
+                              int& wait_errno) {
+  using clock = std::chrono::steady_clock;
+  const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(timeout);
+  auto poll = std::chrono::milliseconds(1);
+  while (true) {
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) return WaitOutcome::exited;
+    if (r < 0 && errno != EINTR) {
+      wait_errno = errno;
+      return WaitOutcome::wait_failed;
+    }
+    if (clock::now() >= deadline) break;
+    std::this_thread::sleep_for(poll);
+    poll = std::min(poll * 2, std::chrono::milliseconds(50));
+  }
+  ::kill(-pid, SIGKILL);
+  ::kill(pid, SIGKILL);
+  const auto reap_deadline = clock::now() + std::chrono::seconds(5);
+  while (clock::now() < reap_deadline) {
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return WaitOutcome::timed_out;
+}
+
+}  // namespace
+
+std::string fio_job_text(const FioCell& cell) {
+  std::string t;
+  t += "; moebench fio cell: read-only, one job, time based (generated; do not edit)\n";
+  t += "[moebench]\n";
+  t += "filename=" + fio_escape_filename(cell.file_path) + "\n";
+  t += std::string("rw=") + (cell.random ? "randread" : "read") + "\n";
+  t += "bs=" + std::to_string(cell.block_bytes) + "\n";
+  t += "iodepth=" + std::to_string(cell.queue_depth < 1 ? 1 : cell.queue_depth) + "\n";
+  t += "ioengine=" + cell.ioengine + "\n";
+  t += std::string("direct=") + (cell.direct ? "1" : "0") + "\n";
+  t += "time_based=1\n";
+  t += "runtime=" + std::to_string(job_runtime_s(cell.runtime_s)) + "\n";
+  // size=0 is not valid fio; without size= fio reads the whole file.
+  if (cell.file_bytes != 0) t += "size=" + std::to_string(cell.file_bytes) + "\n";
+  t += "numjobs=1\n";
+  t += "group_reporting\n";
+  t += "norandommap=1\n";
+  t += "randrepeat=0\n";
+  t += "invalidate=1\n";
+  t += "allow_file_create=0\n";
+  return t;
+}
+
+Expected<FioResult> parse_fio_json(const std::string& json_text, const std::string& label) {
+  if (trim(std::string_view(json_text)).empty()) {
+    return make_error(label + ": fio's output is empty; fio printed no JSON (did it start? "
+                      "check its stderr and that it was run with --output-format=json)");
+  }
+  const std::size_t start = json_start(json_text);
+  if (start == std::string::npos) {
+    return make_error(label + ": no JSON object in fio's output (it begins \"" +
+                      first_line_excerpt(json_text) +
+                      "\"); run fio with --output-format=json and check its stderr");
+  }
+  // Blank out leading warnings but keep their newlines, so a syntax error's
+  // line:column points into the original output. Text after the last '}' is
+  // ignored too.
+  const std::size_t last_brace = json_text.rfind('}');
+  std::string body = (last_brace == std::string::npos || last_brace < start)
+                         ? json_text
+                         : json_text.substr(0, last_brace + 1);
+  for (std::size_t i = 0; i < start; ++i) {
+    if (body[i] != '\n') body[i] = ' ';
+  }
+  auto parsed = parse_json_text(body, label);
+  if (!parsed) {
+    return make_error(parsed.error().message +
+                      " (fio's JSON output is incomplete or damaged; was fio killed? rerun it)");
+  }
+  const Json& root = *parsed;
+  if (!root.is_object()) {
+    return field_error(label, "", "expected fio's JSON object, got " + json_type_phrase(root));
+  }
+
+  FioResult r;
+  auto version = child(root, "", "fio version", label);
+  if (!version) return version.error();
+  if (!(*version)->is_string()) {
+    return field_error(label, "/fio version", "expected a string, got " + json_type_phrase(**version));
+  }
+  r.fio_version = (*version)->get<std::string>();
+
+  auto jobs = child(root, "", "jobs", label);
+  if (!jobs) return jobs.error();
+  if (!(*jobs)->is_array()) {
+    return field_error(label, "/jobs", "expected an array, got " + json_type_phrase(**jobs) + kNotFioHint);
+  }
+  if ((*jobs)->empty()) {
+    return field_error(label, "/jobs",
+                       "fio reported no jobs; the job file defined none or fio dropped it (see fio's "
+                       "stderr, e.g. \"Bad option\")");
+  }
+  const Json& job = (**jobs)[0];
+  const std::string job_path = "/jobs/0";
+  if (!job.is_object()) {
+    return field_error(label, job_path, "expected an object, got " + json_type_phrase(job));
+  }
+  auto job_error = child(job, job_path, "error", label);
+  if (!job_error) return job_error.error();
+  if (!(*job_error)->is_number_integer()) {
+    return field_error(label, job_path + "/error",
+                       "expected an integer, got " + json_type_phrase(**job_error));
+  }
+  const std::int64_t err = (*job_error)->get<std::int64_t>();
+  if (err != 0) {
+    std::string name;
+    if (auto it = job.find("jobname"); it != job.end() && it->is_string()) name = it->get<std::string>();
+    const std::string meaning =
+        (err > 0 && err < 4096) ? " (" + std::string(std::strerror(static_cast<int>(err))) + ")" : "";
+    return field_error(label, job_path + "/error",
+                       "fio job \"" + name + "\" failed with error " + std::to_string(err) + meaning +
+                           "; its figures are not valid — check the file path, permissions, block "
+                           "size and ioengine, and fio's stderr");
+  }
+
+  const std::string read_path = job_path + "/read";
+  auto read = object_at(job, job_path, "read", label);
+  if (!read) return read.error();
+  const Json& rd = **read;
+
+  auto bw = number_at(rd, read_path, "bw_bytes", label);
+  if (!bw) return bw.error();
+  auto iops = number_at(rd, read_path, "iops", label);
+  if (!iops) return iops.error();
+  auto io_bytes = unsigned_at(rd, read_path, "io_bytes", label);
+  if (!io_bytes) return io_bytes.error();
+  auto runtime_ms = number_at(rd, read_path, "runtime", label);
+  if (!runtime_ms) return runtime_ms.error();
+
+  const std::string clat_path = read_path + "/clat_ns";
+  auto clat = object_at(rd, read_path, "clat_ns", label);
+  if (!clat) return clat.error();
+  auto mean = number_at(**clat, clat_path, "mean", label);
+  if (!mean) return mean.error();
+
+  const std::string pct_path = clat_path + "/percentile";
+  auto pct_it = (*clat)->find("percentile");
+  if (pct_it == (*clat)->end()) {
+    std::string why = std::string("missing from fio's JSON output") + kNotFioHint;
+    if (auto n = (*clat)->find("N"); n != (*clat)->end() && n->is_number() && n->get<double>() == 0) {
+      why = "missing because no read completed (" + clat_path +
+            "/N is 0): the job did no I/O — check the file path and size, and fio's stderr";
+    }
+    return field_error(label, pct_path, why);
+  }
+  auto pct = object_at(**clat, clat_path, "percentile", label);
+  if (!pct) return pct.error();
+  auto p50 = number_at(**pct, pct_path, "50.000000", label);
+  if (!p50) return p50.error();
+  auto p99 = number_at(**pct, pct_path, "99.000000", label);
+  if (!p99) return p99.error();
+
+  r.read_bytes_s = *bw;
+  r.iops = *iops;
+  r.io_bytes = *io_bytes;
+  r.runtime_s = *runtime_ms / 1000.0;
+  r.clat_mean_ns = *mean;
+  r.clat_p50_ns = *p50;
+  r.clat_p99_ns = *p99;
+  return r;
+}
+
+std::optional<std::string> find_fio() {
+  const char* env = std::getenv("PATH");
+  const std::string path = (env && *env) ? env : "/usr/local/bin:/usr/bin:/bin";
+  for (const std::string& dir : split(path, ':')) {
+    if (dir.empty()) continue;  // "" means the current directory; never pick fio from there
+    const std::string candidate = dir + (dir.back() == '/' ? "" : "/") + "fio";
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+  }
+  return std::nullopt;
+}
+
+Expected<FioResult> run_fio(const std::string& fio_path, const FioCell& cell, const std::string& scratch_dir) {
+  if (Status st = check_cell(fio_path, cell); !st) return st.error();
+  if (Status st = ensure_directory(scratch_dir); !st) return st.error();
+
+  static std::atomic<unsigned> counter{0};
+  const std::string stem = scratch_dir + "/fio-" + std::to_string(::getpid()) + "-" +
+                           std::to_string(counter.fetch_add(1));
+  const std::string job_path = stem + ".fio";
+  const SpawnFiles files{stem + ".stdout.json", stem + ".stderr.txt"};
+  if (Status st = write_file_atomic(job_path, fio_job_text(cell)); !st) return st.error();
+
+  const std::vector<std::string> argv = {fio_path, "--readonly", "--output-format=json", job_path};
+  const std::string cmd = command_line(argv);
+  auto pid = spawn_process(argv, files);
+  if (!pid) return pid.error();
+
+  const double timeout_s = static_cast<double>(job_runtime_s(cell.runtime_s)) + kTimeoutSlackS;
+  int status = 0, wait_errno = 0;
+  switch (wait_with_timeout(*pid, std::chrono::duration<double>(timeout_s), status, wait_errno)) {
+    case WaitOutcome::timed_out:
+      return make_error("fio did not finish within " + format_fixed(timeout_s, 0) +
+                        " s (runtime " + std::to_string(job_runtime_s(cell.runtime_s)) +
+                        " s + 30 s); killed it with SIGKILL. The storage may be hung or far slower "
+                        "than expected (check dmesg).\n  command: " + cmd +
+                        fio_messages(read_text_or_empty(files.stdout_path), files.stderr_path));
+    case WaitOutcome::wait_failed:
+      return make_error("waiting for fio failed: " + std::string(std::strerror(wait_errno)) +
+                        " (is SIGCHLD ignored in this process?)\n  command: " + cmd);
+    case WaitOutcome::exited:
+      break;
+  }
+  auto out = read_file(files.stdout_path);
+  const std::string out_text = out ? *out : std::string();
+  const std::string messages = fio_messages(out_text, files.stderr_path);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    // fio's JSON often still names the failure (jobs[0].error), e.g. ENOENT.
+    std::string detail;
+    if (auto parsed = parse_fio_json(out_text, files.stdout_path); !parsed) {
+      detail = "\n  " + parsed.error().message;
+    }
+    return make_error("fio " + describe_wait_status(status) + "; its figures are not used." + detail +
+                      "\n  command: " + cmd + messages);
+  }
+  if (!out) return make_error(out.error().message + "\n  command: " + cmd + messages);
+  auto result = parse_fio_json(out_text, files.stdout_path);
+  if (!result) return make_error(result.error().message + "\n  command: " + cmd + messages);
+  return result;
+}
+
+}  // namespace moebench
