@@ -197,6 +197,10 @@ std::optional<std::uint64_t> read_size(const Json& j, const std::string& path, D
     return j.is_number_unsigned() ? j.get<std::uint64_t>()
                                   : static_cast<std::uint64_t>(j.get<std::int64_t>());
   }
+  if (j.is_number_float()) {  // 25276510208.0 is a byte count; 1.5 is not
+    const double v = j.get<double>();
+    if (v > 0 && v < 1.8e19 && v == std::floor(v)) return static_cast<std::uint64_t>(v);
+  }
   if (!j.is_string()) {
     d.add(path, "expected a size like \"8GiB\" or a byte count, got " + json_type_phrase(j));
     return std::nullopt;

@@ -28,11 +28,34 @@ struct Figure {
   std::optional<double> low, high;   // uncertainty range, same unit as value
 };
 
+// fio's figures for the same cell as a built-in measurement.
+struct FioFigures {
+  double read_bytes_s = 0;
+  double iops = 0;
+  double clat_p50_us = 0;
+  double clat_p99_us = 0;
+};
+
 struct DriveReadPoint {
   std::uint64_t block_bytes = 0;
   int queue_depth = 1;
   std::string pattern;  // "random" | "sequential"
   Figure read_bytes_s;
+  // Measured cells also carry these (absent in spec-sheet profiles):
+  std::optional<double> iops;
+  std::optional<double> lat_p50_us;
+  std::optional<double> lat_p99_us;
+  std::string io_path;              // "io_uring" | "pread-threads"
+  std::optional<FioFigures> fio;    // same cell through fio, when it ran
+};
+
+// What a probed drive directory sits on (probes/block_device.h).
+struct DriveDeviceInfo {
+  std::string dev_id, disk, partition, model, filesystem, mount_point, pci_bus_id, pci_link;
+  std::optional<std::uint64_t> size_bytes;
+  std::optional<bool> rotational;
+  bool o_direct = true;  // O_DIRECT honoured; false = buffered reads, flagged
+  std::uint64_t test_file_bytes = 0;
 };
 
 struct DriveProfile {
@@ -41,6 +64,13 @@ struct DriveProfile {
   std::optional<Figure> capacity_bytes;
   Figure seq_read_bytes_s;
   std::vector<DriveReadPoint> read_curve;
+  std::optional<DriveDeviceInfo> device;
+};
+
+// All listed drives read at once (each with the cell's queue depth).
+struct DriveSetProfile {
+  std::vector<std::string> drives;
+  std::vector<DriveReadPoint> read_curve;
 };
 
 struct KernelFigure {
@@ -48,6 +78,59 @@ struct KernelFigure {
   std::string shape;  // "matvec" (decode) | "matmul" (prefill)
   int threads = 1;
   Figure weight_bytes_s;
+};
+
+struct CacheInfo {
+  int level = 0;
+  std::string kind;
+  std::uint64_t size_bytes = 0;
+  int instances = 0;
+};
+
+struct TopologyInfo {
+  int packages = 0, cores = 0, pus = 0;
+  std::vector<std::uint64_t> numa_memory_bytes;
+  std::vector<CacheInfo> caches;
+  std::string hwloc_version;
+};
+
+struct BandwidthFigure {
+  std::string kernel;  // read | copy | triad
+  int threads = 1;
+  double best_bytes_s = 0;
+  double median_bytes_s = 0;
+  int repetitions = 0;
+  std::uint64_t array_bytes = 0;
+  bool pinned = false;
+};
+
+struct MemoryBandwidthInfo {
+  std::string convention;
+  std::vector<BandwidthFigure> cells;
+  std::string reference;  // cross-check tool and its figure, or why there is none
+  std::optional<double> reference_read_bytes_s;
+};
+
+struct MemoryLimitsInfo {
+  std::uint64_t mem_total_bytes = 0, mem_available_bytes = 0, swap_total_bytes = 0;
+  std::string cgroup_version;
+  std::optional<std::uint64_t> cgroup_limit_bytes, rlimit_as_bytes, rlimit_memlock_bytes;
+  int overcommit_mode = -1;
+  std::uint64_t binding_limit_bytes = 0;
+  std::string binding_limit_name;
+  std::uint64_t touchable_bytes = 0, held_bytes = 0, lockable_bytes = 0;
+  std::string stop_reason;
+  double touch_bytes_s = 0;
+};
+
+struct ProbeInfo {
+  std::string build;
+  std::string host;
+  std::string started_at;
+  double duration_s = 0;
+  bool quick = false;
+  std::string fio;  // fio version, or why fio figures are missing
+  std::vector<std::string> notes;
 };
 
 struct MachineProfile {
@@ -59,15 +142,25 @@ struct MachineProfile {
   Figure memory_usable_bytes;
   Figure memory_read_bytes_s;  // all threads, read-only stream
   std::vector<DriveProfile> drives;
+  std::vector<DriveSetProfile> drive_sets;
   std::vector<KernelFigure> kernels;
   int nodes = 1;                         // linked machines acting as one
   std::optional<Figure> interconnect_bytes_s;
   std::optional<Figure> sync_s_per_token;
   std::optional<Figure> price_usd;
   std::optional<std::string> price_basis;  // "purchase" | "hourly"
+  // Written by `moebench probe`; absent in hand-written catalog entries.
+  std::optional<ProbeInfo> probe;
+  std::optional<TopologyInfo> topology;
+  std::optional<MemoryBandwidthInfo> memory_bandwidth;
+  std::optional<MemoryLimitsInfo> memory_limits;
 };
 
 std::optional<MachineProfile> load_machine_profile(const Json& j, Diagnostics& d);
 Expected<MachineProfile> load_machine_profile_file(const std::string& path);
+
+// The inverse of the loader: load_machine_profile(machine_profile_to_json(p))
+// gives p back (sizes and rates are written as plain numbers).
+nlohmann::ordered_json machine_profile_to_json(const MachineProfile& p);
 
 }  // namespace moebench

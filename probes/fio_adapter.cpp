@@ -2,9 +2,10 @@
 //
 // Safety: the probe only ever reads. fio lays out (creates, extends, even
 // truncates and rewrites) a job's file when it is missing or shorter than
-// `size`, so every job carries allow_file_create=0 and fio runs with
-// --readonly; run_fio also refuses a regular file shorter than file_bytes
-// before starting fio. fio forks worker processes, so it runs in its own
+// `size`, and creates missing directories, so every job carries
+// allow_file_create=0, fio runs with --readonly, and run_fio refuses a
+// missing directory or a regular file shorter than file_bytes before
+// starting fio. fio forks worker processes, so it runs in its own
 // process group and a timeout kills the whole group. The job file and fio's
 // stdout/stderr stay in scratch_dir (fio-<pid>-<n>.*) as evidence.
 #include "probes/fio_adapter.h"
@@ -24,6 +25,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <thread>
 #include <vector>
 
@@ -248,8 +250,16 @@ Status check_cell(const std::string& fio_path, const FioCell& cell) {
     return make_error("fio cell: ioengine \"" + cell.ioengine + "\" is not one of io_uring, " +
                       "libaio, psync" + did_you_mean(cell.ioengine, kIoEngines));
   }
-  // fio would extend (write to) a short file; a missing one it reports itself,
-  // because the job forbids creating it.
+  // fio creates missing parent directories even with --readonly; a missing
+  // file in an existing directory it reports itself (the job forbids creating
+  // it), and a short file it would try to extend.
+  const std::filesystem::path parent = std::filesystem::path(cell.file_path).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
+    return make_error(cell.file_path + ": the directory " + parent.string() +
+                      " does not exist; create and write the test file first (fio would create "
+                      "the directory)");
+  }
   struct stat st {};
   if (cell.file_bytes != 0 && ::stat(cell.file_path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
       static_cast<std::uint64_t>(st.st_size) < cell.file_bytes) {

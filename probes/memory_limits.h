@@ -71,8 +71,9 @@ struct UsableMemoryOptions {
   double margin_fraction = 0.05;          // stay this far below the binding limit
   std::uint64_t min_margin_bytes = 256ull << 20;
   double hold_s = 1.0;                    // hold, then re-check residency
-  double collapse_ratio = 0.1;            // stop if a chunk touches 10× slower than the median
-  std::optional<std::uint64_t> max_bytes; // cap (tests, --quick)
+  double collapse_ratio = 0.02;           // stop if chunks touch 50× slower than the median (sustained)
+  std::optional<std::uint64_t> max_bytes; // cap (tests)
+  double max_touch_s = 0;                  // time budget for touching (--quick); 0 = none
 };
 
 struct UsableMemoryResult {

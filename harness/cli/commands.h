@@ -25,5 +25,6 @@ struct CliState {
 void add_run_command(CLI::App& app, CliState& state);
 void add_validate_command(CLI::App& app, CliState& state);
 void add_schema_command(CLI::App& app, CliState& state);
+void add_probe_command(CLI::App& app, CliState& state);
 
 }  // namespace moebench

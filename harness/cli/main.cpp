@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
                  "(holds models/, hardware/, sweeps/, claims/)")
       ->check(CLI::ExistingDirectory);
   moebench::add_run_command(app, state);
+  moebench::add_probe_command(app, state);
   moebench::add_validate_command(app, state);
   moebench::add_schema_command(app, state);
   try {

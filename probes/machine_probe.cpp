@@ -1,0 +1,424 @@
+// machine_probe.cpp — see machine_probe.h.
+#include "probes/machine_probe.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "harness/environment.h"
+#include "harness/text.h"
+#include "harness/units.h"
+#include "probes/block_device.h"
+#include "probes/fio_adapter.h"
+#include "probes/memory_bandwidth.h"
+#include "probes/memory_limits.h"
+#include "probes/test_file.h"
+#include "probes/topology.h"
+
+namespace moebench {
+namespace {
+
+constexpr std::uint64_t kK3RecordBytes = 17547264;  // 3 × 3584 × 3072 MXFP4 (FACTS.md)
+
+double cell_seconds(bool quick) { return quick ? 1.0 : 2.0; }
+constexpr double kQuickTouchBudgetS = 15.0;
+
+std::string cell_label(const ReadCellSpec& c) {
+  return std::string(c.random ? "random " : "sequential ") + format_bytes(static_cast<double>(c.block_bytes)) +
+         " QD" + std::to_string(c.queue_depth);
+}
+
+Figure measured(double value, std::string source) {
+  Figure f;
+  f.value = value;
+  f.provenance = Provenance::kMeasured;
+  f.source = std::move(source);
+  return f;
+}
+
+DriveReadPoint to_point(const ReadCellResult& r, const std::optional<FioResult>& fio) {
+  DriveReadPoint p;
+  p.block_bytes = r.spec.block_bytes;
+  p.queue_depth = r.spec.queue_depth;
+  p.pattern = r.spec.random ? "random" : "sequential";
+  p.read_bytes_s = measured(r.read_bytes_s, std::string("moebench built-in ") + to_string(r.path) +
+                                                (r.direct ? " O_DIRECT" : " buffered (O_DIRECT refused)") + ", " +
+                                                format_fixed(r.seconds, 1) + " s, " +
+                                                format_bytes(static_cast<double>(r.bytes)) + " read");
+  p.iops = r.iops;
+  p.lat_p50_us = r.lat_p50_us;
+  p.lat_p99_us = r.lat_p99_us;
+  p.io_path = to_string(r.path);
+  if (fio) p.fio = FioFigures{fio->read_bytes_s, fio->iops, fio->clat_p50_ns / 1e3, fio->clat_p99_ns / 1e3};
+  return p;
+}
+
+struct Notes {
+  std::vector<std::string>& list;
+  Progress& progress;
+  void add(const std::string& s) {
+    if (std::find(list.begin(), list.end(), s) == list.end()) list.push_back(s);
+    progress.note("note: " + s);
+  }
+};
+
+void probe_memory(MachineProfile& m, const ProbeOptions& o, const Topology* topo, Progress& progress, Notes& notes) {
+  const MemoryLimits limits = read_memory_limits();
+  for (const std::string& n : limits.notes) notes.add(n);
+  m.memory_total_bytes = measured(static_cast<double>(limits.mem_total_bytes), "/proc/meminfo MemTotal");
+  MemoryLimitsInfo info;
+  info.mem_total_bytes = limits.mem_total_bytes;
+  info.mem_available_bytes = limits.mem_available_bytes;
+  info.swap_total_bytes = limits.swap_total_bytes;
+  info.cgroup_version = limits.cgroup_version;
+  info.cgroup_limit_bytes = limits.cgroup_limit_bytes;
+  info.rlimit_as_bytes = limits.rlimit_as_bytes;
+  info.rlimit_memlock_bytes = limits.rlimit_memlock_bytes;
+  info.overcommit_mode = limits.overcommit_mode;
+  info.binding_limit_bytes = limits.binding_limit_bytes();
+  info.binding_limit_name = limits.binding_limit_name();
+  progress.phase("usable memory: touching up to " + format_bytes(static_cast<double>(info.binding_limit_bytes)) +
+                     " in a child process",
+                 -1);
+  UsableMemoryOptions um;
+  if (o.quick) um.max_touch_s = kQuickTouchBudgetS;  // first touch can be slow (VMs): bounded in --quick
+  auto usable = probe_usable_memory(limits, um);
+  if (usable) {
+    info.touchable_bytes = usable->touchable_bytes;
+    info.held_bytes = usable->held_bytes;
+    info.lockable_bytes = usable->lockable_bytes;
+    info.stop_reason = usable->stop_reason;
+    info.touch_bytes_s = usable->touch_bytes_s;
+    for (const std::string& n : usable->notes) notes.add("usable memory: " + n);
+    if (usable->bound_by == "time budget") {
+      // The touch was cut short (--quick): the limits are the better figure,
+      // and the partial touch is a lower bound, both stated.
+      m.memory_usable_bytes.value = static_cast<double>(usable->target_bytes);
+      m.memory_usable_bytes.provenance = Provenance::kEstimate;
+      m.memory_usable_bytes.low = static_cast<double>(usable->held_bytes);
+      m.memory_usable_bytes.high = static_cast<double>(usable->target_bytes);
+      m.memory_usable_bytes.source =
+          "binding limit " + info.binding_limit_name + " minus the safety margin; --quick touched only " +
+          format_bytes(static_cast<double>(usable->held_bytes)) + " within its time budget (the lower end of the "
+          "range); run the full probe to measure it";
+    } else {
+    m.memory_usable_bytes =
+        measured(static_cast<double>(usable->held_bytes),
+                 "active probe in a child (oom_score_adj 1000): touched " +
+                     format_bytes(static_cast<double>(usable->touchable_bytes)) + ", still resident after the hold " +
+                     format_bytes(static_cast<double>(usable->held_bytes)) + ", mlock-able " +
+                     format_bytes(static_cast<double>(usable->lockable_bytes)) + "; stopped: " + usable->stop_reason +
+                     "; bound by " + usable->bound_by);
+    }
+  } else {
+    notes.add("usable memory: active probe failed: " + usable.error().message + "; MemAvailable reported instead");
+    m.memory_usable_bytes.value = static_cast<double>(limits.mem_available_bytes);
+    m.memory_usable_bytes.provenance = Provenance::kEstimate;
+    m.memory_usable_bytes.source = "MemAvailable from /proc/meminfo (active probe failed: " + usable.error().message + ")";
+    info.stop_reason = "probe failed";
+  }
+  m.memory_limits = info;
+
+  // Bandwidth: arrays of 4 × the last-level cache, within what memory allows.
+  const std::uint64_t llc = topo != nullptr ? topo->last_level_cache_bytes() : (32ull << 20);
+  std::uint64_t array = std::max<std::uint64_t>(4 * llc, 256ull << 20);
+  const std::uint64_t cap = limits.mem_available_bytes / 8;
+  if (array > cap) {
+    notes.add("memory bandwidth arrays limited to " + format_bytes(static_cast<double>(cap)) +
+              " (less than 4× the last-level cache) by available memory");
+    array = cap;
+  }
+  MemoryBandwidthOptions bw;
+  bw.array_bytes = array;
+  bw.repetitions = o.quick ? 3 : 7;
+  const int cores = topo != nullptr && topo->cores > 0 ? topo->cores : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  if (o.quick) {
+    bw.thread_counts = {1};
+    if (cores > 1) bw.thread_counts.push_back(cores);
+  } else {
+    for (int t = 1; t <= cores; ++t) bw.thread_counts.push_back(t);
+  }
+  auto cells = probe_memory_bandwidth(bw, progress);
+  MemoryBandwidthInfo info_bw;
+  info_bw.convention = kByteConvention;
+  if (cells) {
+    for (const BandwidthCell& c : *cells) {
+      info_bw.cells.push_back({c.kernel, c.threads, c.best_bytes_s, c.median_bytes_s, c.repetitions, c.array_bytes,
+                               c.pinned});
+      if (c.kernel == "read" && c.threads == bw.thread_counts.back()) {
+        m.memory_read_bytes_s = measured(c.median_bytes_s, "read kernel (sum of doubles), " + std::to_string(c.threads) +
+                                                               " pinned thread(s), arrays of " +
+                                                               format_bytes(static_cast<double>(c.array_bytes)) +
+                                                               ", median of " + std::to_string(c.repetitions) + " runs");
+      }
+      if (!c.pinned) notes.add("memory bandwidth threads could not be pinned to cores");
+    }
+  } else {
+    notes.add("memory bandwidth: " + cells.error().message);
+  }
+  progress.phase("memory: sysbench cross-check", -1);
+  auto ref = sysbench_memory_read_bytes_s(bw.thread_counts.back(), std::min<std::uint64_t>(array, 1ull << 30),
+                                          o.scratch_dir);
+  if (ref) {
+    info_bw.reference_read_bytes_s = *ref;
+    info_bw.reference = "sysbench memory --memory-oper=read, " + std::to_string(bw.thread_counts.back()) +
+                        " thread(s), block " + format_bytes(static_cast<double>(std::min<std::uint64_t>(array, 1ull << 30)));
+  } else {
+    info_bw.reference = "none: " + ref.error().message;
+  }
+  if (!info_bw.cells.empty()) m.memory_bandwidth = info_bw;
+}
+
+}  // namespace
+
+std::vector<ReadCellSpec> probe_cells(bool quick, const std::vector<std::uint64_t>& record_bytes) {
+  if (quick) {
+    return {{4096, 32, true}, {1 << 20, 1, true}, {1 << 20, 16, true}, {1 << 20, 16, false}, {kK3RecordBytes, 4, true}};
+  }
+  std::set<std::uint64_t> blocks = {4096, 128 << 10, 1 << 20, kK3RecordBytes};
+  for (std::uint64_t r : record_bytes) blocks.insert((r + 4095) / 4096 * 4096);
+  std::vector<ReadCellSpec> out;
+  for (bool random : {true, false}) {
+    for (std::uint64_t b : blocks) {
+      for (int qd : {1, 4, 16, 32}) out.push_back({b, qd, random});
+    }
+  }
+  return out;
+}
+
+double estimated_probe_seconds(const ProbeOptions& o) {
+  const double cells = static_cast<double>(probe_cells(o.quick, o.record_bytes).size());
+  const double per_drive = cells * cell_seconds(o.quick) * (o.use_fio ? 2.0 : 1.0) + 2.0 * cells;
+  const double drives = static_cast<double>(o.drive_dirs.size());
+  const double aggregate = o.drive_dirs.size() > 1 ? per_drive / 2 : 0;
+  return 15.0 + (o.quick ? 10.0 : 25.0) + drives * per_drive + aggregate;
+}
+
+Expected<MachineProfile> run_probe(const ProbeOptions& o, Progress& progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  MachineProfile m;
+  ProbeInfo info;
+  info.build = o.build_label;
+  info.started_at = rfc3339_now_utc();
+  info.quick = o.quick;
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  info.host = host;
+  m.name = o.profile_name.empty() ? std::string("probed-") + host : o.profile_name;
+  m.description = std::string("Measured by moebench probe") + (o.quick ? " --quick" : "") + " on " + host + " at " +
+                  info.started_at;
+  Notes notes{info.notes, progress};
+
+  progress.phase("topology (hwloc)", -1);
+  auto topo = probe_topology();
+  const Environment env = capture_environment("", "");
+  m.cpu_model = env.cpu_model;
+  if (topo) {
+    TopologyInfo t;
+    t.packages = topo->packages;
+    t.cores = topo->cores;
+    t.pus = topo->pus;
+    t.numa_memory_bytes = topo->numa_memory_bytes;
+    for (const CacheLevel& c : topo->caches) t.caches.push_back({c.level, c.kind, c.size_bytes, c.instances});
+    t.hwloc_version = topo->hwloc_version;
+    m.topology = t;
+    m.cores = measured(topo->cores, "hwloc " + topo->hwloc_version + ": cores (" + std::to_string(topo->pus) + " PUs)");
+  } else {
+    notes.add("topology: " + topo.error().message);
+    m.cores = measured(env.logical_cpus, "std::thread::hardware_concurrency (hwloc failed)");
+  }
+
+  auto phase_start = std::chrono::steady_clock::now();
+  auto lap = [&phase_start](const std::string& what) {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - phase_start).count();
+    phase_start = now;
+    return what + " " + format_fixed(s, 1) + " s";
+  };
+  std::vector<std::string> timings;
+  timings.push_back(lap("topology"));
+  probe_memory(m, o, topo ? &*topo : nullptr, progress, notes);
+  timings.push_back(lap("memory"));
+
+  std::optional<std::string> fio_path;
+  if (o.use_fio) fio_path = find_fio();
+  info.fio = !o.use_fio ? "not run (--no-fio)" : fio_path ? "fio at " + *fio_path : "not installed: built-in figures only";
+  if (o.use_fio && !fio_path) notes.add("fio is not installed (apt-get install fio): storage figures are built-in only");
+
+  const std::vector<ReadCellSpec> cells = probe_cells(o.quick, o.record_bytes);
+  std::vector<ReadTarget> all_targets;
+  std::vector<std::string> all_names;
+  for (std::size_t i = 0; i < o.drive_dirs.size(); ++i) {
+    const std::string& dir = o.drive_dirs[i];
+    DriveProfile drive;
+    drive.name = "drive" + std::to_string(i);
+    drive.path = dir;
+    auto tf = prepare_test_file(dir, o.file_bytes, progress);
+    if (!tf) {
+      notes.add(drive.name + " (" + dir + "): not probed: " + tf.error().message);
+      continue;
+    }
+    const DriveDevice dev = describe_drive(dir);
+    for (const std::string& n : dev.notes) notes.add(drive.name + ": " + n);
+    DriveDeviceInfo di;
+    di.dev_id = dev.dev_id;
+    di.disk = dev.disk;
+    di.partition = dev.partition;
+    di.model = dev.model;
+    di.filesystem = dev.filesystem;
+    di.mount_point = dev.mount_point;
+    di.pci_bus_id = dev.pci_bus_id;
+    di.pci_link = dev.pci_link;
+    if (dev.size_bytes > 0) di.size_bytes = dev.size_bytes;
+    di.rotational = dev.rotational;
+    di.o_direct = tf->direct_io;
+    di.test_file_bytes = tf->size_bytes;
+    drive.device = di;
+    if (dev.size_bytes > 0) drive.capacity_bytes = measured(static_cast<double>(dev.size_bytes), "/sys/block/" + dev.disk + "/size");
+    if (!tf->direct_io) {
+      notes.add(drive.name + " (" + dir + ", " + dev.filesystem +
+                "): the filesystem refuses O_DIRECT; reads are buffered and may come from the page cache, "
+                "so its figures overstate the drive");
+    }
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      const ReadCellSpec& spec = cells[c];
+      progress.phase(drive.name + " " + cell_label(spec), static_cast<double>(c) / static_cast<double>(cells.size()));
+      auto r = measure_reads({{tf->path, tf->size_bytes}}, spec, cell_seconds(o.quick), IoPath::kAuto, 42 + c);
+      if (!r) {
+        notes.add(drive.name + " " + cell_label(spec) + ": " + r.error().message);
+        continue;
+      }
+      for (const std::string& n : r->notes) notes.add(drive.name + ": " + n);
+      std::optional<FioResult> fio;
+      if (fio_path) {
+        FioCell fc;
+        fc.file_path = tf->path;
+        fc.file_bytes = tf->size_bytes;
+        fc.block_bytes = spec.block_bytes;
+        fc.queue_depth = spec.queue_depth;
+        fc.random = spec.random;
+        fc.runtime_s = cell_seconds(o.quick);
+        fc.ioengine = r->path == IoPath::kIoUring ? "io_uring" : "psync";
+        fc.direct = tf->direct_io;
+        if (fc.ioengine == "psync") fc.queue_depth = 1;  // psync has no queue; numjobs would be needed
+        auto f = run_fio(*fio_path, fc, o.scratch_dir);
+        if (f) {
+          fio = *f;
+        } else {
+          notes.add(drive.name + " " + cell_label(spec) + ": fio failed: " + f.error().message);
+        }
+      }
+      drive.read_curve.push_back(to_point(*r, fio));
+    }
+    // Sequential bandwidth: the best sequential cell.
+    double best_seq = 0;
+    std::string best_label;
+    for (const DriveReadPoint& p : drive.read_curve) {
+      if (p.pattern == "sequential" && p.read_bytes_s.value > best_seq) {
+        best_seq = p.read_bytes_s.value;
+        best_label = format_bytes(static_cast<double>(p.block_bytes)) + " QD" + std::to_string(p.queue_depth);
+      }
+    }
+    drive.seq_read_bytes_s = measured(best_seq, "best sequential built-in cell (" + best_label + ")");
+    all_targets.push_back({tf->path, tf->size_bytes});
+    all_names.push_back(drive.name);
+    m.drives.push_back(std::move(drive));
+    timings.push_back(lap(m.drives.back().name + (tf->reused ? "" : " (incl. writing the test file)")));
+  }
+  if (all_targets.size() > 1) {
+    DriveSetProfile set;
+    set.drives = all_names;
+    for (const ReadCellSpec& spec : probe_cells(true, {})) {
+      progress.phase("all drives " + cell_label(spec), -1);
+      auto r = measure_reads(all_targets, spec, cell_seconds(o.quick), IoPath::kAuto, 7);
+      if (r) {
+        set.read_curve.push_back(to_point(*r, std::nullopt));
+      } else {
+        notes.add("all drives " + cell_label(spec) + ": " + r.error().message);
+      }
+    }
+    m.drive_sets.push_back(std::move(set));
+  }
+  if (m.drives.empty()) notes.add("no drive directory could be probed: the profile has no storage figures");
+  if (all_targets.size() > 1) timings.push_back(lap("all drives"));
+  info.notes.push_back("phase durations: " + join(timings, ", "));
+  notes.add("kernel throughput: not measured yet (the quant kernels arrive with the model-card/quant/container issue)");
+  info.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m.probe = info;
+  return m;
+}
+
+std::string profile_summary(const MachineProfile& m) {
+  std::string s = "Machine profile \"" + m.name + "\"\n";
+  s += "  CPU        " + m.cpu_model + ", " + format_fixed(m.cores.value, 0) + " cores";
+  if (m.topology) s += ", " + std::to_string(m.topology->pus) + " PUs, " +
+                       std::to_string(m.topology->numa_memory_bytes.size()) + " NUMA node(s)";
+  s += "\n";
+  if (m.topology) {
+    s += "  caches    ";
+    for (const CacheInfo& c : m.topology->caches) {
+      s += " L" + std::to_string(c.level) + (c.kind == "instruction" ? "i" : c.kind == "data" ? "d" : "") + " " +
+           format_bytes(static_cast<double>(c.size_bytes)) + "×" + std::to_string(c.instances);
+    }
+    s += "\n";
+  }
+  s += "  memory     total " + format_bytes(m.memory_total_bytes.value) + ", usable " +
+       format_bytes(m.memory_usable_bytes.value) + " (" + to_string(m.memory_usable_bytes.provenance) + ")\n";
+  if (m.memory_limits) {
+    const MemoryLimitsInfo& l = *m.memory_limits;
+    s += "             binding limit " + l.binding_limit_name + " " + format_bytes(static_cast<double>(l.binding_limit_bytes)) +
+         "; touched " + format_bytes(static_cast<double>(l.touchable_bytes)) + ", held " +
+         format_bytes(static_cast<double>(l.held_bytes)) + ", lockable " + format_bytes(static_cast<double>(l.lockable_bytes)) +
+         " (" + l.stop_reason + ")\n";
+  }
+  if (m.memory_bandwidth) {
+    s += "  memory bw  (" + m.memory_bandwidth->convention + ")\n";
+    for (const BandwidthFigure& f : m.memory_bandwidth->cells) {
+      s += "             " + f.kernel + std::string(6 - std::min<std::size_t>(5, f.kernel.size()), ' ') +
+           std::to_string(f.threads) + " thread(s): median " + format_rate(f.median_bytes_s) + ", best " +
+           format_rate(f.best_bytes_s) + "\n";
+    }
+    s += "             cross-check: " + m.memory_bandwidth->reference;
+    if (m.memory_bandwidth->reference_read_bytes_s) s += " → " + format_rate(*m.memory_bandwidth->reference_read_bytes_s);
+    s += "\n";
+  }
+  auto curve_lines = [&s](const std::vector<DriveReadPoint>& curve) {
+    for (const DriveReadPoint& p : curve) {
+      std::string line = "             " + std::string(p.pattern == "random" ? "rand " : "seq  ") +
+                         format_bytes(static_cast<double>(p.block_bytes));
+      line += std::string(line.size() < 32 ? 32 - line.size() : 1, ' ') + "QD" + std::to_string(p.queue_depth);
+      line += std::string(line.size() < 38 ? 38 - line.size() : 1, ' ') + format_rate(p.read_bytes_s.value);
+      if (p.lat_p50_us) line += "  p50 " + format_fixed(*p.lat_p50_us, 0) + " us";
+      if (p.fio && p.fio->read_bytes_s > 0) {
+        line += "  | fio " + format_rate(p.fio->read_bytes_s) + "  built-in/fio " +
+                format_fixed(p.read_bytes_s.value / p.fio->read_bytes_s, 3);
+      }
+      s += line + "\n";
+    }
+  };
+  for (const DriveProfile& d : m.drives) {
+    s += "  " + d.name + "     " + d.path.value_or("") ;
+    if (d.device) {
+      s += " on " + (d.device->disk.empty() ? "?" : d.device->disk) + " (" + d.device->filesystem +
+           (d.device->model.empty() ? "" : ", " + d.device->model) +
+           (d.device->pci_link.empty() ? "" : ", PCIe " + d.device->pci_link) +
+           (d.device->o_direct ? ", O_DIRECT" : ", BUFFERED: O_DIRECT refused") + ")";
+    }
+    s += "\n             sequential " + format_rate(d.seq_read_bytes_s.value) + "\n";
+    curve_lines(d.read_curve);
+  }
+  for (const DriveSetProfile& set : m.drive_sets) {
+    s += "  all drives (" + join(set.drives, ", ") + ") at once\n";
+    curve_lines(set.read_curve);
+  }
+  if (m.probe) {
+    s += "  probe      " + format_duration_s(m.probe->duration_s) + (m.probe->quick ? " (--quick)" : "") + ", " +
+         m.probe->fio + "\n";
+    for (const std::string& n : m.probe->notes) s += "  note       " + n + "\n";
+  }
+  return s;
+}
+
+}  // namespace moebench

@@ -1,0 +1,54 @@
+// machine_probe.h — `moebench probe`: measure this machine and describe it
+// as a MachineProfile (the schema of configs/hardware), every figure marked
+// `measured` with its method.
+//
+// Order: topology (hwloc) → usable memory (limits, then the active probe in
+// a child) → memory bandwidth → per-drive storage (test file, device
+// mapping, built-in O_DIRECT cells, the same cells through fio) → all
+// drives at once. A part that cannot run leaves a note in the profile and
+// the rest goes on; the profile is written with what was measured.
+//
+// Cell sets (built-in and fio alike):
+//   full : block {4 KiB, 128 KiB, 1 MiB, every card's expert record} ×
+//          queue depth {1, 4, 16, 32} × {random, sequential}, 2 s each
+//   quick: random 4 KiB QD32, random 1 MiB QD1, random 1 MiB QD16,
+//          sequential 1 MiB QD16, random K3 record (17,547,264 B) QD4, 1 s each;
+//          memory bandwidth at 1 and N threads, 3 repetitions; the usable-
+//          memory probe touches for at most 15 s (its figure is then a lower
+//          bound, and says so)
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/expected.h"
+#include "harness/machine_profile.h"
+#include "harness/progress.h"
+#include "probes/read_engine.h"
+
+namespace moebench {
+
+struct ProbeOptions {
+  std::vector<std::string> drive_dirs;
+  bool quick = false;
+  std::uint64_t file_bytes = 4ull << 30;
+  bool use_fio = true;
+  std::vector<std::uint64_t> record_bytes;  // expert record sizes of the cards
+  std::string profile_name;
+  std::string build_label;
+  std::string scratch_dir;  // for fio job files and tool output
+};
+
+// The storage cells the probe measures (documented in the file comment).
+std::vector<ReadCellSpec> probe_cells(bool quick, const std::vector<std::uint64_t>& record_bytes);
+
+// Rough duration, stated before a run starts.
+double estimated_probe_seconds(const ProbeOptions& options);
+
+Expected<MachineProfile> run_probe(const ProbeOptions& options, Progress& progress);
+
+// Readable summary of a profile (what the probe prints).
+std::string profile_summary(const MachineProfile& profile);
+
+}  // namespace moebench
