@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <set>
 
 #include "harness/environment.h"
@@ -84,6 +85,7 @@ void probe_memory(MachineProfile& m, const ProbeOptions& o, const Topology* topo
                  -1);
   UsableMemoryOptions um;
   if (o.quick) um.max_touch_s = kQuickTouchBudgetS;  // first touch can be slow (VMs): bounded in --quick
+  um.max_bytes = o.max_touch_bytes;
   auto usable = probe_usable_memory(limits, um);
   if (usable) {
     info.touchable_bytes = usable->touchable_bytes;
@@ -92,17 +94,20 @@ void probe_memory(MachineProfile& m, const ProbeOptions& o, const Topology* topo
     info.stop_reason = usable->stop_reason;
     info.touch_bytes_s = usable->touch_bytes_s;
     for (const std::string& n : usable->notes) notes.add("usable memory: " + n);
-    if (usable->bound_by == "time budget") {
+    if (usable->bound_by == "time budget" || usable->bound_by == "max_bytes") {
       // The touch was cut short (--quick): the limits are the better figure,
       // and the partial touch is a lower bound, both stated.
-      m.memory_usable_bytes.value = static_cast<double>(usable->target_bytes);
+      const double binding = static_cast<double>(info.binding_limit_bytes);
+      const double margin = std::max(um.margin_fraction * binding, static_cast<double>(um.min_margin_bytes));
+      const double limit_estimate = std::floor(std::max(binding - margin, static_cast<double>(usable->held_bytes)));
+      m.memory_usable_bytes.value = limit_estimate;
       m.memory_usable_bytes.provenance = Provenance::kEstimate;
       m.memory_usable_bytes.low = static_cast<double>(usable->held_bytes);
-      m.memory_usable_bytes.high = static_cast<double>(usable->target_bytes);
+      m.memory_usable_bytes.high = limit_estimate;
       m.memory_usable_bytes.source =
-          "binding limit " + info.binding_limit_name + " minus the safety margin; --quick touched only " +
-          format_bytes(static_cast<double>(usable->held_bytes)) + " within its time budget (the lower end of the "
-          "range); run the full probe to measure it";
+          "binding limit " + info.binding_limit_name + " minus the safety margin; the probe touched only " +
+          format_bytes(static_cast<double>(usable->held_bytes)) + " (" + usable->stop_reason + "; the lower end of the "
+          "range); run the full probe without --max-touch to measure it";
     } else {
     m.memory_usable_bytes =
         measured(static_cast<double>(usable->held_bytes),

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@ struct ProbeOptions {
   std::vector<std::string> drive_dirs;
   bool quick = false;
   std::uint64_t file_bytes = 4ull << 30;
+  std::optional<std::uint64_t> max_touch_bytes;  // cap the usable-memory probe (shared machines, tests)
   bool use_fio = true;
   std::vector<std::uint64_t> record_bytes;  // expert record sizes of the cards
   std::string profile_name;

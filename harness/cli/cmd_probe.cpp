@@ -22,6 +22,7 @@ void add_probe_command(CLI::App& app, CliState& state) {
     std::string file_size = "4GiB";
     std::string name;
     bool no_fio = false;
+    std::string max_touch;
     bool quiet = false;
   };
   auto args = std::make_shared<Args>();
@@ -42,6 +43,8 @@ void add_probe_command(CLI::App& app, CliState& state) {
   cmd->add_option("--file-size", args->file_size, "test file size per drive (default 4GiB; reused when valid)");
   cmd->add_option("--name", args->name, "profile name (default probed-<host>)");
   cmd->add_flag("--no-fio", args->no_fio, "skip the fio cross-check");
+  cmd->add_option("--max-touch", args->max_touch,
+                  "cap the usable-memory probe at this size (on shared machines); the figure is then a range");
   cmd->add_flag("--quiet,-q", args->quiet, "no progress line");
   cmd->callback([args, &state] {
     state.exit_code = 1;
@@ -51,6 +54,14 @@ void add_probe_command(CLI::App& app, CliState& state) {
       return;
     }
     ProbeOptions o;
+    if (!args->max_touch.empty()) {
+      auto cap = parse_size_bytes(args->max_touch);
+      if (!cap) {
+        std::fprintf(stderr, "moebench probe: --max-touch: %s\n", cap.error().message.c_str());
+        return;
+      }
+      o.max_touch_bytes = *cap;
+    }
     o.drive_dirs = args->drives;
     if (o.drive_dirs.empty()) {
       o.drive_dirs = {"/var/tmp/moebench"};

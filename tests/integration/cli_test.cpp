@@ -193,3 +193,36 @@ TEST_CASE("schema lists every column with its unit", "[integration]") {
     CHECK(f.out.find("| `" + c.name + "` | " + (c.unit.empty() ? "-" : c.unit) + " |") != std::string::npos);
   }
 }
+
+TEST_CASE("probe writes a valid profile even when parts cannot be measured", "[integration][probe]") {
+  TempDir dir;
+  const std::string drive = dir.file("drive");
+  std::filesystem::create_directories(drive);
+  const std::string out = dir.file("m.json");
+  Finished f = run_moebench({"probe", "--quick", "--quiet", "--drive", "/nonexistent/moebench-drive", "--drive", drive,
+                             "--file-size", "32MiB", "--max-touch", "256MiB", "--no-fio", "--out", out},
+                            dir.path(), "probe");
+  INFO(f.err << f.out);
+  REQUIRE(f.exit_code == 0);
+  CHECK(f.err.find("expected to take about") != std::string::npos);
+  CHECK(f.out.find("Machine profile") != std::string::npos);
+  CHECK(f.out.find("/nonexistent/moebench-drive: drive directory does not exist") != std::string::npos);
+  CHECK(f.out.find("not run (--no-fio)") != std::string::npos);
+  Finished v = run_moebench({"validate", "--kind", "machine", out}, dir.path(), "validate");
+  CHECK(v.exit_code == 0);
+  const Json j = Json::parse(read_file(out).value());
+  REQUIRE(j["drives"].size() == 1);
+  CHECK(j["drives"][0]["path"] == drive);
+  CHECK(j["drives"][0]["read_curve"].size() == 5);
+  CHECK(j["memory_usable"]["provenance"] == "estimate");  // capped by --max-touch: a range, said so
+  CHECK(j["memory_limits"]["touchable"].get<std::uint64_t>() <= (256u << 20));
+  CHECK(j["memory_bandwidth"]["cells"].size() >= 3);
+  CHECK(j["probe"]["notes"].size() >= 2);
+}
+
+TEST_CASE("probe rejects bad sizes with a clear message", "[integration]") {
+  TempDir dir;
+  Finished f = run_moebench({"probe", "--quick", "--file-size", "lots"}, dir.path(), "bad");
+  CHECK(f.exit_code == 1);
+  CHECK(f.err.find("--file-size: expected a size like") != std::string::npos);
+}
