@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -23,7 +25,29 @@ extern char** environ;
 
 namespace moebench {
 
-std::string command_line(const std::vector<std::string>& argv) { return join(argv, " "); }
+namespace {
+
+// Quoted so the printed command can be pasted into a shell.
+std::string shell_quote_for_display(const std::string& arg) {
+  if (!arg.empty() && arg.find_first_of(" \t\n'\"\\$`") == std::string::npos) return arg;
+  std::string out = "'";
+  for (char c : arg) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+}  // namespace
+
+std::string command_line(const std::vector<std::string>& argv) {
+  std::vector<std::string> quoted;
+  for (const std::string& a : argv) quoted.push_back(shell_quote_for_display(a));
+  return join(quoted, " ");
+}
 
 std::string last_lines(const std::string& text, int n) {
   std::size_t pos = text.size();
@@ -51,51 +75,90 @@ std::optional<std::string> find_program(const std::string& program) {
   return std::nullopt;
 }
 
-Expected<ProcessResult> run_process(const std::vector<std::string>& argv, double timeout_s,
-                                    const std::string& scratch_dir) {
+std::string ProcessResult::describe() const {
+  if (timed_out) return "was killed at its timeout";
+  if (signal != 0) {
+    const char* name = strsignal(signal);
+    return "was killed by signal " + std::to_string(signal) + (name != nullptr ? " (" + std::string(name) + ")" : "");
+  }
+  return "exited with status " + std::to_string(exit_code);
+}
+
+Expected<ProcessResult> run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
   if (argv.empty()) return make_error("run_process: empty command");
-  const std::string base = scratch_dir + "/proc-" + std::to_string(getpid()) + "-" +
-                           std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
-  const std::string out_path = base + ".out";
-  const std::string err_path = base + ".err";
+  static std::atomic<unsigned> counter{0};
+  const std::string base = options.scratch_dir + "/proc-" + std::to_string(getpid()) + "-" +
+                           std::to_string(counter.fetch_add(1));
+  const bool temp_out = options.stdout_path.empty();
+  const bool temp_err = options.stderr_path.empty();
+  const std::string out_path = temp_out ? base + ".out" : options.stdout_path;
+  const std::string err_path = temp_err ? base + ".err" : options.stderr_path;
+
   posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&fa);
+  posix_spawnattr_init(&attr);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  // Own process group (so a timeout kills the whole tree), empty signal
+  // mask and default dispositions (our SIGINT handler must not leak in).
+  sigset_t empty_mask, defaults;
+  sigemptyset(&empty_mask);
+  sigemptyset(&defaults);
+  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&defaults, sig);
+  posix_spawnattr_setsigmask(&attr, &empty_mask);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, static_cast<short>(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                                     POSIX_SPAWN_SETSIGDEF));
   std::vector<std::string> args = argv;
   std::vector<char*> cargv;
   for (std::string& a : args) cargv.push_back(a.data());
   cargv.push_back(nullptr);
   pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, cargv[0], &fa, nullptr, cargv.data(), environ);
+  const int rc = posix_spawnp(&pid, cargv[0], &fa, &attr, cargv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  auto cleanup = [&] {
+    if (temp_out) unlink(out_path.c_str());
+    if (temp_err) unlink(err_path.c_str());
+  };
   if (rc != 0) {
-    unlink(out_path.c_str());
-    unlink(err_path.c_str());
-    return make_error("cannot start \"" + command_line(argv) + "\": " + std::strerror(rc));
+    cleanup();
+    return make_error("cannot start \"" + command_line(argv) + "\": " + std::strerror(rc) +
+                      " (is it installed and executable? can " + out_path + " be written?)");
   }
   ProcessResult r;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(options.timeout_s));
   int status = 0;
+  auto poll = std::chrono::milliseconds(1);
   while (true) {
     const pid_t w = waitpid(pid, &status, WNOHANG);
     if (w == pid) break;
-    if (w < 0 && errno != EINTR) break;
-    if (std::chrono::steady_clock::now() >= deadline) {
+    if (w < 0 && errno != EINTR) {
+      const std::string why = std::strerror(errno);
+      cleanup();
+      return make_error("waiting for \"" + command_line(argv) + "\" failed: " + why +
+                        " (is SIGCHLD ignored in this process?)");
+    }
+    if (Clock::now() >= deadline) {
+      kill(-pid, SIGKILL);  // the whole group: a tool's forked workers too
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
       r.timed_out = true;
       break;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::this_thread::sleep_for(poll);
+    poll = std::min(poll * 2, std::chrono::milliseconds(50));
   }
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   r.out = read_file(out_path).value_or("");
   r.err = read_file(err_path).value_or("");
-  unlink(out_path.c_str());
-  unlink(err_path.c_str());
+  cleanup();
   return r;
 }
 

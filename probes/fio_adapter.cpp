@@ -11,11 +11,8 @@
 #include "probes/fio_adapter.h"
 
 #include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,14 +23,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <thread>
 #include <vector>
 
 #include "harness/file_io.h"
 #include "harness/json_reader.h"
+#include "harness/subprocess.h"
 #include "harness/text.h"
 
-extern char** environ;
 
 namespace moebench {
 namespace {
@@ -142,25 +138,6 @@ std::string first_line_excerpt(const std::string& text) {
 
 // ---- Running fio. ----
 
-std::string shell_quote_for_display(const std::string& arg) {
-  if (!arg.empty() && arg.find_first_of(" \t\n'\"\\$`") == std::string::npos) return arg;
-  std::string out = "'";
-  for (char c : arg) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
-std::string command_line(const std::vector<std::string>& argv) {
-  std::vector<std::string> shown;
-  for (const std::string& a : argv) shown.push_back(shell_quote_for_display(a));
-  return join(shown, " ");
-}
-
 // The last lines of a file, indented, or a note that it is empty/unreadable.
 std::string tail_of(const std::string& path) {
   auto text = read_file(path);
@@ -181,11 +158,6 @@ std::string tail_of(const std::string& path) {
   return out;
 }
 
-std::string read_text_or_empty(const std::string& path) {
-  auto text = read_file(path);
-  return text ? std::move(*text) : std::string();
-}
-
 // fio prints some errors to stdout before its JSON ("fio: pid=..., err=2/...,
 // error=No such file or directory") and others to stderr; show both.
 std::string fio_messages(const std::string& stdout_text, const std::string& stderr_path) {
@@ -203,16 +175,6 @@ std::string fio_messages(const std::string& stdout_text, const std::string& stde
     }
   }
   return out + "\n  fio stderr (last lines):\n" + tail_of(stderr_path);
-}
-
-std::string describe_wait_status(int status) {
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    const char* name = strsignal(sig);
-    return "was killed by signal " + std::to_string(sig) + (name ? " (" + std::string(name) + ")" : "");
-  }
-  return "ended with wait status " + std::to_string(status);
 }
 
 Status check_cell(const std::string& fio_path, const FioCell& cell) {
@@ -268,80 +230,6 @@ Status check_cell(const std::string& fio_path, const FioCell& cell) {
                       "; write the whole test file first (fio would otherwise try to extend it)");
   }
   return Status::success();
-}
-
-struct SpawnFiles {
-  std::string stdout_path, stderr_path;
-};
-
-// Starts argv[0] in its own process group with stdin from /dev/null and
-// stdout/stderr into files. Returns the pid or an error.
-Expected<pid_t> spawn_process(const std::vector<std::string>& argv, const SpawnFiles& files) {
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t attr;
-  if (posix_spawn_file_actions_init(&fa) != 0) return make_error("posix_spawn_file_actions_init failed");
-  if (posix_spawnattr_init(&attr) != 0) {
-    posix_spawn_file_actions_destroy(&fa);
-    return make_error("posix_spawnattr_init failed");
-  }
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, files.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, files.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  sigset_t empty_mask, defaults;
-  sigemptyset(&empty_mask);
-  sigemptyset(&defaults);
-  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&defaults, sig);
-  posix_spawnattr_setsigmask(&attr, &empty_mask);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, static_cast<short>(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                                     POSIX_SPAWN_SETSIGDEF));
-  std::vector<std::string> args = argv;
-  std::vector<char*> cargv;
-  for (std::string& a : args) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, args[0].c_str(), &fa, &attr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    return make_error("cannot start `" + command_line(argv) + "`: " + std::strerror(rc) +
-                      " (is fio installed and is " + argv[0] +
-                      " an executable? Install fio or fix the path; can " + files.stdout_path +
-                      " be written?)");
-  }
-  return pid;
-}
-
-enum class WaitOutcome { exited, timed_out, wait_failed };
-
-// Polls for the child until `timeout`; on timeout kills its process group
-// with SIGKILL and reaps it (for at most a few seconds more).
-WaitOutcome wait_with_timeout(pid_t pid, std::chrono::duration<double> timeout, int& status,
-                              int& wait_errno) {
-  using clock = std::chrono::steady_clock;
-  const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(timeout);
-  auto poll = std::chrono::milliseconds(1);
-  while (true) {
-    const pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid) return WaitOutcome::exited;
-    if (r < 0 && errno != EINTR) {
-      wait_errno = errno;
-      return WaitOutcome::wait_failed;
-    }
-    if (clock::now() >= deadline) break;
-    std::this_thread::sleep_for(poll);
-    poll = std::min(poll * 2, std::chrono::milliseconds(50));
-  }
-  ::kill(-pid, SIGKILL);
-  ::kill(pid, SIGKILL);
-  const auto reap_deadline = clock::now() + std::chrono::seconds(5);
-  while (clock::now() < reap_deadline) {
-    const pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid || (r < 0 && errno != EINTR)) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return WaitOutcome::timed_out;
 }
 
 }  // namespace
@@ -511,43 +399,38 @@ Expected<FioResult> run_fio(const std::string& fio_path, const FioCell& cell, co
   const std::string stem = scratch_dir + "/fio-" + std::to_string(::getpid()) + "-" +
                            std::to_string(counter.fetch_add(1));
   const std::string job_path = stem + ".fio";
-  const SpawnFiles files{stem + ".stdout.json", stem + ".stderr.txt"};
+  ProcessOptions po;
+  po.stdout_path = stem + ".stdout.json";  // kept beside the job file as evidence
+  po.stderr_path = stem + ".stderr.txt";
+  po.scratch_dir = scratch_dir;
+  po.timeout_s = static_cast<double>(job_runtime_s(cell.runtime_s)) + kTimeoutSlackS;
   if (Status st = write_file_atomic(job_path, fio_job_text(cell)); !st) return st.error();
 
   const std::vector<std::string> argv = {fio_path, "--readonly", "--output-format=json", job_path};
   const std::string cmd = command_line(argv);
-  auto pid = spawn_process(argv, files);
-  if (!pid) return pid.error();
-
-  const double timeout_s = static_cast<double>(job_runtime_s(cell.runtime_s)) + kTimeoutSlackS;
-  int status = 0, wait_errno = 0;
-  switch (wait_with_timeout(*pid, std::chrono::duration<double>(timeout_s), status, wait_errno)) {
-    case WaitOutcome::timed_out:
-      return make_error("fio did not finish within " + format_fixed(timeout_s, 0) +
-                        " s (runtime " + std::to_string(job_runtime_s(cell.runtime_s)) +
-                        " s + 30 s); killed it with SIGKILL. The storage may be hung or far slower "
-                        "than expected (check dmesg).\n  command: " + cmd +
-                        fio_messages(read_text_or_empty(files.stdout_path), files.stderr_path));
-    case WaitOutcome::wait_failed:
-      return make_error("waiting for fio failed: " + std::string(std::strerror(wait_errno)) +
-                        " (is SIGCHLD ignored in this process?)\n  command: " + cmd);
-    case WaitOutcome::exited:
-      break;
+  auto proc = run_process(argv, po);
+  if (!proc) {
+    return make_error(proc.error().message + " (install fio or fix its path)");
   }
-  auto out = read_file(files.stdout_path);
-  const std::string out_text = out ? *out : std::string();
-  const std::string messages = fio_messages(out_text, files.stderr_path);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (proc->timed_out) {
+    return make_error("fio did not finish within " + format_fixed(po.timeout_s, 0) + " s (runtime " +
+                      std::to_string(job_runtime_s(cell.runtime_s)) +
+                      " s + 30 s); killed it with SIGKILL. The storage may be hung or far slower "
+                      "than expected (check dmesg).\n  command: " + cmd +
+                      fio_messages(proc->out, po.stderr_path));
+  }
+  const std::string& out_text = proc->out;
+  const std::string messages = fio_messages(out_text, po.stderr_path);
+  if (proc->exit_code != 0) {
     // fio's JSON often still names the failure (jobs[0].error), e.g. ENOENT.
     std::string detail;
-    if (auto parsed = parse_fio_json(out_text, files.stdout_path); !parsed) {
+    if (auto parsed = parse_fio_json(out_text, po.stdout_path); !parsed) {
       detail = "\n  " + parsed.error().message;
     }
-    return make_error("fio " + describe_wait_status(status) + "; its figures are not used." + detail +
-                      "\n  command: " + cmd + messages);
+    return make_error("fio " + proc->describe() + "; its figures are not used." + detail + "\n  command: " + cmd +
+                      messages);
   }
-  if (!out) return make_error(out.error().message + "\n  command: " + cmd + messages);
-  auto result = parse_fio_json(out_text, files.stdout_path);
+  auto result = parse_fio_json(out_text, po.stdout_path);
   if (!result) return make_error(result.error().message + "\n  command: " + cmd + messages);
   return result;
 }

@@ -150,8 +150,7 @@ void probe_memory(MachineProfile& m, const ProbeOptions& o, const Topology* topo
   info_bw.convention = kByteConvention;
   if (cells) {
     for (const BandwidthCell& c : *cells) {
-      info_bw.cells.push_back({c.kernel, c.threads, c.best_bytes_s, c.median_bytes_s, c.repetitions, c.array_bytes,
-                               c.pinned});
+      info_bw.cells.push_back(c);
       if (c.kernel == "read" && c.threads == bw.thread_counts.back()) {
         m.memory_read_bytes_s = measured(c.median_bytes_s, "read kernel (sum of doubles), " + std::to_string(c.threads) +
                                                                " pinned thread(s), arrays of " +

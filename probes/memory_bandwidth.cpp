@@ -139,11 +139,13 @@ Expected<double> sysbench_memory_read_bytes_s(int threads, std::uint64_t block_b
                                          "--memory-block-size=" + std::to_string(block_bytes),
                                          "--memory-total-size=" + std::to_string(total),
                                          "--threads=" + std::to_string(threads), "run"};
-  auto r = run_process(argv, 120, scratch_dir);
+  ProcessOptions po;
+  po.timeout_s = 120;
+  po.scratch_dir = scratch_dir;
+  auto r = run_process(argv, po);
   if (!r) return r.error();
-  if (r->exit_code != 0) {
-    return make_error("\"" + command_line(argv) + "\" failed (exit " + std::to_string(r->exit_code) + "): " +
-                      last_lines(r->err + r->out, 3));
+  if (!r->ok()) {
+    return make_error("\"" + command_line(argv) + "\" " + r->describe() + ": " + last_lines(r->err + r->out, 3));
   }
   // "16384.00 MiB transferred (10333.27 MiB/sec)"
   std::smatch m;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "harness/expected.h"
+#include "harness/machine_profile.h"
 #include "harness/progress.h"
 
 namespace moebench {
@@ -27,15 +28,8 @@ struct MemoryBandwidthOptions {
   int repetitions = 5;
 };
 
-struct BandwidthCell {
-  std::string kernel;  // "read", "copy", "triad"
-  int threads = 1;
-  double best_bytes_s = 0;
-  double median_bytes_s = 0;
-  int repetitions = 0;
-  std::uint64_t array_bytes = 0;
-  bool pinned = false;
-};
+// One (kernel, threads) result: the profile's own record type.
+using BandwidthCell = BandwidthFigure;
 
 inline constexpr const char* kByteConvention =
     "STREAM convention: read counts 8 B/element, copy 16 B, triad 24 B; write-allocate traffic not counted";
