@@ -7,7 +7,13 @@
 #   libcli11-dev        the command line
 #   catch2              tests (v2, header-only)
 #   git                 records the commit in every result's conditions
-PACKAGES := cmake g++ make nlohmann-json3-dev libcli11-dev catch2 git
+#   pkg-config          finds hwloc and liburing
+#   libhwloc-dev        topology, caches, thread pinning, block devices (probe)
+#   liburing-dev        the io_uring O_DIRECT read path (probe; pread threads without it)
+#   fio                 storage cross-check beside the built-in reads (probe)
+#   sysbench            memory-bandwidth cross-check (probe)
+PACKAGES := cmake g++ make nlohmann-json3-dev libcli11-dev catch2 git pkg-config libhwloc-dev liburing-dev \
+            fio sysbench
 BUILD    ?= build
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -264,7 +264,14 @@ Expected<MachineProfile> run_probe(const ProbeOptions& o, Progress& progress) {
       notes.add(drive.name + " (" + dir + "): not probed: " + tf.error().message);
       continue;
     }
-    const DriveDevice dev = describe_drive(dir);
+    DriveDevice dev = describe_drive(dir);
+    if (topo) {  // hwloc's view of the same OS device: PCI bus and link speed
+      for (const BlockDevice& b : topo->block_devices) {
+        if (b.name != dev.disk) continue;
+        if (dev.pci_bus_id.empty()) dev.pci_bus_id = b.pci_bus_id;
+        if (dev.pci_link.empty() && b.pci_link_gb_s > 0) dev.pci_link = format_fixed(b.pci_link_gb_s, 2) + " GB/s (hwloc)";
+      }
+    }
     for (const std::string& n : dev.notes) notes.add(drive.name + ": " + n);
     DriveDeviceInfo di;
     di.dev_id = dev.dev_id;
