@@ -9,6 +9,7 @@
 #include <set>
 
 #include "../unit/test_support.h"
+#include "engines/container/gguf.h"
 #include "harness/columns.h"
 #include "harness/journal.h"
 #include "process.h"
@@ -225,4 +226,25 @@ TEST_CASE("probe rejects bad sizes with a clear message", "[integration]") {
   Finished f = run_moebench({"probe", "--quick", "--file-size", "lots"}, dir.path(), "bad");
   CHECK(f.exit_code == 1);
   CHECK(f.err.find("--file-size: expected a size like") != std::string::npos);
+}
+
+TEST_CASE("container inspect lists every tensor of llama.cpp's files", "[integration]") {
+  TempDir dir;
+  const std::string gguf_dir = std::string(MOEBENCH_TEST_DATA) + "/gguf/";
+  for (const char* name : {"tiny-qwen3moe-BF16.gguf", "tiny-qwen3moe-Q8_0.gguf", "tiny-qwen3moe-Q4_0.gguf",
+                           "tiny-qwen3moe-Q4_K.gguf", "tiny-qwen3moe-MXFP4.gguf", "tiny-qwen3moe-Q3_K.gguf",
+                           "tiny-qwen3moe-Q2_K.gguf"}) {
+    INFO(name);
+    Finished f = run_moebench({"container", "inspect", gguf_dir + name}, dir.path());
+    REQUIRE(f.exit_code == 0);
+    auto g = read_gguf(gguf_dir + name);
+    REQUIRE(g.ok());
+    for (const GgufTensorInfo& t : g->tensors) CHECK(f.out.find("  " + t.name + " ") != std::string::npos);
+    CHECK(f.out.find("tensors (" + std::to_string(g->tensors.size()) + "):") != std::string::npos);
+    CHECK(f.out.find("qwen3moe.expert_count") != std::string::npos);
+  }
+  REQUIRE(write_file_atomic(dir.file("broken.gguf"), std::string("GGUF\x03\0\0\0", 8)).ok());
+  Finished bad = run_moebench({"container", "inspect", dir.file("broken.gguf")}, dir.path(), "bad");
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.err.find("broken.gguf: at byte 8 (header): the file ends") != std::string::npos);
 }
