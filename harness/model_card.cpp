@@ -1,4 +1,6 @@
-// model_card.cpp — see model_card.h.
+// model_card.cpp — see model_card.h (loading, scaling, derived numbers) and
+// card_report.h (the report of `moebench card show`, kept here so the unit
+// tests, which link the core library, can check it against a golden file).
 #include "harness/model_card.h"
 
 #include <algorithm>
@@ -6,7 +8,9 @@
 #include <numeric>
 
 #include "engines/quant/quant_format.h"
+#include "harness/card_report.h"
 #include "harness/text.h"
+#include "harness/units.h"
 
 namespace moebench {
 
@@ -47,6 +51,219 @@ std::uint64_t ModelCard::routed_bytes_per_token(const std::string& quant) const 
 
 std::uint64_t ModelCard::routed_bytes_total(const std::string& quant) const {
   return static_cast<std::uint64_t>(moe.experts) * moe_layers() * expert_bytes(quant);
+}
+
+namespace {
+
+// ---- the tensor inventory behind every derived number (see model_card.h) ----
+
+enum class Part {
+  kMla, kGqa, kLinear, kShared, kDense, kLatent, kRouter, kNorm, kEmbedding, kLmHead, kOutputNorm
+};
+enum class Store { kMatrix, kSmall };  // trunk_quant, or 16-bit small tensors
+
+struct TensorGroup {
+  Part part;
+  Store store;
+  std::uint64_t rows;     // output features (or vectors)
+  std::uint64_t row_len;  // input features: the length a quant block must divide
+  std::uint64_t count;    // how many layers carry it
+};
+
+using u64 = std::uint64_t;
+
+template <typename F>
+void for_each_trunk_tensor(const ModelCard& c, F&& f) {
+  const u64 h = static_cast<u64>(c.hidden_size);
+  for (const LayerGroup& g : c.layers) {
+    const u64 n = static_cast<u64>(g.count);
+    f(TensorGroup{Part::kNorm, Store::kSmall, 2, h, n});  // input + post-attention norms
+    if (g.attention == AttentionKind::kMla && c.mla) {
+      const MlaParams& m = *c.mla;
+      const u64 heads = static_cast<u64>(m.heads);
+      const u64 qk = static_cast<u64>(m.qk_nope_head_dim + m.qk_rope_head_dim);
+      const u64 kv = static_cast<u64>(m.kv_lora_rank);
+      if (m.q_lora_rank > 0) {
+        const u64 q = static_cast<u64>(m.q_lora_rank);
+        f(TensorGroup{Part::kMla, Store::kMatrix, q, h, n});          // q_a
+        f(TensorGroup{Part::kMla, Store::kSmall, 1, q, n});           // q_a norm
+        f(TensorGroup{Part::kMla, Store::kMatrix, heads * qk, q, n});  // q_b
+      } else {
+        f(TensorGroup{Part::kMla, Store::kMatrix, heads * qk, h, n});  // q
+      }
+      f(TensorGroup{Part::kMla, Store::kMatrix, kv + static_cast<u64>(m.qk_rope_head_dim), h, n});  // kv_a
+      f(TensorGroup{Part::kMla, Store::kSmall, 1, kv, n});  // kv_a norm
+      f(TensorGroup{Part::kMla, Store::kMatrix,
+                    heads * static_cast<u64>(m.qk_nope_head_dim + m.v_head_dim), kv, n});  // kv_b
+      const u64 out = heads * static_cast<u64>(m.v_head_dim);
+      f(TensorGroup{Part::kMla, Store::kMatrix, h, out, n});                    // o
+      if (m.output_gate) f(TensorGroup{Part::kMla, Store::kMatrix, out, h, n});  // gate
+    } else if (g.attention == AttentionKind::kGqa && c.gqa) {
+      const GqaParams& q = *c.gqa;
+      const u64 hd = static_cast<u64>(q.head_dim);
+      f(TensorGroup{Part::kGqa, Store::kMatrix, static_cast<u64>(q.heads) * hd, h, n});         // q
+      f(TensorGroup{Part::kGqa, Store::kMatrix, 2 * static_cast<u64>(q.kv_heads) * hd, h, n});  // k, v
+      f(TensorGroup{Part::kGqa, Store::kMatrix, h, static_cast<u64>(q.heads) * hd, n});         // o
+    } else if (g.attention == AttentionKind::kLinear && c.linear) {
+      const LinearParams& l = *c.linear;
+      const u64 heads = static_cast<u64>(l.heads);
+      const u64 hk = heads * static_cast<u64>(l.key_head_dim);
+      const u64 hv = heads * static_cast<u64>(l.value_head_dim);
+      f(TensorGroup{Part::kLinear, Store::kMatrix, 2 * hk + hv, h, n});  // q, k, v
+      f(TensorGroup{Part::kLinear, Store::kMatrix, h, hv, n});           // o
+      f(TensorGroup{Part::kLinear, Store::kMatrix, heads, h, n});        // beta
+      auto gate = [&](const std::optional<int>& rank, u64 width) {
+        if (!rank) return;
+        if (*rank == 0) {
+          f(TensorGroup{Part::kLinear, Store::kMatrix, width, h, n});
+        } else {
+          const u64 r = static_cast<u64>(*rank);
+          f(TensorGroup{Part::kLinear, Store::kMatrix, r, h, n});
+          f(TensorGroup{Part::kLinear, Store::kMatrix, width, r, n});
+        }
+      };
+      gate(l.decay_gate_rank, hk);
+      if (l.decay_gate_rank) f(TensorGroup{Part::kLinear, Store::kSmall, 1, heads + hk, n});  // A_log, dt_bias
+      gate(l.output_gate_rank, hv);
+      if (l.conv_kernel > 0) {
+        f(TensorGroup{Part::kLinear, Store::kSmall, 2 * hk + hv, static_cast<u64>(l.conv_kernel), n});
+      }
+      f(TensorGroup{Part::kLinear, Store::kSmall, 1, static_cast<u64>(l.value_head_dim), n});  // o norm
+    }
+    if (g.ffn == FfnKind::kDense && c.dense_ffn) {
+      const u64 i = static_cast<u64>(c.dense_ffn->intermediate);
+      f(TensorGroup{Part::kDense, Store::kMatrix, 2 * i, h, n});  // gate, up
+      f(TensorGroup{Part::kDense, Store::kMatrix, h, i, n});      // down
+    } else if (g.ffn == FfnKind::kMoe) {
+      const u64 ed = static_cast<u64>(c.moe.expert_dim);
+      f(TensorGroup{Part::kRouter, Store::kSmall, static_cast<u64>(c.moe.experts), h, n});
+      if (ed != h) {
+        f(TensorGroup{Part::kLatent, Store::kMatrix, ed, h, n});  // hidden -> latent
+        f(TensorGroup{Part::kLatent, Store::kMatrix, h, ed, n});  // latent -> hidden
+        f(TensorGroup{Part::kLatent, Store::kSmall, 1, ed, n});   // latent norm
+      }
+      if (c.moe.shared > 0) {
+        const u64 si = static_cast<u64>(c.moe.shared) * static_cast<u64>(c.moe.shared_intermediate);
+        f(TensorGroup{Part::kShared, Store::kMatrix, 2 * si, h, n});
+        f(TensorGroup{Part::kShared, Store::kMatrix, h, si, n});
+      }
+    }
+  }
+  const u64 v = static_cast<u64>(c.vocab_size);
+  f(TensorGroup{Part::kEmbedding, Store::kMatrix, v, h, 1});
+  if (!c.tied_embeddings) f(TensorGroup{Part::kLmHead, Store::kMatrix, v, h, 1});
+  f(TensorGroup{Part::kOutputNorm, Store::kSmall, 1, h, 1});
+}
+
+// Bytes of `rows` rows of `row_len` weights in `f` (a partial block rounds up).
+u64 rows_bytes(const QuantFormat& f, u64 rows, u64 row_len) {
+  return rows * ((row_len + f.block_weights - 1) / f.block_weights) * f.block_bytes;
+}
+
+// Small tensors keep 16 bits unless the trunk is already a float format.
+QuantFormat small_format(const QuantFormat& trunk) {
+  return trunk.block_weights == 1 ? trunk : *find_quant("bf16");
+}
+
+}  // namespace
+
+std::uint64_t ParamCounts::trunk() const {
+  return shared_experts + dense_ffn + attention_mla + attention_gqa + attention_linear +
+         latent_projections + router + norms + embedding + lm_head;
+}
+
+std::uint64_t TrunkBytes::head_per_token() const {
+  return lm_head > 0 ? lm_head + output_norm + embedding_row : embedding + output_norm;
+}
+
+ParamCounts ModelCard::parameter_counts() const {
+  ParamCounts p;
+  const u64 per_expert = 3 * static_cast<u64>(moe.expert_dim) * static_cast<u64>(moe.expert_intermediate);
+  p.routed_experts = per_expert * static_cast<u64>(moe.experts) * static_cast<u64>(moe_layers());
+  p.routed_active = per_expert * static_cast<u64>(moe.active) * static_cast<u64>(moe_layers());
+  for_each_trunk_tensor(*this, [&p](const TensorGroup& t) {
+    const u64 n = t.rows * t.row_len * t.count;
+    switch (t.part) {
+      case Part::kMla: p.attention_mla += n; break;
+      case Part::kGqa: p.attention_gqa += n; break;
+      case Part::kLinear: p.attention_linear += n; break;
+      case Part::kShared: p.shared_experts += n; break;
+      case Part::kDense: p.dense_ffn += n; break;
+      case Part::kLatent: p.latent_projections += n; break;
+      case Part::kRouter: p.router += n; break;
+      case Part::kNorm: case Part::kOutputNorm: p.norms += n; break;
+      case Part::kEmbedding: p.embedding += n; break;
+      case Part::kLmHead: p.lm_head += n; break;
+    }
+  });
+  return p;
+}
+
+TrunkBytes ModelCard::trunk() const {
+  TrunkBytes b;
+  const auto tf = find_quant(trunk_quant);
+  if (!tf) return b;
+  const QuantFormat sf = small_format(*tf);
+  for_each_trunk_tensor(*this, [&](const TensorGroup& t) {
+    const u64 bytes = rows_bytes(t.store == Store::kMatrix ? *tf : sf, t.rows, t.row_len) * t.count;
+    switch (t.part) {
+      case Part::kEmbedding: b.embedding += bytes; break;
+      case Part::kLmHead: b.lm_head += bytes; break;
+      case Part::kOutputNorm: b.output_norm += bytes; break;
+      default: b.layers += bytes; break;
+    }
+  });
+  b.embedding_row = rows_bytes(*tf, 1, static_cast<u64>(hidden_size));
+  return b;
+}
+
+std::uint64_t ModelCard::container_bytes(const std::string& quant) const {
+  if (!find_quant(quant)) return 0;
+  return routed_bytes_total(quant) + trunk().total();
+}
+
+std::uint64_t ModelCard::kv_bytes_per_token() const {
+  const auto f = find_quant(kv_dtype);
+  if (!f) return 0;
+  u64 total = 0;
+  for (const LayerGroup& g : layers) {
+    const u64 n = static_cast<u64>(g.count);
+    if (g.attention == AttentionKind::kMla && mla) {
+      total += n * rows_bytes(*f, 1, static_cast<u64>(mla->kv_lora_rank + mla->qk_rope_head_dim));
+    } else if (g.attention == AttentionKind::kGqa && gqa) {
+      total += n * rows_bytes(*f, 2 * static_cast<u64>(gqa->kv_heads), static_cast<u64>(gqa->head_dim));
+    }
+  }
+  return total;
+}
+
+std::uint64_t ModelCard::linear_state_bytes() const {
+  if (!linear) return 0;
+  const u64 heads = static_cast<u64>(linear->heads);
+  const u64 dk = static_cast<u64>(linear->key_head_dim);
+  const u64 dv = static_cast<u64>(linear->value_head_dim);
+  u64 per_layer = heads * dk * dv * 4;
+  if (linear->conv_kernel > 1) {
+    per_layer += static_cast<u64>(linear->conv_kernel - 1) * (2 * heads * dk + heads * dv) * 4;
+  }
+  u64 n = 0;
+  for (const LayerGroup& g : layers) n += g.attention == AttentionKind::kLinear ? static_cast<u64>(g.count) : 0;
+  return n * per_layer;
+}
+
+std::uint64_t ModelCard::cache_bytes(std::uint64_t context) const {
+  return kv_bytes_per_token() * context + linear_state_bytes();
+}
+
+DecodeBytes ModelCard::decode_bytes(const std::string& quant) const {
+  const TrunkBytes t = trunk();
+  const u64 routed = routed_bytes_per_token(quant);
+  const u64 head = t.head_per_token();
+  DecodeBytes d;
+  d.all_resident = {t.layers + head + routed, 0};
+  d.experts_streamed = {t.layers + head, routed};
+  d.all_streamed = {head, t.layers + routed};
+  return d;
 }
 
 std::string Scale::to_string() const {
@@ -241,6 +458,7 @@ std::optional<ModelCard> load_model_card(const Json& j, Diagnostics& d) {
     p.qk_nope_head_dim = req_int(m, "qk_nope_head_dim");
     p.qk_rope_head_dim = req_int(m, "qk_rope_head_dim");
     p.v_head_dim = req_int(m, "v_head_dim");
+    p.output_gate = m.boolean("output_gate", false).value_or(false);
     m.finish();
     c.mla = p;
   }
@@ -264,6 +482,13 @@ std::optional<ModelCard> load_model_card(const Json& j, Diagnostics& d) {
     p.heads = req_int(l, "heads");
     p.key_head_dim = req_int(l, "key_head_dim");
     p.value_head_dim = req_int(l, "value_head_dim");
+    p.conv_kernel = static_cast<int>(l.integer("conv_kernel", false, 0, 64).value_or(0));
+    auto rank = [&l](const char* key) -> std::optional<int> {
+      const auto v = l.integer(key, false, 0, 1 << 20);
+      return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+    };
+    p.decay_gate_rank = rank("decay_gate_rank");
+    p.output_gate_rank = rank("output_gate_rank");
     l.finish();
     c.linear = p;
   }
@@ -300,6 +525,298 @@ std::optional<ModelCard> load_model_card(const Json& j, Diagnostics& d) {
 
 Expected<ModelCard> load_model_card_file(const std::string& path) {
   return load_config_file<ModelCard>(path, load_model_card);
+}
+
+}  // namespace moebench
+
+// ---- the report of `moebench card show` (card_report.h) ----
+
+namespace moebench {
+namespace {
+
+std::string group_digits(u64 v) {
+  std::string s = std::to_string(v);
+  for (std::size_t i = s.size(); i > 3; i -= 3) s.insert(i - 3, ",");
+  return s;
+}
+
+// Decimal units, as the published figures and drive makers use them.
+std::string decimal_bytes(double b) {
+  static constexpr const char* kUnits[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  int unit = 0;
+  while (b >= 1000.0 && unit < 5) {
+    b /= 1000.0;
+    ++unit;
+  }
+  return unit == 0 ? format_fixed(b, 0) + " B" : format_fixed(b, 2) + " " + kUnits[unit];
+}
+
+std::string count_words(double n) {
+  if (n >= 1e12) return format_fixed(n / 1e12, 3) + " trillion";
+  if (n >= 1e9) return format_fixed(n / 1e9, 2) + " billion";
+  if (n >= 1e6) return format_fixed(n / 1e6, 2) + " million";
+  if (n >= 1e3) return format_fixed(n / 1e3, 2) + " thousand";
+  return group_digits(static_cast<u64>(n));
+}
+
+// Exact bytes, then decimal and binary units.
+std::vector<std::string> byte_cells(u64 v) {
+  return {group_digits(v) + " B", decimal_bytes(static_cast<double>(v)),
+          format_bytes(static_cast<double>(v))};
+}
+
+// Columns: first left-aligned, then `align` per column ('l' or 'r'; missing = 'l').
+std::string render_table(const std::vector<std::vector<std::string>>& rows, const std::string& align) {
+  std::vector<std::size_t> width;
+  for (const auto& r : rows) {
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      if (width.size() <= i) width.push_back(0);
+      width[i] = std::max(width[i], r[i].size());
+    }
+  }
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line = "  ";
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      const bool right = i < align.size() && align[i] == 'r';
+      const std::size_t pad = width[i] - r[i].size();
+      const bool last = i + 1 == r.size();
+      if (right) line += std::string(pad, ' ') + r[i];
+      else line += r[i] + (last ? "" : std::string(pad, ' '));
+      if (!last) line += "  ";
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string gate_phrase(const std::optional<int>& rank, const char* what) {
+  if (!rank) return "";
+  return std::string(", ") + what + (*rank == 0 ? " full rank" : " rank " + std::to_string(*rank));
+}
+
+std::string shape_section(const ModelCard& c) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> groups;
+  for (const LayerGroup& g : c.layers) {
+    groups.push_back(std::to_string(g.count) + " " + to_string(g.attention) + "/" + to_string(g.ffn));
+  }
+  rows.push_back({"layers", std::to_string(c.total_layers()) + " = " + join(groups, " + ") + "; " +
+                                std::to_string(c.moe_layers()) + " MoE"});
+  rows.push_back({"hidden, vocab", std::to_string(c.hidden_size) + ", " + std::to_string(c.vocab_size) +
+                                       (c.tied_embeddings ? " (lm_head tied to the embedding)"
+                                                          : " (embedding and lm_head untied)")});
+  const u64 instances = static_cast<u64>(c.moe.experts) * static_cast<u64>(c.moe_layers());
+  rows.push_back({"routed experts", std::to_string(c.moe.experts) + " per MoE layer, top-" +
+                                        std::to_string(c.moe.active) + ", " + group_digits(instances) +
+                                        " in all; each gate/up/down " + std::to_string(c.moe.expert_dim) +
+                                        " x " + std::to_string(c.moe.expert_intermediate)});
+  if (c.moe.shared > 0) {
+    rows.push_back({"shared experts", std::to_string(c.moe.shared) + " per MoE layer, each gate/up/down " +
+                                          std::to_string(c.hidden_size) + " x " +
+                                          std::to_string(c.moe.shared_intermediate)});
+  }
+  if (c.moe.expert_dim != c.hidden_size) {
+    rows.push_back({"latent MoE", std::to_string(c.hidden_size) + " -> " + std::to_string(c.moe.expert_dim) +
+                                      " -> " + std::to_string(c.hidden_size) + " around the routed experts"});
+  }
+  if (c.mla) {
+    const MlaParams& m = *c.mla;
+    rows.push_back({"attention mla", std::to_string(m.heads) + " heads, q_lora " +
+                                         (m.q_lora_rank > 0 ? std::to_string(m.q_lora_rank) : "none") +
+                                         ", kv_lora " + std::to_string(m.kv_lora_rank) + ", qk " +
+                                         std::to_string(m.qk_nope_head_dim) + "+" +
+                                         std::to_string(m.qk_rope_head_dim) + ", v " +
+                                         std::to_string(m.v_head_dim) + (m.output_gate ? ", output gate" : "")});
+  }
+  if (c.gqa) {
+    rows.push_back({"attention gqa", std::to_string(c.gqa->heads) + " heads, " + std::to_string(c.gqa->kv_heads) +
+                                         " KV heads, head dim " + std::to_string(c.gqa->head_dim)});
+  }
+  if (c.linear) {
+    const LinearParams& l = *c.linear;
+    rows.push_back({"attention linear",
+                    std::to_string(l.heads) + " heads, key " + std::to_string(l.key_head_dim) + ", value " +
+                        std::to_string(l.value_head_dim) +
+                        (l.conv_kernel > 0 ? ", conv " + std::to_string(l.conv_kernel) : "") +
+                        gate_phrase(l.decay_gate_rank, "decay gate") +
+                        gate_phrase(l.output_gate_rank, "output gate")});
+  }
+  if (c.dense_ffn) rows.push_back({"dense FFN", "intermediate " + std::to_string(c.dense_ffn->intermediate)});
+  return "shape\n" + render_table(rows, "ll");
+}
+
+std::string parameter_section(const ModelCard& c) {
+  const ParamCounts p = c.parameter_counts();
+  std::vector<std::vector<std::string>> rows;
+  auto add = [&rows](const char* what, u64 n, std::string note = "") {
+    if (n == 0) return;
+    rows.push_back({what, group_digits(n), count_words(static_cast<double>(n)), std::move(note)});
+  };
+  add("routed experts", p.routed_experts);
+  add("shared experts", p.shared_experts);
+  add("dense FFN", p.dense_ffn);
+  add("attention mla", p.attention_mla);
+  add("attention gqa", p.attention_gqa);
+  add("attention linear", p.attention_linear);
+  add("latent projections", p.latent_projections);
+  add("router", p.router);
+  add("norms", p.norms);
+  add("embedding", p.embedding);
+  add("lm_head", p.lm_head);
+  add("total", p.total());
+  add("active per token", p.active(),
+      "trunk (embedding table included) + " + std::to_string(c.moe.active) + " experts x " +
+          std::to_string(c.moe_layers()) + " layers");
+  return "parameters\n" + render_table(rows, "lrrl");
+}
+
+std::string bytes_section(const ModelCard& c, const std::string& quant) {
+  const TrunkBytes t = c.trunk();
+  std::vector<std::vector<std::string>> rows;
+  auto add = [&rows](const std::string& what, u64 v) {
+    std::vector<std::string> r{what};
+    for (std::string& cell : byte_cells(v)) r.push_back(std::move(cell));
+    rows.push_back(std::move(r));
+  };
+  add("per routed expert", c.expert_bytes(quant));
+  add("routed experts per token", c.routed_bytes_per_token(quant));
+  add("routed experts, all", c.routed_bytes_total(quant));
+  add("trunk (all but routed experts)", t.total());
+  add("  per-layer weights (dense trunk)", t.layers);
+  add("  embedding + lm_head + final norm", t.embedding + t.lm_head + t.output_norm);
+  add(quant == c.expert_quant ? "checkpoint (native quant)" : "container", c.container_bytes(quant));
+  return "bytes (routed experts in " + quant + ", trunk in " + c.trunk_quant + ")\n" + render_table(rows, "lrrr");
+}
+
+std::string decode_section(const ModelCard& c, const std::string& quant) {
+  const DecodeBytes d = c.decode_bytes(quant);
+  std::vector<std::vector<std::string>> rows{{"regime", "from memory", "from storage", "total"}};
+  auto add = [&rows](const char* what, const TokenTraffic& t) {
+    rows.push_back({what, decimal_bytes(static_cast<double>(t.memory)),
+                    decimal_bytes(static_cast<double>(t.storage)), decimal_bytes(static_cast<double>(t.total()))});
+  };
+  add("all resident", d.all_resident);
+  add("trunk resident, experts streamed", d.experts_streamed);
+  add("trunk and experts streamed", d.all_streamed);
+  return "weight bytes per decode token (experts in " + quant +
+         "; streaming everything keeps embedding, lm_head and final norm resident)\n" +
+         render_table(rows, "lrrr");
+}
+
+std::string cache_section(const ModelCard& c, const std::vector<u64>& contexts) {
+  std::string out = "cache (KV in " + c.kv_dtype + "; linear-attention state in fp32)\n";
+  int mla_layers = 0, gqa_layers = 0, linear_layers = 0;
+  for (const LayerGroup& g : c.layers) {
+    mla_layers += g.attention == AttentionKind::kMla ? g.count : 0;
+    gqa_layers += g.attention == AttentionKind::kGqa ? g.count : 0;
+    linear_layers += g.attention == AttentionKind::kLinear ? g.count : 0;
+  }
+  auto layers_of = [](int n, const char* kind) {
+    return std::to_string(n) + " " + kind + (n == 1 ? " layer" : " layers");
+  };
+  std::vector<std::string> parts;
+  if (mla_layers > 0 && c.mla) {
+    parts.push_back(layers_of(mla_layers, "MLA") + " x " +
+                    std::to_string(c.mla->kv_lora_rank + c.mla->qk_rope_head_dim) + " values");
+  }
+  if (gqa_layers > 0 && c.gqa) {
+    parts.push_back(layers_of(gqa_layers, "GQA") + " x 2 x " + std::to_string(c.gqa->kv_heads) + " x " +
+                    std::to_string(c.gqa->head_dim) + " values");
+  }
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"KV per token", group_digits(c.kv_bytes_per_token()) + " B",
+                  parts.empty() ? "no layer keeps a KV cache" : join(parts, " + ")});
+  if (c.linear && linear_layers > 0) {
+    const LinearParams& l = *c.linear;
+    const u64 channels = 2 * static_cast<u64>(l.heads) * static_cast<u64>(l.key_head_dim) +
+                         static_cast<u64>(l.heads) * static_cast<u64>(l.value_head_dim);
+    std::string note = layers_of(linear_layers, "linear") + " x (" + std::to_string(l.heads) + " x " +
+                       std::to_string(l.key_head_dim) + " x " + std::to_string(l.value_head_dim);
+    if (l.conv_kernel > 1) note += " + " + std::to_string(l.conv_kernel - 1) + " x " + group_digits(channels) + " conv";
+    rows.push_back({"linear state (fixed)", group_digits(c.linear_state_bytes()) + " B", note + ") x 4 B"});
+  }
+  out += render_table(rows, "lrl");
+  std::vector<std::vector<std::string>> ctx{{"context", "KV", "+ state", "= total", "total (binary)"}};
+  for (u64 n : contexts) {
+    ctx.push_back({group_digits(n), decimal_bytes(static_cast<double>(c.kv_bytes_per_token() * n)),
+                   decimal_bytes(static_cast<double>(c.linear_state_bytes())),
+                   decimal_bytes(static_cast<double>(c.cache_bytes(n))),
+                   format_bytes(static_cast<double>(c.cache_bytes(n)))});
+  }
+  return out + render_table(ctx, "rrrrr");
+}
+
+std::string container_section(const ModelCard& c, const std::string& quant) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> unfit;
+  for (const QuantFormat& f : quant_formats()) {
+    const std::string name(f.name);
+    if (!quant_fits_card(c, name).empty()) {
+      unfit.push_back(name);
+      continue;
+    }
+    std::vector<std::string> r{name, format_fixed(f.bits_per_weight(), 4) + " bpw"};
+    for (std::string& cell : byte_cells(c.container_bytes(name))) r.push_back(std::move(cell));
+    std::string mark = name == c.expert_quant ? "native" : "";
+    if (name == quant && name != c.expert_quant) mark = "chosen";
+    r.push_back(mark);
+    rows.push_back(std::move(r));
+  }
+  std::string out = "container size per quant (routed experts in the quant, trunk in " + c.trunk_quant + ")\n" +
+                    render_table(rows, "lrrrrl");
+  if (!unfit.empty()) {
+    out += "  not fitting the expert rows (" + std::to_string(c.moe.expert_dim) + ", " +
+           std::to_string(c.moe.expert_intermediate) + "): " + join(unfit, ", ") + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+Expected<std::uint64_t> parse_context_tokens(const std::string& text) {
+  const std::string t(trim(text));
+  u64 mult = 1;
+  std::string digits = t;
+  if (!t.empty() && (t.back() == 'k' || t.back() == 'K')) mult = 1024;
+  if (!t.empty() && (t.back() == 'm' || t.back() == 'M')) mult = 1024 * 1024;
+  if (mult != 1) digits = t.substr(0, t.size() - 1);
+  if (digits.empty() || digits.size() > 12 ||
+      !std::all_of(digits.begin(), digits.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+    return make_error("context \"" + text + "\": expected a token count such as 8192, 8K or 1M "
+                      "(K = 1024, M = 1048576 tokens)");
+  }
+  const u64 v = std::stoull(digits) * mult;
+  if (v == 0) return make_error("context \"" + text + "\": must be at least 1 token");
+  return v;
+}
+
+Expected<std::string> render_card_report(const ModelCard& card, const CardReportOptions& options) {
+  const std::string quant = options.quant.empty() ? card.expert_quant : options.quant;
+  if (!find_quant(quant)) {
+    return make_error("unknown quant \"" + quant + "\"" + did_you_mean(quant, quant_names()) +
+                      "; known: " + join(quant_names(), ", "));
+  }
+  if (const std::string fit = quant_fits_card(card, quant); !fit.empty()) return make_error(fit);
+  std::string out = card.name + ": " + card.description + "\n";
+  out += "geometry: " + std::string(card.geometry_approximate
+                                        ? "approximate (inferred figures are named in the sources below)"
+                                        : "exact (from the public configuration named in the sources)") + "\n";
+  out += "scale: " + options.scale.to_string() + "\n";
+  out += "quants: routed experts " + quant + (quant == card.expert_quant ? " (native)" : " (native " +
+                                              card.expert_quant + ")") +
+         ", trunk " + card.trunk_quant + ", KV cache " + card.kv_dtype + "\n\n";
+  out += shape_section(card) + "\n";
+  out += parameter_section(card) + "\n";
+  out += bytes_section(card, quant) + "\n";
+  out += decode_section(card, quant) + "\n";
+  out += cache_section(card, options.contexts) + "\n";
+  out += container_section(card, quant) + "\n";
+  out += "sources\n";
+  if (card.sources.empty()) out += "  (none given)\n";
+  for (const SourceNote& s : card.sources) out += "  - " + s.fact + ": " + s.source + "\n";
+  return out;
 }
 
 }  // namespace moebench

@@ -164,11 +164,15 @@ nlohmann::ordered_json model_card_to_json(const ModelCard& c) {
     j["mla"] = {{"heads", c.mla->heads}, {"q_lora_rank", c.mla->q_lora_rank}, {"kv_lora_rank", c.mla->kv_lora_rank},
                 {"qk_nope_head_dim", c.mla->qk_nope_head_dim}, {"qk_rope_head_dim", c.mla->qk_rope_head_dim},
                 {"v_head_dim", c.mla->v_head_dim}};
+    if (c.mla->output_gate) j["mla"]["output_gate"] = true;
   }
   if (c.gqa) j["gqa"] = {{"heads", c.gqa->heads}, {"kv_heads", c.gqa->kv_heads}, {"head_dim", c.gqa->head_dim}};
   if (c.linear) {
     j["linear"] = {{"heads", c.linear->heads}, {"key_head_dim", c.linear->key_head_dim},
                    {"value_head_dim", c.linear->value_head_dim}};
+    if (c.linear->conv_kernel > 0) j["linear"]["conv_kernel"] = c.linear->conv_kernel;
+    if (c.linear->decay_gate_rank) j["linear"]["decay_gate_rank"] = *c.linear->decay_gate_rank;
+    if (c.linear->output_gate_rank) j["linear"]["output_gate_rank"] = *c.linear->output_gate_rank;
   }
   nlohmann::ordered_json moe = {{"experts", c.moe.experts}, {"active", c.moe.active}, {"shared", c.moe.shared},
                                 {"expert_dim", c.moe.expert_dim}, {"expert_intermediate", c.moe.expert_intermediate}};

@@ -26,5 +26,11 @@ void add_run_command(CLI::App& app, CliState& state);
 void add_validate_command(CLI::App& app, CliState& state);
 void add_schema_command(CLI::App& app, CliState& state);
 void add_probe_command(CLI::App& app, CliState& state);
+void add_card_command(CLI::App& app, CliState& state);
+void add_container_command(CLI::App& app, CliState& state);
+
+struct GgufFile;
+// The text `container inspect` prints for one file.
+std::string inspect_gguf(const GgufFile& f);
 
 }  // namespace moebench

@@ -47,6 +47,8 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingDirectory);
   moebench::add_run_command(app, state);
   moebench::add_probe_command(app, state);
+  moebench::add_card_command(app, state);
+  moebench::add_container_command(app, state);
   moebench::add_validate_command(app, state);
   moebench::add_schema_command(app, state);
   try {

@@ -248,3 +248,18 @@ TEST_CASE("container inspect lists every tensor of llama.cpp's files", "[integra
   CHECK(bad.exit_code == 1);
   CHECK(bad.err.find("broken.gguf: at byte 8 (header): the file ends") != std::string::npos);
 }
+
+TEST_CASE("card from-gguf writes a card that validates, for every reference file", "[integration]") {
+  TempDir dir;
+  const std::string gguf_dir = std::string(MOEBENCH_TEST_DATA) + "/gguf/";
+  for (const char* q : {"BF16", "Q8_0", "Q4_0", "Q4_K", "MXFP4", "Q3_K", "Q2_K"}) {
+    const std::string out = dir.file(std::string("card-") + q + ".json");
+    Finished f = run_moebench({"card", "from-gguf", gguf_dir + "tiny-qwen3moe-" + q + ".gguf", "--out", out},
+                              dir.path(), q);
+    INFO(q << ": " << f.err);
+    REQUIRE(f.exit_code == 0);
+    Finished v = run_moebench({"validate", "--kind", "model", out}, dir.path(), std::string("v") + q);
+    CHECK(v.exit_code == 0);
+    CHECK(v.out.find("2 layers (2 MoE), 8 experts, top-2") != std::string::npos);
+  }
+}

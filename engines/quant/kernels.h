@@ -1,0 +1,67 @@
+// kernels.h — fused dequantize·dot kernels: y = W·x over quantized weights.
+//
+// W is `rows` rows of `cols` weights in one format of quant_format.h, each
+// row bytes_for(cols) bytes, rows contiguous. Weights are decoded a block at
+// a time into registers (or a small on-stack tile) and multiplied with
+// float32 activations; a dequantized matrix is never materialized. matmul
+// decodes each weight block once per call and applies it to the whole batch
+// (prefill: weights read once per batch). Kernels are single-threaded and
+// reentrant; callers split rows across threads.
+//
+// Every format has a portable scalar kernel (the reference, also the path on
+// non-x86 builds). On x86-64, AVX2 (+FMA, F16C) and AVX-512 (F, BW, VL, DQ)
+// versions live in kernels_avx2.cpp / kernels_avx512.cpp, compiled for those
+// instruction sets and only reached after a runtime CPU check.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "engines/quant/quant_format.h"
+#include "harness/expected.h"
+
+namespace moebench {
+
+enum class SimdLevel { kScalar, kAvx2, kAvx512 };
+
+const char* to_string(SimdLevel level);  // "scalar", "avx2", "avx512"
+SimdLevel best_simd_level();               // runtime detection, cached
+std::vector<SimdLevel> available_simd_levels();  // scalar first
+
+// y[r] = sum_c W[r][c] * x[c] for r < rows.
+Status matvec(std::string_view quant, const void* w, std::size_t rows, std::size_t cols, const float* x, float* y,
+              SimdLevel level);
+
+// Y[b][r] = sum_c W[r][c] * X[b][c] for b < batch; X is batch × cols
+// row-major, Y is batch × rows row-major.
+Status matmul(std::string_view quant, const void* w, std::size_t rows, std::size_t cols, const float* x,
+              std::size_t batch, float* y, SimdLevel level);
+
+namespace detail {
+
+// Arguments after validation (format known, cols a multiple of its block,
+// pointers non-null, rows/cols/batch > 0).
+struct MatmulArgs {
+  QuantFormat fmt;
+  const unsigned char* w;
+  std::size_t rows, cols;
+  const float* x;
+  std::size_t batch;
+  float* y;
+};
+
+// Lookup tables built from dequantize.h's helpers on first use (thread-safe):
+// fp16 bits → float (65536 entries), e8m0 → 2^(e-128) (256 entries).
+const float* fp16_table();
+const float* e8m0_half_table();
+
+#if defined(MOEBENCH_X86_SIMD)
+// Return false when the format has no SIMD version (the dispatcher then
+// runs the scalar kernel).
+bool matmul_avx2(const MatmulArgs& a);
+bool matmul_avx512(const MatmulArgs& a);
+#endif
+
+}  // namespace detail
+}  // namespace moebench

@@ -1,0 +1,374 @@
+// kernels_avx2.cpp — AVX2 (+FMA, F16C) fused dequant·dot kernels for all
+// nine formats; reached only through kernels.cpp after a runtime CPU check
+// (this file is compiled with -mavx2 -mfma -mf16c).
+//
+// Same structure as kernels_avx512.cpp with 8-float vectors: each format is
+// a "unit" decoder handing its weights to a callback vector by vector; 4-bit
+// codes are mapped with pshufb on bytes (16-entry int8 tables) and then
+// widened. matvec FMAs in registers; matmul decodes a 4-row × 256-column
+// tile once into an on-stack buffer and runs the whole batch against it,
+// 4 rows × 2 activation rows per register tile (16 ymm registers).
+//
+// Nothing here may instantiate inline functions or templates from shared
+// headers (std::vector, std::min, QuantFormat::bytes_for, ...): the linker
+// could keep this file's AVX2 copy for code that runs on any CPU. Only
+// intrinsics, builtins and this file's internal-linkage helpers are used.
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "engines/quant/dequantize.h"
+#include "engines/quant/kernels.h"
+
+namespace moebench::detail {
+namespace {
+
+using u8 = std::uint8_t;
+using V = __m256;
+constexpr std::size_t kTile = 256;  // weights per decoded tile (matmul)
+constexpr int kRows = 4;            // rows per register tile
+constexpr int kBatch = 2;           // activation rows per register tile
+
+struct Ctx {
+  const float* e8m0;
+};
+
+inline float h2f(const u8* p) {
+  std::uint16_t v;
+  std::memcpy(&v, p, 2);
+  return _cvtsh_ss(v);
+}
+inline __m128i load16(const u8* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
+inline __m128i nib_lo(__m128i v) { return _mm_and_si128(v, _mm_set1_epi8(0x0F)); }
+inline __m128i nib_hi(__m128i v) { return _mm_and_si128(_mm_srli_epi16(v, 4), _mm_set1_epi8(0x0F)); }
+// int8 lanes 0..7 / 8..15 of v as floats
+inline V s8_lo(__m128i v) { return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v)); }
+inline V s8_hi(__m128i v) { return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(v, 8))); }
+inline V u8_lo(__m128i v) { return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(v)); }
+inline V u8_hi(__m128i v) { return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(v, 8))); }
+
+// ---- unit decoders: for_each(ctx, p, fn) calls fn(i, v) with weights
+// [8i, 8i + 8) of the unit ---------------------------------------------------
+
+struct F32 {
+  static constexpr int kW = 32, kB = 128;
+  template <class Fn>
+  static void for_each(const Ctx&, const u8* p, Fn&& fn) {
+    for (int i = 0; i < 4; ++i) fn(i, _mm256_loadu_ps(reinterpret_cast<const float*>(p + 32 * i)));
+  }
+  static float one(const u8* p) {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+};
+
+struct F16 {
+  static constexpr int kW = 32, kB = 64;
+  template <class Fn>
+  static void for_each(const Ctx&, const u8* p, Fn&& fn) {
+    for (int i = 0; i < 4; ++i) fn(i, _mm256_cvtph_ps(load16(p + 16 * i)));
+  }
+  static float one(const u8* p) { return h2f(p); }
+};
+
+struct Bf16 {
+  static constexpr int kW = 32, kB = 64;
+  template <class Fn>
+  static void for_each(const Ctx&, const u8* p, Fn&& fn) {
+    for (int i = 0; i < 4; ++i) {
+      const __m256i v = _mm256_cvtepu16_epi32(load16(p + 16 * i));
+      fn(i, _mm256_castsi256_ps(_mm256_slli_epi32(v, 16)));
+    }
+  }
+  static float one(const u8* p) {
+    std::uint16_t h;
+    std::memcpy(&h, p, 2);
+    return bf16_to_fp32(h);
+  }
+};
+
+struct Q8_0 {
+  static constexpr int kW = 32, kB = 34;
+  template <class Fn>
+  static void for_each(const Ctx&, const u8* p, Fn&& fn) {
+    const V d = _mm256_set1_ps(h2f(p));
+    const __m128i q0 = load16(p + 2), q1 = load16(p + 18);
+    fn(0, _mm256_mul_ps(s8_lo(q0), d));
+    fn(1, _mm256_mul_ps(s8_hi(q0), d));
+    fn(2, _mm256_mul_ps(s8_lo(q1), d));
+    fn(3, _mm256_mul_ps(s8_hi(q1), d));
+  }
+};
+
+struct Q4_0 {
+  static constexpr int kW = 32, kB = 18;
+  template <class Fn>
+  static void for_each(const Ctx&, const u8* p, Fn&& fn) {
+    const V d = _mm256_set1_ps(h2f(p));
+    const __m128i q = load16(p + 2), eight = _mm_set1_epi8(8);
+    const __m128i lo = _mm_sub_epi8(nib_lo(q), eight), hi = _mm_sub_epi8(nib_hi(q), eight);
+    fn(0, _mm256_mul_ps(s8_lo(lo), d));
+    fn(1, _mm256_mul_ps(s8_hi(lo), d));
+    fn(2, _mm256_mul_ps(s8_lo(hi), d));
+    fn(3, _mm256_mul_ps(s8_hi(hi), d));
+  }
+};
+
+struct Mxfp4 {
+  static constexpr int kW = 32, kB = 17;
+  template <class Fn>
+  static void for_each(const Ctx& c, const u8* p, Fn&& fn) {
+    const __m128i kvalues = _mm_setr_epi8(0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12);
+    const V d = _mm256_set1_ps(c.e8m0[p[0]]);
+    const __m128i q = load16(p + 1);
+    const __m128i lo = _mm_shuffle_epi8(kvalues, nib_lo(q)), hi = _mm_shuffle_epi8(kvalues, nib_hi(q));
+    fn(0, _mm256_mul_ps(s8_lo(lo), d));
+    fn(1, _mm256_mul_ps(s8_hi(lo), d));
+    fn(2, _mm256_mul_ps(s8_lo(hi), d));
+    fn(3, _mm256_mul_ps(s8_hi(hi), d));
+  }
+};
+
+inline void scale_min_k4(int j, const u8* q, int& d, int& m) {
+  if (j < 4) {
+    d = q[j] & 63;
+    m = q[j + 4] & 63;
+  } else {
+    d = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
+    m = (q[j + 4] >> 4) | ((q[j - 0] >> 6) << 4);
+  }
+}
+
+inline V scale_sub(V q, float d, float m) { return _mm256_sub_ps(_mm256_mul_ps(q, _mm256_set1_ps(d)), _mm256_set1_ps(m)); }
+
+struct Q4_K {
+  static constexpr int kW = 256, kB = 144;
+  template <class Fn>
+  static void for_each(const Ctx&, const u8* p, Fn&& fn) {
+    const float d = h2f(p), dmin = h2f(p + 2);
+    const u8* q = p + 16;
+    for (int j = 0; j < 4; ++j, q += 32) {
+      int sc = 0, m = 0;
+      scale_min_k4(2 * j, p + 4, sc, m);
+      const float d1 = d * static_cast<float>(sc), m1 = dmin * static_cast<float>(m);
+      scale_min_k4(2 * j + 1, p + 4, sc, m);
+      const float d2 = d * static_cast<float>(sc), m2 = dmin * static_cast<float>(m);
+      for (int h = 0; h < 2; ++h) {
+        const __m128i v = load16(q + 16 * h);
+        const __m128i lo = nib_lo(v), hi = nib_hi(v);
+        fn(8 * j + 2 * h, scale_sub(u8_lo(lo), d1, m1));
+        fn(8 * j + 2 * h + 1, scale_sub(u8_hi(lo), d1, m1));
+        fn(8 * j + 4 + 2 * h, scale_sub(u8_lo(hi), d2, m2));
+        fn(8 * j + 5 + 2 * h, scale_sub(u8_hi(hi), d2, m2));
+      }
+    }
+  }
+};
+
+// 2-bit field of every byte of v at bit `shift`.
+inline __m128i bits2(__m128i v, int shift) {
+  return _mm_and_si128(_mm_srl_epi16(v, _mm_cvtsi32_si128(shift)), _mm_set1_epi8(3));
+}
+
+struct Q3_K {  // value = d·(sc − 32)·(low2 + 4·hbit − 4)
+  static constexpr int kW = 256, kB = 110;
+  template <class Fn>
+  static void for_each(const Ctx&, const u8* p, Fn&& fn) {
+    const u8* s = p + 96;
+    const float d_all = h2f(p + 108);
+    const __m128i hm[2] = {load16(p), load16(p + 16)};
+    const __m128i one = _mm_set1_epi8(1), four = _mm_set1_epi8(4);
+    for (int half = 0; half < 2; ++half) {
+      const __m128i qv[2] = {load16(p + 32 + 32 * half), load16(p + 48 + 32 * half)};
+      for (int j = 0; j < 4; ++j) {
+        const int bit = 4 * half + j;
+        for (int part = 0; part < 2; ++part) {
+          const int is = 8 * half + 2 * j + part;
+          const int lo = is < 8 ? s[is] & 0xF : s[is - 8] >> 4;
+          const int sc = (lo | (((s[8 + is % 4] >> (2 * (is / 4))) & 3) << 4)) - 32;
+          const V dl = _mm256_set1_ps(d_all * static_cast<float>(sc));
+          const __m128i h = _mm_and_si128(_mm_srl_epi16(hm[part], _mm_cvtsi32_si128(bit)), one);
+          const __m128i v = _mm_sub_epi8(_mm_or_si128(bits2(qv[part], 2 * j), _mm_slli_epi16(h, 2)), four);
+          fn(2 * is, _mm256_mul_ps(s8_lo(v), dl));
+          fn(2 * is + 1, _mm256_mul_ps(s8_hi(v), dl));
+        }
+      }
+    }
+  }
+};
+
+struct Q2_K {
+  static constexpr int kW = 256, kB = 84;
+  template <class Fn>
+  static void for_each(const Ctx&, const u8* p, Fn&& fn) {
+    const float d = h2f(p + 80), dmin = h2f(p + 82);
+    int is = 0;
+    for (int half = 0; half < 2; ++half) {
+      const __m128i qv[2] = {load16(p + 16 + 32 * half), load16(p + 32 + 32 * half)};
+      for (int j = 0; j < 4; ++j) {
+        for (int part = 0; part < 2; ++part, ++is) {
+          const float dl = d * static_cast<float>(p[is] & 0xF), ml = dmin * static_cast<float>(p[is] >> 4);
+          const __m128i v = bits2(qv[part], 2 * j);
+          fn(2 * is, scale_sub(u8_lo(v), dl, ml));
+          fn(2 * is + 1, scale_sub(u8_hi(v), dl, ml));
+        }
+      }
+    }
+  }
+};
+
+// ---- drivers ---------------------------------------------------------------
+
+inline float hsum(V v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+template <class F>
+float tail_one(const u8* p) {
+  if constexpr (requires { F::one(p); }) {
+    return F::one(p);
+  } else {
+    return 0.f;  // block formats have no tail: cols is a multiple of kW
+  }
+}
+
+// Batch 1: decode into registers, FMA with x, four accumulator chains.
+template <class F>
+void matvec(const Ctx& c, const MatmulArgs& a, std::size_t row_bytes) {
+  const std::size_t units = a.cols / F::kW, tail = a.cols % F::kW;
+  constexpr std::size_t kElemBytes = F::kB / F::kW;
+  for (std::size_t r = 0; r < a.rows; ++r) {
+    const u8* p = a.w + r * row_bytes;
+    V acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+    for (std::size_t u = 0; u < units; ++u) {
+      const float* x = a.x + u * F::kW;
+      F::for_each(c, p + u * F::kB, [&](int i, V v) {
+        const V xv = _mm256_loadu_ps(x + 8 * i);
+        switch (i & 3) {
+          case 0: acc0 = _mm256_fmadd_ps(v, xv, acc0); break;
+          case 1: acc1 = _mm256_fmadd_ps(v, xv, acc1); break;
+          case 2: acc2 = _mm256_fmadd_ps(v, xv, acc2); break;
+          default: acc3 = _mm256_fmadd_ps(v, xv, acc3); break;
+        }
+      });
+    }
+    float s = hsum(_mm256_add_ps(_mm256_add_ps(acc0, acc1), _mm256_add_ps(acc2, acc3)));
+    for (std::size_t t = 0; t < tail; ++t) {
+      s += tail_one<F>(p + units * F::kB + t * kElemBytes) * a.x[units * F::kW + t];
+    }
+    a.y[r] = s;
+  }
+}
+
+// acc[b][r] += wbuf[r] · x[b] over `len` weights (masked x loads for the
+// last partial vector; wbuf is zero-padded to a multiple of 8).
+template <int NB>
+void tile(const float* wbuf, const float* x, std::size_t ldx, std::size_t len, float* acc) {
+  V s[NB][kRows];
+  for (int b = 0; b < NB; ++b) {
+    for (int r = 0; r < kRows; ++r) s[b][r] = _mm256_loadu_ps(acc + 8 * (kRows * b + r));
+  }
+  std::size_t c = 0;
+  for (; c + 8 <= len; c += 8) {
+    V w[kRows];
+    for (int r = 0; r < kRows; ++r) w[r] = _mm256_load_ps(wbuf + r * kTile + c);
+    for (int b = 0; b < NB; ++b) {
+      const V xv = _mm256_loadu_ps(x + b * ldx + c);
+      for (int r = 0; r < kRows; ++r) s[b][r] = _mm256_fmadd_ps(w[r], xv, s[b][r]);
+    }
+  }
+  if (c < len) {
+    const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(len - c)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    V w[kRows];
+    for (int r = 0; r < kRows; ++r) w[r] = _mm256_load_ps(wbuf + r * kTile + c);
+    for (int b = 0; b < NB; ++b) {
+      const V xv = _mm256_maskload_ps(x + b * ldx + c, m);
+      for (int r = 0; r < kRows; ++r) s[b][r] = _mm256_fmadd_ps(w[r], xv, s[b][r]);
+    }
+  }
+  for (int b = 0; b < NB; ++b) {
+    for (int r = 0; r < kRows; ++r) _mm256_storeu_ps(acc + 8 * (kRows * b + r), s[b][r]);
+  }
+}
+
+struct FloatArray {  // heap buffer without std:: templates (see file comment)
+  explicit FloatArray(std::size_t n) : p(new float[n]) {}
+  ~FloatArray() { delete[] p; }
+  FloatArray(const FloatArray&) = delete;
+  FloatArray& operator=(const FloatArray&) = delete;
+  float* p;
+};
+
+// Batch > 1: per group of 4 rows and tile of ≤ 256 columns, decode once into
+// wbuf, then run every activation row against it.
+template <class F>
+void matmul(const Ctx& c, const MatmulArgs& a, std::size_t row_bytes) {
+  alignas(32) float wbuf[kRows * kTile];
+  const std::size_t acc_len = a.batch * kRows * 8;
+  FloatArray acc(acc_len);
+  constexpr std::size_t kElemBytes = F::kB / F::kW;
+  for (std::size_t r0 = 0; r0 < a.rows; r0 += kRows) {
+    const std::size_t nr = a.rows - r0 < kRows ? a.rows - r0 : kRows;
+    if (nr < kRows) std::memset(wbuf + nr * kTile, 0, (kRows - nr) * kTile * sizeof(float));
+    std::memset(acc.p, 0, acc_len * sizeof(float));
+    for (std::size_t c0 = 0; c0 < a.cols; c0 += kTile) {
+      const std::size_t len = a.cols - c0 < kTile ? a.cols - c0 : kTile;
+      const std::size_t units = len / F::kW, tail = len % F::kW;
+      for (std::size_t r = 0; r < nr; ++r) {
+        const u8* p = a.w + (r0 + r) * row_bytes + c0 / F::kW * F::kB;
+        float* out = wbuf + r * kTile;
+        for (std::size_t u = 0; u < units; ++u) {
+          float* o = out + u * F::kW;
+          F::for_each(c, p + u * F::kB, [o](int i, V v) { _mm256_store_ps(o + 8 * i, v); });
+        }
+        if (tail != 0) {
+          for (std::size_t t = 0; t < tail; ++t) out[units * F::kW + t] = tail_one<F>(p + units * F::kB + t * kElemBytes);
+          for (std::size_t t = len; t % 8 != 0; ++t) out[t] = 0.f;
+        }
+      }
+      const float* x = a.x + c0;
+      std::size_t b0 = 0;
+      for (; b0 + kBatch <= a.batch; b0 += kBatch) tile<kBatch>(wbuf, x + b0 * a.cols, a.cols, len, acc.p + b0 * kRows * 8);
+      if (b0 < a.batch) tile<1>(wbuf, x + b0 * a.cols, a.cols, len, acc.p + b0 * kRows * 8);
+    }
+    for (std::size_t b = 0; b < a.batch; ++b) {
+      for (std::size_t r = 0; r < nr; ++r) a.y[b * a.rows + r0 + r] = hsum(_mm256_loadu_ps(acc.p + 8 * (kRows * b + r)));
+    }
+  }
+}
+
+template <class F>
+bool run(const MatmulArgs& a) {
+  const Ctx c{e8m0_half_table()};
+  const std::size_t row_bytes = a.cols / a.fmt.block_weights * a.fmt.block_bytes;
+  if (a.batch == 1) {
+    matvec<F>(c, a, row_bytes);
+  } else {
+    matmul<F>(c, a, row_bytes);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool matmul_avx2(const MatmulArgs& a) {
+  switch (a.fmt.ggml_type) {  // ids as in quant_format.cpp
+    case 0: return run<F32>(a);
+    case 1: return run<F16>(a);
+    case 30: return run<Bf16>(a);
+    case 8: return run<Q8_0>(a);
+    case 2: return run<Q4_0>(a);
+    case 39: return run<Mxfp4>(a);
+    case 12: return run<Q4_K>(a);
+    case 11: return run<Q3_K>(a);
+    case 10: return run<Q2_K>(a);
+    default: return false;
+  }
+}
+
+}  // namespace moebench::detail
