@@ -3,6 +3,8 @@
 // tests, which link the core library, can check it against a golden file).
 #include "harness/model_card.h"
 
+#include "harness/card_tensors.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -55,114 +57,11 @@ std::uint64_t ModelCard::routed_bytes_total(const std::string& quant) const {
 
 namespace {
 
-// ---- the tensor inventory behind every derived number (see model_card.h) ----
-
-enum class Part {
-  kMla, kGqa, kLinear, kShared, kDense, kLatent, kRouter, kNorm, kEmbedding, kLmHead, kOutputNorm
-};
-enum class Store { kMatrix, kSmall };  // trunk_quant, or 16-bit small tensors
-
-struct TensorGroup {
-  Part part;
-  Store store;
-  std::uint64_t rows;     // output features (or vectors)
-  std::uint64_t row_len;  // input features: the length a quant block must divide
-  std::uint64_t count;    // how many layers carry it
-};
-
 using u64 = std::uint64_t;
-
-template <typename F>
-void for_each_trunk_tensor(const ModelCard& c, F&& f) {
-  const u64 h = static_cast<u64>(c.hidden_size);
-  for (const LayerGroup& g : c.layers) {
-    const u64 n = static_cast<u64>(g.count);
-    f(TensorGroup{Part::kNorm, Store::kSmall, 2, h, n});  // input + post-attention norms
-    if (g.attention == AttentionKind::kMla && c.mla) {
-      const MlaParams& m = *c.mla;
-      const u64 heads = static_cast<u64>(m.heads);
-      const u64 qk = static_cast<u64>(m.qk_nope_head_dim + m.qk_rope_head_dim);
-      const u64 kv = static_cast<u64>(m.kv_lora_rank);
-      if (m.q_lora_rank > 0) {
-        const u64 q = static_cast<u64>(m.q_lora_rank);
-        f(TensorGroup{Part::kMla, Store::kMatrix, q, h, n});          // q_a
-        f(TensorGroup{Part::kMla, Store::kSmall, 1, q, n});           // q_a norm
-        f(TensorGroup{Part::kMla, Store::kMatrix, heads * qk, q, n});  // q_b
-      } else {
-        f(TensorGroup{Part::kMla, Store::kMatrix, heads * qk, h, n});  // q
-      }
-      f(TensorGroup{Part::kMla, Store::kMatrix, kv + static_cast<u64>(m.qk_rope_head_dim), h, n});  // kv_a
-      f(TensorGroup{Part::kMla, Store::kSmall, 1, kv, n});  // kv_a norm
-      f(TensorGroup{Part::kMla, Store::kMatrix,
-                    heads * static_cast<u64>(m.qk_nope_head_dim + m.v_head_dim), kv, n});  // kv_b
-      const u64 out = heads * static_cast<u64>(m.v_head_dim);
-      f(TensorGroup{Part::kMla, Store::kMatrix, h, out, n});                    // o
-      if (m.output_gate) f(TensorGroup{Part::kMla, Store::kMatrix, out, h, n});  // gate
-    } else if (g.attention == AttentionKind::kGqa && c.gqa) {
-      const GqaParams& q = *c.gqa;
-      const u64 hd = static_cast<u64>(q.head_dim);
-      f(TensorGroup{Part::kGqa, Store::kMatrix, static_cast<u64>(q.heads) * hd, h, n});         // q
-      f(TensorGroup{Part::kGqa, Store::kMatrix, 2 * static_cast<u64>(q.kv_heads) * hd, h, n});  // k, v
-      f(TensorGroup{Part::kGqa, Store::kMatrix, h, static_cast<u64>(q.heads) * hd, n});         // o
-    } else if (g.attention == AttentionKind::kLinear && c.linear) {
-      const LinearParams& l = *c.linear;
-      const u64 heads = static_cast<u64>(l.heads);
-      const u64 hk = heads * static_cast<u64>(l.key_head_dim);
-      const u64 hv = heads * static_cast<u64>(l.value_head_dim);
-      f(TensorGroup{Part::kLinear, Store::kMatrix, 2 * hk + hv, h, n});  // q, k, v
-      f(TensorGroup{Part::kLinear, Store::kMatrix, h, hv, n});           // o
-      f(TensorGroup{Part::kLinear, Store::kMatrix, heads, h, n});        // beta
-      auto gate = [&](const std::optional<int>& rank, u64 width) {
-        if (!rank) return;
-        if (*rank == 0) {
-          f(TensorGroup{Part::kLinear, Store::kMatrix, width, h, n});
-        } else {
-          const u64 r = static_cast<u64>(*rank);
-          f(TensorGroup{Part::kLinear, Store::kMatrix, r, h, n});
-          f(TensorGroup{Part::kLinear, Store::kMatrix, width, r, n});
-        }
-      };
-      gate(l.decay_gate_rank, hk);
-      if (l.decay_gate_rank) f(TensorGroup{Part::kLinear, Store::kSmall, 1, heads + hk, n});  // A_log, dt_bias
-      gate(l.output_gate_rank, hv);
-      if (l.conv_kernel > 0) {
-        f(TensorGroup{Part::kLinear, Store::kSmall, 2 * hk + hv, static_cast<u64>(l.conv_kernel), n});
-      }
-      f(TensorGroup{Part::kLinear, Store::kSmall, 1, static_cast<u64>(l.value_head_dim), n});  // o norm
-    }
-    if (g.ffn == FfnKind::kDense && c.dense_ffn) {
-      const u64 i = static_cast<u64>(c.dense_ffn->intermediate);
-      f(TensorGroup{Part::kDense, Store::kMatrix, 2 * i, h, n});  // gate, up
-      f(TensorGroup{Part::kDense, Store::kMatrix, h, i, n});      // down
-    } else if (g.ffn == FfnKind::kMoe) {
-      const u64 ed = static_cast<u64>(c.moe.expert_dim);
-      f(TensorGroup{Part::kRouter, Store::kSmall, static_cast<u64>(c.moe.experts), h, n});
-      if (ed != h) {
-        f(TensorGroup{Part::kLatent, Store::kMatrix, ed, h, n});  // hidden -> latent
-        f(TensorGroup{Part::kLatent, Store::kMatrix, h, ed, n});  // latent -> hidden
-        f(TensorGroup{Part::kLatent, Store::kSmall, 1, ed, n});   // latent norm
-      }
-      if (c.moe.shared > 0) {
-        const u64 si = static_cast<u64>(c.moe.shared) * static_cast<u64>(c.moe.shared_intermediate);
-        f(TensorGroup{Part::kShared, Store::kMatrix, 2 * si, h, n});
-        f(TensorGroup{Part::kShared, Store::kMatrix, h, si, n});
-      }
-    }
-  }
-  const u64 v = static_cast<u64>(c.vocab_size);
-  f(TensorGroup{Part::kEmbedding, Store::kMatrix, v, h, 1});
-  if (!c.tied_embeddings) f(TensorGroup{Part::kLmHead, Store::kMatrix, v, h, 1});
-  f(TensorGroup{Part::kOutputNorm, Store::kSmall, 1, h, 1});
-}
 
 // Bytes of `rows` rows of `row_len` weights in `f` (a partial block rounds up).
 u64 rows_bytes(const QuantFormat& f, u64 rows, u64 row_len) {
   return rows * ((row_len + f.block_weights - 1) / f.block_weights) * f.block_bytes;
-}
-
-// Small tensors keep 16 bits unless the trunk is already a float format.
-QuantFormat small_format(const QuantFormat& trunk) {
-  return trunk.block_weights == 1 ? trunk : *find_quant("bf16");
 }
 
 }  // namespace
@@ -181,21 +80,21 @@ ParamCounts ModelCard::parameter_counts() const {
   const u64 per_expert = 3 * static_cast<u64>(moe.expert_dim) * static_cast<u64>(moe.expert_intermediate);
   p.routed_experts = per_expert * static_cast<u64>(moe.experts) * static_cast<u64>(moe_layers());
   p.routed_active = per_expert * static_cast<u64>(moe.active) * static_cast<u64>(moe_layers());
-  for_each_trunk_tensor(*this, [&p](const TensorGroup& t) {
-    const u64 n = t.rows * t.row_len * t.count;
-    switch (t.part) {
-      case Part::kMla: p.attention_mla += n; break;
-      case Part::kGqa: p.attention_gqa += n; break;
-      case Part::kLinear: p.attention_linear += n; break;
-      case Part::kShared: p.shared_experts += n; break;
-      case Part::kDense: p.dense_ffn += n; break;
-      case Part::kLatent: p.latent_projections += n; break;
-      case Part::kRouter: p.router += n; break;
-      case Part::kNorm: case Part::kOutputNorm: p.norms += n; break;
-      case Part::kEmbedding: p.embedding += n; break;
-      case Part::kLmHead: p.lm_head += n; break;
+  for (const CardTensor& t : card_trunk_tensors(*this)) {
+    const u64 n = t.rows * t.row_len;
+    switch (t.role) {
+      case TensorRole::kMla: p.attention_mla += n; break;
+      case TensorRole::kGqa: p.attention_gqa += n; break;
+      case TensorRole::kLinear: p.attention_linear += n; break;
+      case TensorRole::kShared: p.shared_experts += n; break;
+      case TensorRole::kDense: p.dense_ffn += n; break;
+      case TensorRole::kLatent: p.latent_projections += n; break;
+      case TensorRole::kRouter: p.router += n; break;
+      case TensorRole::kNorm: case TensorRole::kOutputNorm: p.norms += n; break;
+      case TensorRole::kEmbedding: p.embedding += n; break;
+      case TensorRole::kLmHead: p.lm_head += n; break;
     }
-  });
+  }
   return p;
 }
 
@@ -203,16 +102,16 @@ TrunkBytes ModelCard::trunk() const {
   TrunkBytes b;
   const auto tf = find_quant(trunk_quant);
   if (!tf) return b;
-  const QuantFormat sf = small_format(*tf);
-  for_each_trunk_tensor(*this, [&](const TensorGroup& t) {
-    const u64 bytes = rows_bytes(t.store == Store::kMatrix ? *tf : sf, t.rows, t.row_len) * t.count;
-    switch (t.part) {
-      case Part::kEmbedding: b.embedding += bytes; break;
-      case Part::kLmHead: b.lm_head += bytes; break;
-      case Part::kOutputNorm: b.output_norm += bytes; break;
+  const QuantFormat sf = *find_quant(card_small_quant(*this));
+  for (const CardTensor& t : card_trunk_tensors(*this)) {
+    const u64 bytes = rows_bytes(t.small ? sf : *tf, t.rows, t.row_len);
+    switch (t.role) {
+      case TensorRole::kEmbedding: b.embedding += bytes; break;
+      case TensorRole::kLmHead: b.lm_head += bytes; break;
+      case TensorRole::kOutputNorm: b.output_norm += bytes; break;
       default: b.layers += bytes; break;
     }
-  });
+  }
   b.embedding_row = rows_bytes(*tf, 1, static_cast<u64>(hidden_size));
   return b;
 }

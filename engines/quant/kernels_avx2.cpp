@@ -7,7 +7,7 @@
 // codes are mapped with pshufb on bytes (16-entry int8 tables) and then
 // widened. matvec FMAs in registers; matmul decodes a 4-row × 256-column
 // tile once into an on-stack buffer and runs the whole batch against it,
-// 4 rows × 2 activation rows per register tile (16 ymm registers).
+// 4 rows × 3 activation rows per register tile (all 16 ymm registers).
 //
 // Nothing here may instantiate inline functions or templates from shared
 // headers (std::vector, std::min, QuantFormat::bytes_for, ...): the linker
@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <new>
 
 #include "engines/quant/dequantize.h"
 #include "engines/quant/kernels.h"
@@ -28,7 +29,7 @@ using u8 = std::uint8_t;
 using V = __m256;
 constexpr std::size_t kTile = 256;  // weights per decoded tile (matmul)
 constexpr int kRows = 4;            // rows per register tile
-constexpr int kBatch = 2;           // activation rows per register tile
+constexpr int kBatch = 3;           // activation rows per register tile
 
 struct Ctx {
   const float* e8m0;
@@ -237,15 +238,31 @@ float tail_one(const u8* p) {
   }
 }
 
+// Software prefetch running kPrefetchBytes ahead of the weight stream, one
+// prefetch per cache line: rows are read once, front to back, and the
+// hardware prefetchers alone leave DRAM bandwidth unused.
+constexpr std::uintptr_t kPrefetchBytes = 8192;
+struct Prefetcher {
+  std::uintptr_t next, end;
+  Prefetcher(const u8* w, std::size_t bytes)
+      : next(reinterpret_cast<std::uintptr_t>(w) & ~std::uintptr_t{63}), end(reinterpret_cast<std::uintptr_t>(w) + bytes) {}
+  void upto(const u8* p) {
+    const std::uintptr_t want = reinterpret_cast<std::uintptr_t>(p) + kPrefetchBytes;
+    for (; next < want && next < end; next += 64) _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_T0);
+  }
+};
+
 // Batch 1: decode into registers, FMA with x, four accumulator chains.
 template <class F>
 void matvec(const Ctx& c, const MatmulArgs& a, std::size_t row_bytes) {
   const std::size_t units = a.cols / F::kW, tail = a.cols % F::kW;
   constexpr std::size_t kElemBytes = F::kB / F::kW;
+  Prefetcher pf(a.w, a.rows * row_bytes);
   for (std::size_t r = 0; r < a.rows; ++r) {
     const u8* p = a.w + r * row_bytes;
     V acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
     for (std::size_t u = 0; u < units; ++u) {
+      pf.upto(p + u * F::kB);
       const float* x = a.x + u * F::kW;
       F::for_each(c, p + u * F::kB, [&](int i, V v) {
         const V xv = _mm256_loadu_ps(x + 8 * i);
@@ -265,30 +282,21 @@ void matvec(const Ctx& c, const MatmulArgs& a, std::size_t row_bytes) {
   }
 }
 
-// acc[b][r] += wbuf[r] · x[b] over `len` weights (masked x loads for the
-// last partial vector; wbuf is zero-padded to a multiple of 8).
+// acc[b][r] += wbuf[r] · xs[b] over `len` weights (a multiple of 8: wbuf
+// and the packed activations are zero-padded).
 template <int NB>
-void tile(const float* wbuf, const float* x, std::size_t ldx, std::size_t len, float* acc) {
+void tile(const float* wbuf, const float* xs, std::size_t len, float* acc) {
   V s[NB][kRows];
   for (int b = 0; b < NB; ++b) {
     for (int r = 0; r < kRows; ++r) s[b][r] = _mm256_loadu_ps(acc + 8 * (kRows * b + r));
   }
-  std::size_t c = 0;
-  for (; c + 8 <= len; c += 8) {
-    V w[kRows];
-    for (int r = 0; r < kRows; ++r) w[r] = _mm256_load_ps(wbuf + r * kTile + c);
-    for (int b = 0; b < NB; ++b) {
-      const V xv = _mm256_loadu_ps(x + b * ldx + c);
-      for (int r = 0; r < kRows; ++r) s[b][r] = _mm256_fmadd_ps(w[r], xv, s[b][r]);
-    }
-  }
-  if (c < len) {
-    const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(len - c)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    V w[kRows];
-    for (int r = 0; r < kRows; ++r) w[r] = _mm256_load_ps(wbuf + r * kTile + c);
-    for (int b = 0; b < NB; ++b) {
-      const V xv = _mm256_maskload_ps(x + b * ldx + c, m);
-      for (int r = 0; r < kRows; ++r) s[b][r] = _mm256_fmadd_ps(w[r], xv, s[b][r]);
+  for (std::size_t c = 0; c < len; c += 8) {
+    V xv[NB];
+    for (int b = 0; b < NB; ++b) xv[b] = _mm256_load_ps(xs + b * kTile + c);
+    for (int r = 0; r < kRows; ++r) {
+      V w = _mm256_load_ps(wbuf + r * kTile + c);
+      __asm__("" : "+v"(w));  // keep w in a register: one load, NB uses (GCC would re-load it per FMA)
+      for (int b = 0; b < NB; ++b) s[b][r] = _mm256_fmadd_ps(w, xv[b], s[b][r]);
     }
   }
   for (int b = 0; b < NB; ++b) {
@@ -297,18 +305,31 @@ void tile(const float* wbuf, const float* x, std::size_t ldx, std::size_t len, f
 }
 
 struct FloatArray {  // heap buffer without std:: templates (see file comment)
-  explicit FloatArray(std::size_t n) : p(new float[n]) {}
-  ~FloatArray() { delete[] p; }
+  explicit FloatArray(std::size_t n) : p(new (std::align_val_t{64}) float[n]) {}
+  ~FloatArray() { ::operator delete[](p, std::align_val_t{64}); }
   FloatArray(const FloatArray&) = delete;
   FloatArray& operator=(const FloatArray&) = delete;
   float* p;
 };
 
-// Batch > 1: per group of 4 rows and tile of ≤ 256 columns, decode once into
-// wbuf, then run every activation row against it.
+// Batch > 1. X is first repacked tile-major (tile t, row b → 256
+// contiguous floats, zero-padded): activation rows cols·4 bytes apart would
+// map to the same L1 sets whenever that is a multiple of 4 KiB (3072 columns
+// is). Then per group of kRows rows and tile of ≤ 256 columns, the weights are
+// decoded once into wbuf and every activation row runs against them.
 template <class F>
 void matmul(const Ctx& c, const MatmulArgs& a, std::size_t row_bytes) {
   alignas(32) float wbuf[kRows * kTile];
+  const std::size_t tiles = (a.cols + kTile - 1) / kTile;
+  FloatArray xp(tiles * a.batch * kTile);
+  for (std::size_t t = 0; t < tiles; ++t) {
+    const std::size_t c0 = t * kTile, len = a.cols - c0 < kTile ? a.cols - c0 : kTile;
+    for (std::size_t b = 0; b < a.batch; ++b) {
+      float* dst = xp.p + (t * a.batch + b) * kTile;
+      std::memcpy(dst, a.x + b * a.cols + c0, len * sizeof(float));
+      std::memset(dst + len, 0, (kTile - len) * sizeof(float));
+    }
+  }
   const std::size_t acc_len = a.batch * kRows * 8;
   FloatArray acc(acc_len);
   constexpr std::size_t kElemBytes = F::kB / F::kW;
@@ -316,8 +337,8 @@ void matmul(const Ctx& c, const MatmulArgs& a, std::size_t row_bytes) {
     const std::size_t nr = a.rows - r0 < kRows ? a.rows - r0 : kRows;
     if (nr < kRows) std::memset(wbuf + nr * kTile, 0, (kRows - nr) * kTile * sizeof(float));
     std::memset(acc.p, 0, acc_len * sizeof(float));
-    for (std::size_t c0 = 0; c0 < a.cols; c0 += kTile) {
-      const std::size_t len = a.cols - c0 < kTile ? a.cols - c0 : kTile;
+    for (std::size_t t = 0; t < tiles; ++t) {
+      const std::size_t c0 = t * kTile, len = a.cols - c0 < kTile ? a.cols - c0 : kTile;
       const std::size_t units = len / F::kW, tail = len % F::kW;
       for (std::size_t r = 0; r < nr; ++r) {
         const u8* p = a.w + (r0 + r) * row_bytes + c0 / F::kW * F::kB;
@@ -327,14 +348,22 @@ void matmul(const Ctx& c, const MatmulArgs& a, std::size_t row_bytes) {
           F::for_each(c, p + u * F::kB, [o](int i, V v) { _mm256_store_ps(o + 8 * i, v); });
         }
         if (tail != 0) {
-          for (std::size_t t = 0; t < tail; ++t) out[units * F::kW + t] = tail_one<F>(p + units * F::kB + t * kElemBytes);
-          for (std::size_t t = len; t % 8 != 0; ++t) out[t] = 0.f;
+          for (std::size_t k = 0; k < tail; ++k) out[units * F::kW + k] = tail_one<F>(p + units * F::kB + k * kElemBytes);
+          for (std::size_t k = len; k % 8 != 0; ++k) out[k] = 0.f;
         }
       }
-      const float* x = a.x + c0;
+      const std::size_t len_v = (len + 7) / 8 * 8;
       std::size_t b0 = 0;
-      for (; b0 + kBatch <= a.batch; b0 += kBatch) tile<kBatch>(wbuf, x + b0 * a.cols, a.cols, len, acc.p + b0 * kRows * 8);
-      if (b0 < a.batch) tile<1>(wbuf, x + b0 * a.cols, a.cols, len, acc.p + b0 * kRows * 8);
+      for (; b0 + kBatch <= a.batch; b0 += kBatch) {
+        tile<kBatch>(wbuf, xp.p + (t * a.batch + b0) * kTile, len_v, acc.p + b0 * kRows * 8);
+      }
+      const float* xs = xp.p + (t * a.batch + b0) * kTile;
+      float* accb = acc.p + b0 * kRows * 8;
+      switch (a.batch - b0) {
+        case 2: tile<2>(wbuf, xs, len, accb); break;
+        case 1: tile<1>(wbuf, xs, len, accb); break;
+        default: break;
+      }
     }
     for (std::size_t b = 0; b < a.batch; ++b) {
       for (std::size_t r = 0; r < nr; ++r) a.y[b * a.rows + r0 + r] = hsum(_mm256_loadu_ps(acc.p + 8 * (kRows * b + r)));

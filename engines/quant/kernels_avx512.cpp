@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <new>
 
 #include "engines/quant/dequantize.h"
 #include "engines/quant/kernels.h"
@@ -42,8 +43,9 @@ inline float h2f(const u8* p) {
 }
 inline __m512i bytes16(const u8* p) { return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
 inline V iota() { return _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15); }
+// table[idx & 15] per lane: vpermps reads only the low 4 index bits, so a
+// nibble needs no masking.
 inline V lut(__m512i idx, V table) { return _mm512_permutexvar_ps(idx, table); }
-inline __m512i low4(__m512i v) { return _mm512_and_si512(v, _mm512_set1_epi32(0xF)); }
 
 // ---- unit decoders: for_each(ctx, p, fn) calls fn(i, v) with weights
 // [16i, 16i + 16) of the unit ------------------------------------------------
@@ -108,7 +110,7 @@ struct Q4_0 {
   static void for_each(const Ctx&, const u8* p, Fn&& fn) {
     const V table = _mm512_mul_ps(_mm512_sub_ps(iota(), _mm512_set1_ps(8.f)), _mm512_set1_ps(h2f(p)));
     const __m512i q = bytes16(p + 2);
-    fn(0, lut(low4(q), table));
+    fn(0, lut(q, table));
     fn(1, lut(_mm512_srli_epi32(q, 4), table));
   }
 };
@@ -120,7 +122,7 @@ struct Mxfp4 {
     const V kvalues = _mm512_setr_ps(0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12);
     const V table = _mm512_mul_ps(kvalues, _mm512_set1_ps(c.e8m0[p[0]]));
     const __m512i q = bytes16(p + 1);
-    fn(0, lut(low4(q), table));
+    fn(0, lut(q, table));
     fn(1, lut(_mm512_srli_epi32(q, 4), table));
   }
 };
@@ -150,8 +152,8 @@ struct Q4_K {
       const V t2 = _mm512_sub_ps(_mm512_mul_ps(iota(), _mm512_set1_ps(d * static_cast<float>(sc))),
                                  _mm512_set1_ps(dmin * static_cast<float>(m)));
       const __m512i b0 = bytes16(q), b1 = bytes16(q + 16);
-      fn(4 * j + 0, lut(low4(b0), t1));
-      fn(4 * j + 1, lut(low4(b1), t1));
+      fn(4 * j + 0, lut(b0, t1));
+      fn(4 * j + 1, lut(b1, t1));
       fn(4 * j + 2, lut(_mm512_srli_epi32(b0, 4), t2));
       fn(4 * j + 3, lut(_mm512_srli_epi32(b1, 4), t2));
     }
@@ -219,16 +221,32 @@ float tail_one(const u8* p) {
   }
 }
 
+// Software prefetch running kPrefetchBytes ahead of the weight stream, one
+// prefetch per cache line: rows are read once, front to back, and the
+// hardware prefetchers alone leave DRAM bandwidth unused.
+constexpr std::uintptr_t kPrefetchBytes = 8192;
+struct Prefetcher {
+  std::uintptr_t next, end;
+  Prefetcher(const u8* w, std::size_t bytes)
+      : next(reinterpret_cast<std::uintptr_t>(w) & ~std::uintptr_t{63}), end(reinterpret_cast<std::uintptr_t>(w) + bytes) {}
+  void upto(const u8* p) {
+    const std::uintptr_t want = reinterpret_cast<std::uintptr_t>(p) + kPrefetchBytes;
+    for (; next < want && next < end; next += 64) _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_T0);
+  }
+};
+
 // Batch 1: decode into registers, FMA with x, four accumulator chains.
 template <class F>
 void matvec(const Ctx& c, const MatmulArgs& a, std::size_t row_bytes) {
   const std::size_t units = a.cols / F::kW, tail = a.cols % F::kW;
   constexpr std::size_t kElemBytes = F::kB / F::kW;  // only meaningful for plain formats
+  Prefetcher pf(a.w, a.rows * row_bytes);
   for (std::size_t r = 0; r < a.rows; ++r) {
     const u8* p = a.w + r * row_bytes;
     V acc0 = _mm512_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
     std::size_t u = 0;
     for (; u + 2 <= units; u += 2) {
+      pf.upto(p + u * F::kB);
       const float* x0 = a.x + u * F::kW;
       const float* x1 = x0 + F::kW;
       F::for_each(c, p + u * F::kB, [&](int i, V v) {
@@ -255,33 +273,21 @@ void matvec(const Ctx& c, const MatmulArgs& a, std::size_t row_bytes) {
   }
 }
 
-// acc[b][r] += wbuf[r] · x[b] over `len` weights (masked x loads for the
-// last partial vector; wbuf is zero-padded to a multiple of 16).
+// acc[b][r] += wbuf[r] · xs[b] over `len` weights (a multiple of 16: wbuf
+// and the packed activations are zero-padded).
 template <int NB>
-void tile(const float* wbuf, const float* x, std::size_t ldx, std::size_t len, float* acc, const float* next) {
+void tile(const float* wbuf, const float* xs, std::size_t len, float* acc) {
   V s[NB][kRows];
   for (int b = 0; b < NB; ++b) {
     for (int r = 0; r < kRows; ++r) s[b][r] = _mm512_loadu_ps(acc + 16 * (kRows * b + r));
   }
-  std::size_t c = 0;
-  for (; c + 16 <= len; c += 16) {
-    if (next != nullptr) {  // the next activation rows' slice: L2 → L1 while this one computes
-      for (int b = 0; b < NB; ++b) _mm_prefetch(reinterpret_cast<const char*>(next + b * ldx + c), _MM_HINT_T0);
-    }
+  for (std::size_t c = 0; c < len; c += 16) {
     V xv[NB];
-    for (int b = 0; b < NB; ++b) xv[b] = _mm512_loadu_ps(x + b * ldx + c);
+    for (int b = 0; b < NB; ++b) xv[b] = _mm512_load_ps(xs + b * kTile + c);
     for (int r = 0; r < kRows; ++r) {
-      const V w = _mm512_load_ps(wbuf + r * kTile + c);
+      V w = _mm512_load_ps(wbuf + r * kTile + c);
+      __asm__("" : "+v"(w));  // keep w in a register: one load, NB uses (GCC would re-load it per FMA)
       for (int b = 0; b < NB; ++b) s[b][r] = _mm512_fmadd_ps(w, xv[b], s[b][r]);
-    }
-  }
-  if (c < len) {
-    const __mmask16 m = static_cast<__mmask16>((1u << (len - c)) - 1u);
-    V w[kRows];
-    for (int r = 0; r < kRows; ++r) w[r] = _mm512_load_ps(wbuf + r * kTile + c);
-    for (int b = 0; b < NB; ++b) {
-      const V xv = _mm512_maskz_loadu_ps(m, x + b * ldx + c);
-      for (int r = 0; r < kRows; ++r) s[b][r] = _mm512_fmadd_ps(w[r], xv, s[b][r]);
     }
   }
   for (int b = 0; b < NB; ++b) {
@@ -290,18 +296,31 @@ void tile(const float* wbuf, const float* x, std::size_t ldx, std::size_t len, f
 }
 
 struct FloatArray {  // heap buffer without std:: templates (see file comment)
-  explicit FloatArray(std::size_t n) : p(new float[n]) {}
-  ~FloatArray() { delete[] p; }
+  explicit FloatArray(std::size_t n) : p(new (std::align_val_t{64}) float[n]) {}
+  ~FloatArray() { ::operator delete[](p, std::align_val_t{64}); }
   FloatArray(const FloatArray&) = delete;
   FloatArray& operator=(const FloatArray&) = delete;
   float* p;
 };
 
-// Batch > 1: per group of 4 rows and tile of ≤ 256 columns, decode once into
-// wbuf, then run every activation row against it.
+// Batch > 1. X is first repacked tile-major (tile t, row b → 256
+// contiguous floats, zero-padded): activation rows cols·4 bytes apart would
+// map to the same L1 sets whenever that is a multiple of 4 KiB (3072 columns
+// is). Then per group of kRows rows and tile of ≤ 256 columns, the weights are
+// decoded once into wbuf and every activation row runs against them.
 template <class F>
 void matmul(const Ctx& c, const MatmulArgs& a, std::size_t row_bytes) {
   alignas(64) float wbuf[kRows * kTile];
+  const std::size_t tiles = (a.cols + kTile - 1) / kTile;
+  FloatArray xp(tiles * a.batch * kTile);
+  for (std::size_t t = 0; t < tiles; ++t) {
+    const std::size_t c0 = t * kTile, len = a.cols - c0 < kTile ? a.cols - c0 : kTile;
+    for (std::size_t b = 0; b < a.batch; ++b) {
+      float* dst = xp.p + (t * a.batch + b) * kTile;
+      std::memcpy(dst, a.x + b * a.cols + c0, len * sizeof(float));
+      std::memset(dst + len, 0, (kTile - len) * sizeof(float));
+    }
+  }
   const std::size_t acc_len = a.batch * kRows * 16;
   FloatArray acc(acc_len);
   constexpr std::size_t kElemBytes = F::kB / F::kW;
@@ -309,8 +328,8 @@ void matmul(const Ctx& c, const MatmulArgs& a, std::size_t row_bytes) {
     const std::size_t nr = a.rows - r0 < kRows ? a.rows - r0 : kRows;
     if (nr < kRows) std::memset(wbuf + nr * kTile, 0, (kRows - nr) * kTile * sizeof(float));
     std::memset(acc.p, 0, acc_len * sizeof(float));
-    for (std::size_t c0 = 0; c0 < a.cols; c0 += kTile) {
-      const std::size_t len = a.cols - c0 < kTile ? a.cols - c0 : kTile;
+    for (std::size_t t = 0; t < tiles; ++t) {
+      const std::size_t c0 = t * kTile, len = a.cols - c0 < kTile ? a.cols - c0 : kTile;
       const std::size_t units = len / F::kW, tail = len % F::kW;
       for (std::size_t r = 0; r < nr; ++r) {
         const u8* p = a.w + (r0 + r) * row_bytes + c0 / F::kW * F::kB;
@@ -320,19 +339,20 @@ void matmul(const Ctx& c, const MatmulArgs& a, std::size_t row_bytes) {
           F::for_each(c, p + u * F::kB, [o](int i, V v) { _mm512_store_ps(o + 16 * i, v); });
         }
         if (tail != 0) {
-          for (std::size_t t = 0; t < tail; ++t) out[units * F::kW + t] = tail_one<F>(p + units * F::kB + t * kElemBytes);
-          for (std::size_t t = len; t % 16 != 0; ++t) out[t] = 0.f;
+          for (std::size_t k = 0; k < tail; ++k) out[units * F::kW + k] = tail_one<F>(p + units * F::kB + k * kElemBytes);
+          for (std::size_t k = len; k % 16 != 0; ++k) out[k] = 0.f;
         }
       }
-      const float* x = a.x + c0;
+      const std::size_t len_v = (len + 15) / 16 * 16;
       std::size_t b0 = 0;
       for (; b0 + kBatch <= a.batch; b0 += kBatch) {
-        const float* next = b0 + kBatch < a.batch ? x + (b0 + kBatch) * a.cols : nullptr;
-        tile<kBatch>(wbuf, x + b0 * a.cols, a.cols, len, acc.p + b0 * kRows * 16, next);
+        tile<kBatch>(wbuf, xp.p + (t * a.batch + b0) * kTile, len_v, acc.p + b0 * kRows * 16);
       }
+      const float* xs = xp.p + (t * a.batch + b0) * kTile;
+      float* accb = acc.p + b0 * kRows * 16;
       switch (a.batch - b0) {
-        case 2: tile<2>(wbuf, x + b0 * a.cols, a.cols, len, acc.p + b0 * kRows * 16, nullptr); break;
-        case 1: tile<1>(wbuf, x + b0 * a.cols, a.cols, len, acc.p + b0 * kRows * 16, nullptr); break;
+        case 2: tile<2>(wbuf, xs, len, accb); break;
+        case 1: tile<1>(wbuf, xs, len, accb); break;
         default: break;
       }
     }

@@ -1,0 +1,64 @@
+// container.h — moebench containers: GGUF v3 files holding a (scaled) model
+// card's weights, synthetic but real (seeded values through the real
+// quantizers), laid out so an engine can read every expert with O_DIRECT.
+//
+// Layout: general.alignment 4096; llama.cpp tensor names; routed experts as
+// blk.N.ffn_{gate,up,down}_exps.weight with the expert as the slowest
+// dimension (one expert's slice of a tensor is one contiguous range), or,
+// with `packed`, blk.N.ffn_exps_packed.weight (type I8, [record, experts])
+// holding each expert's gate‖up‖down as one aligned record: one read per
+// expert. Drive layouts: `replicate` (every drive holds a full copy) and
+// `stripe` (expert e lives on drive e mod D; the trunk on drive 0).
+//
+// moebench.* metadata: the card (JSON), scale, quant, seed, layout, drive
+// index and count, the experts held, and an XXH64 per tensor and per expert
+// record. Files are written under a temporary name, fsynced, then renamed:
+// an interrupted make never leaves a file that looks valid.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/expected.h"
+#include "harness/model_card.h"
+#include "harness/progress.h"
+
+namespace moebench {
+
+struct ContainerSpec {
+  std::string card_name;
+  ModelCard card;      // already scaled
+  Scale scale;
+  std::string quant;   // routed experts; the trunk uses card.trunk_quant
+  std::uint64_t seed = 42;
+  std::vector<std::string> drive_dirs;
+  std::string drive_layout = "replicate";  // or "stripe"
+  bool packed = false;
+};
+
+// File name of drive `drive`'s part (the same for every drive in replicate).
+std::string container_file_name(const ContainerSpec& spec, int drive);
+
+struct ContainerFile {
+  std::string path;
+  std::uint64_t bytes = 0;
+  int drive = 0;
+  bool reused = false;      // an identical, verified-at-open file was already there
+  double write_s = 0;
+};
+
+Expected<std::vector<ContainerFile>> make_container(const ContainerSpec& spec, Progress& progress);
+
+struct VerifyReport {
+  std::uint64_t bytes_verified = 0;
+  int tensors = 0;
+  int expert_records = 0;
+  std::vector<std::string> mismatches;  // "tensor blk.1.ffn_down_exps.weight", "expert 7 of layer 1"
+  bool ok() const { return mismatches.empty(); }
+};
+
+// Recomputes every checksum of one container file.
+Expected<VerifyReport> verify_container(const std::string& path, Progress& progress);
+
+}  // namespace moebench

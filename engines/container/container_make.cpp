@@ -1,0 +1,369 @@
+// container_make.cpp — writing containers (see container.h): plan the
+// drive's tensors, lay out the GGUF header with placeholder checksums, stream
+// generated-and-quantized tensor data behind it, then rewrite the header
+// with the real checksums (same length), fsync and rename into place.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include "engines/container/container.h"
+#include "engines/container/container_plan.h"
+#include "engines/container/gguf_writer.h"
+#include "engines/container/weight_gen.h"
+#include "engines/quant/quant_format.h"
+#include "engines/quant/quantize.h"
+#include "harness/hash.h"
+#include "harness/text.h"
+#include "harness/units.h"
+#include "probes/test_file.h"
+
+namespace moebench {
+namespace {
+
+std::string zero_hash() { return std::string(16, '0'); }
+
+// Appends bytes at increasing offsets through a large buffer.
+class SequentialWriter {
+ public:
+  SequentialWriter(int fd, std::uint64_t start) : fd_(fd), offset_(start), buf_(kBuffer) {}
+  Status write(const void* data, std::size_t n) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    while (n > 0) {
+      const std::size_t take = std::min(n, kBuffer - used_);
+      std::memcpy(buf_.data() + used_, p, take);
+      used_ += take;
+      p += take;
+      n -= take;
+      if (used_ == kBuffer) {
+        if (Status st = flush(); !st) return st;
+      }
+    }
+    return Status::success();
+  }
+  Status pad_to(std::uint64_t file_offset) {
+    static const unsigned char zeros[4096] = {};
+    while (position() < file_offset) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(sizeof zeros, file_offset - position()));
+      if (Status st = write(zeros, n); !st) return st;
+    }
+    return Status::success();
+  }
+  Status flush() {
+    std::size_t done = 0;
+    while (done < used_) {
+      const ssize_t w = ::pwrite(fd_, buf_.data() + done, used_ - done, static_cast<off_t>(offset_ + done));
+      if (w <= 0) return make_error(std::string("write failed: ") + std::strerror(errno) + " (disk full?)");
+      done += static_cast<std::size_t>(w);
+    }
+    offset_ += used_;
+    used_ = 0;
+    return Status::success();
+  }
+  std::uint64_t position() const { return offset_ + used_; }
+
+ private:
+  static constexpr std::size_t kBuffer = 16u << 20;
+  int fd_;
+  std::uint64_t offset_;
+  std::vector<unsigned char> buf_;
+  std::size_t used_ = 0;
+};
+
+// Replicas are byte-identical: their identity carries no drive index.
+int identity_drive(const ContainerSpec& spec, int drive) { return spec.drive_layout == "stripe" ? drive : 0; }
+
+Json identity_json(const ContainerSpec& spec, int drive) {
+  drive = identity_drive(spec, drive);
+  return Json{{"card", spec.card_name}, {"scale", spec.scale.to_string()}, {"quant", spec.quant},
+              {"seed", spec.seed},      {"layout", spec.packed ? "packed" : "split"},
+              {"drive_layout", spec.drive_layout}, {"drive", drive},
+              {"drives", spec.drive_dirs.size()}};
+}
+
+// An expert record's checksum: XXH64 over the XXH64 of its gate, up and
+// down slices (8 bytes each), so `verify` can check records while reading
+// each tensor once, front to back, in either layout.
+std::string record_checksum(const std::uint64_t slices[3]) { return hex64(xxh64(slices, 3 * sizeof(std::uint64_t))); }
+
+struct Checksums {
+  Json tensors = Json::object();  // name → hex
+  Json records = Json::object();  // layer → [hex per held expert]
+};
+
+std::vector<GgufKv> metadata(const ContainerSpec& spec, int drive, const Checksums& sums,
+                             const std::vector<int>& held) {
+  Json experts = Json::array();
+  for (int e : held) experts.push_back(e);
+  return {gguf_kv("general.architecture", GgufType::kString, "moebench"),
+          gguf_kv("general.name", GgufType::kString, spec.card.name),
+          gguf_kv("moebench.identity", GgufType::kString, identity_json(spec, drive).dump()),
+          gguf_kv("moebench.card", GgufType::kString, spec.card_name),
+          gguf_kv("moebench.scale", GgufType::kString, spec.scale.to_string()),
+          gguf_kv("moebench.quant", GgufType::kString, spec.quant),
+          gguf_kv("moebench.seed", GgufType::kU64, spec.seed),
+          gguf_kv("moebench.layout", GgufType::kString, spec.packed ? "packed" : "split"),
+          gguf_kv("moebench.drive_layout", GgufType::kString, spec.drive_layout),
+          gguf_kv("moebench.drive_index", GgufType::kU32, identity_drive(spec, drive)),
+          gguf_kv("moebench.drive_count", GgufType::kU32, spec.drive_dirs.size()),
+          gguf_kv("moebench.experts_held", GgufType::kArray, experts, GgufType::kU32),
+          gguf_kv("moebench.expert_record_bytes", GgufType::kU64, expert_record_bytes(spec)),
+          gguf_kv("moebench.checksums", GgufType::kString, sums.tensors.dump()),
+          gguf_kv("moebench.expert_checksums", GgufType::kString, sums.records.dump())};
+}
+
+// Generates `rows` rows of `row_len` weights of tensor `tid` in `quant`,
+// feeding the bytes to `sink` row by row.
+template <typename Sink>
+Status emit_rows(const WeightGenerator& gen, std::uint64_t tid, std::uint64_t rows, std::uint64_t row_len,
+                 const std::string& quant, bool norm, std::vector<float>& fbuf, std::vector<unsigned char>& qbuf,
+                 Sink&& sink) {
+  const QuantFormat f = *find_quant(quant);
+  fbuf.resize(row_len);
+  qbuf.resize(f.bytes_for(row_len));
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    if (norm) {
+      gen.fill_norm(tid + r, fbuf.data(), row_len);
+    } else {
+      gen.fill_row(tid, r, fbuf.data(), row_len);
+    }
+    if (Status st = quantize(quant, fbuf.data(), qbuf.data(), row_len); !st) return st;
+    if (Status st = sink(qbuf.data(), qbuf.size()); !st) return st;
+  }
+  return Status::success();
+}
+
+Expected<ContainerFile> make_one(const ContainerSpec& spec, int drive, Progress& progress) {
+  ContainerFile out;
+  out.drive = drive;
+  out.path = (std::filesystem::path(spec.drive_dirs[static_cast<std::size_t>(drive)]) /
+              container_file_name(spec, drive)).string();
+  std::vector<PlannedTensor> plan = plan_container(spec, drive);
+  const std::vector<int> held = experts_on_drive(spec, drive);
+  Checksums sums;
+  for (const PlannedTensor& p : plan) {
+    sums.tensors[p.info.name] = zero_hash();
+    if (p.kind == PlannedTensor::Kind::kPacked || (p.kind == PlannedTensor::Kind::kExperts && p.matrix == 0)) {
+      sums.records[std::to_string(p.layer)] = Json(std::vector<std::string>(held.size(), zero_hash()));
+    }
+  }
+  std::vector<GgufTensorInfo> infos;
+  for (const PlannedTensor& p : plan) infos.push_back(p.info);
+  auto layout = gguf_layout(metadata(spec, drive, sums, held), infos, kContainerAlignment);
+  if (!layout) return layout.error();
+  const std::uint64_t total = layout->data_offset + layout->data_bytes;
+  out.bytes = total;
+
+  // Reuse an existing file with the same identity and size.
+  if (auto existing = read_gguf(out.path); existing && existing->file_bytes == total &&
+                                           existing->get_string("moebench.identity") == identity_json(spec, drive).dump()) {
+    out.reused = true;
+    return out;
+  }
+  auto avail = free_bytes(spec.drive_dirs[static_cast<std::size_t>(drive)]);
+  if (!avail) return avail.error();
+  if (*avail < total + (256ull << 20)) {
+    return make_error(spec.drive_dirs[static_cast<std::size_t>(drive)] + ": the container needs " +
+                      format_bytes(static_cast<double>(total)) + " but only " +
+                      format_bytes(static_cast<double>(*avail)) + " is free; free space, scale the card down (--scale) "
+                      "or pick another drive directory");
+  }
+  const std::string tmp = out.path + ".partial";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return make_error(tmp + ": cannot create: " + std::strerror(errno));
+  auto fail = [&](const std::string& why) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return make_error(out.path + ": " + why);
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  SequentialWriter w(fd, layout->data_offset);
+  const WeightGenerator gen(spec.seed);
+  std::vector<float> fbuf;
+  std::vector<unsigned char> qbuf;
+  std::vector<std::array<std::uint64_t, 3>> slice_digests;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const PlannedTensor& p = plan[i];
+    if (Status st = w.pad_to(layout->data_offset + infos[i].offset); !st) return fail(st.error().message);
+    progress.phase("drive " + std::to_string(drive) + ": " + p.info.name,
+                   static_cast<double>(w.position()) / static_cast<double>(total));
+    Xxh64 tensor_hash;
+    auto to_file = [&](const void* d, std::size_t n) {
+      tensor_hash.update(d, n);
+      return w.write(d, n);
+    };
+    Status st = Status::success();
+    if (p.kind == PlannedTensor::Kind::kTrunk || p.kind == PlannedTensor::Kind::kNorm) {
+      st = emit_rows(gen, tensor_id(p.info.name), p.rows, p.row_len, p.quant, p.kind == PlannedTensor::Kind::kNorm,
+                     fbuf, qbuf, to_file);
+    } else if (p.kind == PlannedTensor::Kind::kExperts) {
+      if (p.matrix == 0) slice_digests.assign(held.size(), {0, 0, 0});
+      for (std::size_t j = 0; j < held.size() && st; ++j) {
+        Xxh64 slice;
+        st = emit_rows(gen, tensor_id(p.info.name, static_cast<std::uint64_t>(held[j])), p.rows, p.row_len, p.quant,
+                       false, fbuf, qbuf, [&](const void* d, std::size_t n) {
+                         slice.update(d, n);
+                         return to_file(d, n);
+                       });
+        slice_digests[j][static_cast<std::size_t>(p.matrix)] = slice.digest();
+      }
+      if (p.matrix == 2) {
+        Json& list = sums.records[std::to_string(p.layer)];
+        for (std::size_t j = 0; j < held.size(); ++j) list[j] = record_checksum(slice_digests[j].data());
+      }
+    } else {  // packed: gate‖up‖down per expert, padded to 4096; same values as split
+      const std::uint64_t ed = static_cast<std::uint64_t>(spec.card.moe.expert_dim);
+      const std::uint64_t inter = static_cast<std::uint64_t>(spec.card.moe.expert_intermediate);
+      Json& list = sums.records[std::to_string(p.layer)];
+      const std::uint64_t pad = padded_record_bytes(spec) - expert_record_bytes(spec);
+      const std::vector<unsigned char> zeros(pad, 0);
+      for (std::size_t j = 0; j < held.size() && st; ++j) {
+        std::uint64_t digests[3] = {0, 0, 0};
+        for (int m = 0; m < 3 && st; ++m) {
+          Xxh64 slice;
+          st = emit_rows(gen, tensor_id(expert_tensor_name(p.layer, m), static_cast<std::uint64_t>(held[j])),
+                         m == 2 ? ed : inter, m == 2 ? inter : ed, p.quant, false, fbuf, qbuf,
+                         [&](const void* d, std::size_t n) {
+                           slice.update(d, n);
+                           return to_file(d, n);
+                         });
+          digests[m] = slice.digest();
+        }
+        list[j] = record_checksum(digests);
+        if (st && pad > 0) st = to_file(zeros.data(), zeros.size());
+      }
+    }
+    if (!st) return fail(st.error().message);
+    sums.tensors[p.info.name] = hex64(tensor_hash.digest());
+  }
+  if (Status st = w.pad_to(total); !st) return fail(st.error().message);
+  if (Status st = w.flush(); !st) return fail(st.error().message);
+  // The real checksums: same length as the placeholders, so the header size is unchanged.
+  std::vector<GgufTensorInfo> infos2;
+  for (const PlannedTensor& p : plan) infos2.push_back(p.info);
+  auto final_layout = gguf_layout(metadata(spec, drive, sums, held), infos2, kContainerAlignment);
+  if (!final_layout || final_layout->header.size() != layout->header.size()) {
+    return fail("internal error: the header changed size when checksums were filled in");
+  }
+  if (::pwrite(fd, final_layout->header.data(), final_layout->header.size(), 0) !=
+      static_cast<ssize_t>(final_layout->header.size())) {
+    return fail(std::string("writing the header failed: ") + std::strerror(errno));
+  }
+  if (::fsync(fd) != 0) return fail(std::string("fsync failed: ") + std::strerror(errno));
+  ::close(fd);
+  if (::rename(tmp.c_str(), out.path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return make_error(out.path + ": cannot rename the finished container into place: " + std::strerror(errno));
+  }
+  out.write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+// A replica is a byte copy of drive 0's file (temporary name, fsync, rename).
+Expected<ContainerFile> copy_replica(const ContainerFile& first, const ContainerSpec& spec, int drive,
+                                     Progress& progress) {
+  ContainerFile out = first;
+  out.drive = drive;
+  out.reused = false;
+  out.path = (std::filesystem::path(spec.drive_dirs[static_cast<std::size_t>(drive)]) /
+              container_file_name(spec, drive)).string();
+  if (auto existing = read_gguf(out.path); existing && existing->file_bytes == first.bytes &&
+                                           existing->get_string("moebench.identity") == identity_json(spec, drive).dump()) {
+    out.reused = true;
+    return out;
+  }
+  auto avail = free_bytes(spec.drive_dirs[static_cast<std::size_t>(drive)]);
+  if (!avail) return avail.error();
+  if (*avail < first.bytes + (256ull << 20)) {
+    return make_error(spec.drive_dirs[static_cast<std::size_t>(drive)] + ": the replica needs " +
+                      format_bytes(static_cast<double>(first.bytes)) + " but only " +
+                      format_bytes(static_cast<double>(*avail)) + " is free");
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string tmp = out.path + ".partial";
+  const int in = ::open(first.path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (in < 0 || fd < 0) {
+    if (in >= 0) ::close(in);
+    if (fd >= 0) ::close(fd);
+    return make_error(out.path + ": cannot copy the replica: " + std::strerror(errno));
+  }
+  std::vector<unsigned char> buf(16u << 20);
+  std::uint64_t done = 0;
+  Status st = Status::success();
+  while (done < first.bytes && st) {
+    const ssize_t r = ::pread(in, buf.data(), buf.size(), static_cast<off_t>(done));
+    if (r <= 0) {
+      st = make_error(first.path + ": read failed while copying");
+      break;
+    }
+    if (::pwrite(fd, buf.data(), static_cast<std::size_t>(r), static_cast<off_t>(done)) != r) {
+      st = make_error(tmp + std::string(": write failed: ") + std::strerror(errno));
+      break;
+    }
+    done += static_cast<std::uint64_t>(r);
+    progress.phase("drive " + std::to_string(drive) + ": copying the replica",
+                   static_cast<double>(done) / static_cast<double>(first.bytes));
+  }
+  if (st && ::fsync(fd) != 0) st = make_error(tmp + ": fsync failed");
+  ::close(in);
+  ::close(fd);
+  if (st && ::rename(tmp.c_str(), out.path.c_str()) != 0) st = make_error(out.path + ": rename failed");
+  if (!st) {
+    ::unlink(tmp.c_str());
+    return st.error();
+  }
+  out.write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace
+
+std::string container_file_name(const ContainerSpec& spec, int drive) {
+  std::string scale = spec.scale.is_identity() ? "full" : spec.scale.to_string();
+  for (char& c : scale) {
+    if (c == '=') c = '-';
+    if (c == ',') c = '_';
+  }
+  std::string name = spec.card_name + "." + scale + "." + spec.quant + ".s" + std::to_string(spec.seed) +
+                     (spec.packed ? ".packed" : ".split");
+  if (spec.drive_layout == "stripe") {
+    name += ".stripe" + std::to_string(drive) + "of" + std::to_string(spec.drive_dirs.size());
+  }
+  return name + ".gguf";
+}
+
+Expected<std::vector<ContainerFile>> make_container(const ContainerSpec& spec, Progress& progress) {
+  if (spec.drive_dirs.empty()) return make_error("container make: give at least one --drive directory");
+  if (spec.drive_layout != "replicate" && spec.drive_layout != "stripe") {
+    return make_error("container make: unknown layout \"" + spec.drive_layout + "\"; use replicate or stripe");
+  }
+  if (!find_quant(spec.quant)) return make_error("container make: unknown quant \"" + spec.quant + "\"");
+  if (const std::string fit = quant_fits_card(spec.card, spec.quant); !fit.empty()) return make_error(fit);
+  for (const std::string& dir : spec.drive_dirs) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) {
+      return make_error(dir + ": drive directory does not exist (create it first)");
+    }
+  }
+  std::vector<ContainerFile> files;
+  for (int d = 0; d < static_cast<int>(spec.drive_dirs.size()); ++d) {
+    if (spec.drive_layout == "replicate" && d > 0) {
+      auto f = copy_replica(files[0], spec, d, progress);
+      if (!f) return f.error();
+      files.push_back(*f);
+      continue;
+    }
+    auto f = make_one(spec, d, progress);
+    if (!f) return f.error();
+    files.push_back(*f);
+  }
+  return files;
+}
+
+}  // namespace moebench

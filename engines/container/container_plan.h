@@ -1,0 +1,40 @@
+// container_plan.h — which tensors one drive's container file holds, in
+// file order, and how their bytes are produced (shared by make and verify).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engines/container/container.h"
+#include "engines/container/gguf.h"
+
+namespace moebench {
+
+struct PlannedTensor {
+  enum class Kind { kTrunk, kNorm, kExperts, kPacked };
+  GgufTensorInfo info;        // name, ne, ggml type (offset/bytes filled by the layout)
+  Kind kind = Kind::kTrunk;
+  std::string quant;          // moebench format name
+  int layer = -1;             // MoE layer index for expert tensors
+  int matrix = 0;             // 0 gate, 1 up, 2 down (split expert tensors)
+  std::uint64_t rows = 0;     // rows per tensor (trunk) or per expert slice
+  std::uint64_t row_len = 0;
+};
+
+// Experts drive `drive` holds, in file order (global expert ids).
+std::vector<int> experts_on_drive(const ContainerSpec& spec, int drive);
+
+std::vector<PlannedTensor> plan_container(const ContainerSpec& spec, int drive);
+
+// Bytes of one expert record (gate + up + down) before padding, and padded
+// to 4096 in the packed layout.
+std::uint64_t expert_record_bytes(const ContainerSpec& spec);
+std::uint64_t padded_record_bytes(const ContainerSpec& spec);
+
+inline constexpr std::uint64_t kContainerAlignment = 4096;
+inline constexpr std::uint32_t kGgmlTypeI8 = 24;
+
+// Names of the three matrices of a routed expert in layer `layer`.
+std::string expert_tensor_name(int layer, int matrix);
+
+}  // namespace moebench

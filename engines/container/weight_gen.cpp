@@ -1,0 +1,90 @@
+// weight_gen.cpp — see weight_gen.h.
+#include "engines/container/weight_gen.h"
+
+#include <array>
+#include <cmath>
+#include <cstring>
+
+#include "harness/text.h"
+
+namespace moebench {
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Inverse of the standard normal CDF (Acklam's rational approximation,
+// relative error < 1.2e-9), used once to build the lookup table.
+double normal_quantile(double p) {
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                             1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                             6.680131188771972e+01, -1.328068155288572e+01};
+  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                             -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00};
+  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                             3.754408661907416e+00};
+  const double lo = 0.02425;
+  if (p < lo) {
+    const double q = std::sqrt(-2 * std::log(p));
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  if (p > 1 - lo) return -normal_quantile(1 - p);
+  const double q = p - 0.5;
+  const double r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+         (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+const std::array<float, 65536>& gaussian_table() {
+  static const std::array<float, 65536> table = [] {
+    std::array<float, 65536> t{};
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      t[i] = static_cast<float>(normal_quantile((static_cast<double>(i) + 0.5) / 65536.0));
+    }
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
+std::uint64_t tensor_id(std::string_view name, std::uint64_t expert) {
+  return fnv1a64(name) ^ splitmix64(expert + 0x51ed270b27f1ull);
+}
+
+WeightGenerator::WeightGenerator(std::uint64_t seed) : seed_(seed) { (void)gaussian_table(); }
+
+void WeightGenerator::fill_row(std::uint64_t tid, std::uint64_t row, float* out, std::size_t n) const {
+  const auto& table = gaussian_table();
+  std::uint64_t state = splitmix64(seed_ ^ splitmix64(tid) ^ (row * 0x9e3779b97f4a7c15ull));
+  // Row scale: log-normal (sigma 0.25) around 1/sqrt(n).
+  const float row_scale =
+      static_cast<float>(std::exp(0.25 * table[static_cast<std::size_t>(state & 0xffff)]) / std::sqrt(static_cast<double>(n)));
+  std::size_t i = 0;
+  while (i < n) {
+    state = splitmix64(state);
+    std::uint64_t bits = state;
+    for (int k = 0; k < 4 && i < n; ++k, ++i, bits >>= 16) {
+      out[i] = table[static_cast<std::size_t>(bits & 0xffff)] * row_scale;
+    }
+    // Outlier: about 1 value in 1,024, scaled 6x.
+    if ((state >> 56) == 0 && i > 0) out[i - 1] *= 6.0f;  // p = 1/256 per 4 values
+  }
+}
+
+void WeightGenerator::fill_norm(std::uint64_t tid, float* out, std::size_t n) const {
+  const auto& table = gaussian_table();
+  std::uint64_t state = splitmix64(seed_ ^ splitmix64(tid));
+  for (std::size_t i = 0; i < n; ++i) {
+    state = splitmix64(state);
+    out[i] = 1.0f + 0.05f * table[static_cast<std::size_t>(state & 0xffff)];
+  }
+}
+
+}  // namespace moebench
