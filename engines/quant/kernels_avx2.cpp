@@ -5,9 +5,11 @@
 // Same structure as kernels_avx512.cpp with 8-float vectors: each format is
 // a "unit" decoder handing its weights to a callback vector by vector; 4-bit
 // codes are mapped with pshufb on bytes (16-entry int8 tables) and then
-// widened. matvec FMAs in registers; matmul decodes a 4-row × 256-column
-// tile once into an on-stack buffer and runs the whole batch against it,
-// 4 rows × 3 activation rows per register tile (all 16 ymm registers).
+// widened. matvec FMAs in registers (formats with one scale per 32 weights
+// sum raw products and scale once) with a software prefetch 8 KiB ahead;
+// matmul repacks X tile-major, decodes a 4-row × ≤ 256-column tile once into
+// an on-stack buffer and runs the whole batch against it, 4 rows × 3
+// activation rows per register tile (all 16 ymm registers).
 //
 // Nothing here may instantiate inline functions or templates from shared
 // headers (std::vector, std::min, QuantFormat::bytes_for, ...): the linker
@@ -32,8 +34,14 @@ constexpr int kRows = 4;            // rows per register tile
 constexpr int kBatch = 3;           // activation rows per register tile
 
 struct Ctx {
-  const float* e8m0;
+  const float* f16;   // fp16 bits → float (block scales: memory broadcasts)
+  const float* e8m0;  // e8m0 → 2^(e-128)
 };
+inline float f16s(const Ctx& c, const u8* p) {
+  std::uint16_t v;
+  std::memcpy(&v, p, 2);
+  return c.f16[v];
+}
 
 inline float h2f(const u8* p) {
   std::uint16_t v;
@@ -90,56 +98,76 @@ struct Bf16 {
   }
 };
 
-struct Q8_0 {
-  static constexpr int kW = 32, kB = 34;
-  template <class Fn>
-  static void for_each(const Ctx&, const u8* p, Fn&& fn) {
-    const V d = _mm256_set1_ps(h2f(p));
-    const __m128i q0 = load16(p + 2), q1 = load16(p + 18);
-    fn(0, _mm256_mul_ps(s8_lo(q0), d));
-    fn(1, _mm256_mul_ps(s8_hi(q0), d));
-    fn(2, _mm256_mul_ps(s8_lo(q1), d));
-    fn(3, _mm256_mul_ps(s8_hi(q1), d));
-  }
-};
-
-struct Q4_0 {
-  static constexpr int kW = 32, kB = 18;
-  template <class Fn>
-  static void for_each(const Ctx&, const u8* p, Fn&& fn) {
-    const V d = _mm256_set1_ps(h2f(p));
-    const __m128i q = load16(p + 2), eight = _mm_set1_epi8(8);
-    const __m128i lo = _mm_sub_epi8(nib_lo(q), eight), hi = _mm_sub_epi8(nib_hi(q), eight);
-    fn(0, _mm256_mul_ps(s8_lo(lo), d));
-    fn(1, _mm256_mul_ps(s8_hi(lo), d));
-    fn(2, _mm256_mul_ps(s8_lo(hi), d));
-    fn(3, _mm256_mul_ps(s8_hi(hi), d));
-  }
-};
-
-struct Mxfp4 {
-  static constexpr int kW = 32, kB = 17;
+// Formats with one scale per 32 weights also offer scale() and
+// for_each_raw() (unscaled values): matvec then sums raw products per block
+// and applies the scale once, 4 multiplies fewer per block.
+template <class Raw>
+struct Scaled {
   template <class Fn>
   static void for_each(const Ctx& c, const u8* p, Fn&& fn) {
-    const __m128i kvalues = _mm_setr_epi8(0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12);
-    const V d = _mm256_set1_ps(c.e8m0[p[0]]);
-    const __m128i q = load16(p + 1);
-    const __m128i lo = _mm_shuffle_epi8(kvalues, nib_lo(q)), hi = _mm_shuffle_epi8(kvalues, nib_hi(q));
-    fn(0, _mm256_mul_ps(s8_lo(lo), d));
-    fn(1, _mm256_mul_ps(s8_hi(lo), d));
-    fn(2, _mm256_mul_ps(s8_lo(hi), d));
-    fn(3, _mm256_mul_ps(s8_hi(hi), d));
+    const V d = _mm256_set1_ps(Raw::scale(c, p));
+    Raw::for_each_raw(c, p, [&](int i, V v) { fn(i, _mm256_mul_ps(v, d)); });
   }
 };
 
-inline void scale_min_k4(int j, const u8* q, int& d, int& m) {
-  if (j < 4) {
-    d = q[j] & 63;
-    m = q[j + 4] & 63;
-  } else {
-    d = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
-    m = (q[j + 4] >> 4) | ((q[j - 0] >> 6) << 4);
+struct Q8_0 : Scaled<Q8_0> {
+  static constexpr int kW = 32, kB = 34;
+  static float scale(const Ctx& c, const u8* p) { return f16s(c, p); }
+  template <class Fn>
+  static void for_each_raw(const Ctx&, const u8* p, Fn&& fn) {
+    const __m128i q0 = load16(p + 2), q1 = load16(p + 18);
+    fn(0, s8_lo(q0));
+    fn(1, s8_hi(q0));
+    fn(2, s8_lo(q1));
+    fn(3, s8_hi(q1));
   }
+};
+
+struct Q4_0 : Scaled<Q4_0> {
+  static constexpr int kW = 32, kB = 18;
+  static float scale(const Ctx& c, const u8* p) { return f16s(c, p); }
+  template <class Fn>
+  static void for_each_raw(const Ctx&, const u8* p, Fn&& fn) {
+    const __m128i q = load16(p + 2), eight = _mm_set1_epi8(8);
+    const __m128i lo = _mm_sub_epi8(nib_lo(q), eight), hi = _mm_sub_epi8(nib_hi(q), eight);
+    fn(0, s8_lo(lo));
+    fn(1, s8_hi(lo));
+    fn(2, s8_lo(hi));
+    fn(3, s8_hi(hi));
+  }
+};
+
+struct Mxfp4 : Scaled<Mxfp4> {
+  static constexpr int kW = 32, kB = 17;
+  static float scale(const Ctx& c, const u8* p) { return c.e8m0[p[0]]; }
+  template <class Fn>
+  static void for_each_raw(const Ctx&, const u8* p, Fn&& fn) {
+    const __m128i kvalues = _mm_setr_epi8(0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12);
+    const __m128i q = load16(p + 1);
+    const __m128i lo = _mm_shuffle_epi8(kvalues, nib_lo(q)), hi = _mm_shuffle_epi8(kvalues, nib_hi(q));
+    fn(0, s8_lo(lo));
+    fn(1, s8_hi(lo));
+    fn(2, s8_lo(hi));
+    fn(3, s8_hi(hi));
+  }
+};
+
+// q4_K's eight 6-bit (scale, min) pairs from scales[12] (16 readable bytes at
+// s), as dl[j] = d·sc_j and ml[j] = dmin·m_j — 8 lanes at once, the products
+// rounded as dequantize does.
+inline void q4k_scales(const u8* s, float d, float dmin, float* dl, float* ml) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+  auto lanes = [v](__m128i idx) { return _mm256_cvtepu8_epi32(_mm_shuffle_epi8(v, idx)); };
+  const __m256i P = lanes(_mm_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, -1, -1, -1, -1, -1, -1, -1, -1));
+  const __m256i Q = lanes(_mm_setr_epi8(4, 5, 6, 7, 0, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1));
+  const __m256i R = lanes(_mm_setr_epi8(4, 5, 6, 7, 4, 5, 6, 7, -1, -1, -1, -1, -1, -1, -1, -1));
+  const __m256i c63 = _mm256_set1_epi32(63), c15 = _mm256_set1_epi32(15);
+  const __m256i sc_hi = _mm256_or_si256(_mm256_and_si256(P, c15), _mm256_slli_epi32(_mm256_srli_epi32(Q, 6), 4));
+  const __m256i m_hi = _mm256_or_si256(_mm256_srli_epi32(P, 4), _mm256_slli_epi32(_mm256_srli_epi32(R, 6), 4));
+  const __m256i sc = _mm256_blend_epi32(sc_hi, _mm256_and_si256(P, c63), 0x0F);  // j < 4: low 6 bits
+  const __m256i m = _mm256_blend_epi32(m_hi, _mm256_and_si256(R, c63), 0x0F);
+  _mm256_storeu_ps(dl, _mm256_mul_ps(_mm256_cvtepi32_ps(sc), _mm256_set1_ps(d)));
+  _mm256_storeu_ps(ml, _mm256_mul_ps(_mm256_cvtepi32_ps(m), _mm256_set1_ps(dmin)));
 }
 
 inline V scale_sub(V q, float d, float m) { return _mm256_sub_ps(_mm256_mul_ps(q, _mm256_set1_ps(d)), _mm256_set1_ps(m)); }
@@ -147,22 +175,21 @@ inline V scale_sub(V q, float d, float m) { return _mm256_sub_ps(_mm256_mul_ps(q
 struct Q4_K {
   static constexpr int kW = 256, kB = 144;
   template <class Fn>
-  static void for_each(const Ctx&, const u8* p, Fn&& fn) {
-    const float d = h2f(p), dmin = h2f(p + 2);
+  static void for_each(const Ctx& c, const u8* p, Fn&& fn) {
+    const float d = f16s(c, p), dmin = f16s(c, p + 2);
+    alignas(32) float dl[8], ml[8];  // per sub-block d·sc and dmin·m, broadcast from memory below
+    q4k_scales(p + 4, d, dmin, dl, ml);
     const u8* q = p + 16;
     for (int j = 0; j < 4; ++j, q += 32) {
-      int sc = 0, m = 0;
-      scale_min_k4(2 * j, p + 4, sc, m);
-      const float d1 = d * static_cast<float>(sc), m1 = dmin * static_cast<float>(m);
-      scale_min_k4(2 * j + 1, p + 4, sc, m);
-      const float d2 = d * static_cast<float>(sc), m2 = dmin * static_cast<float>(m);
+      const V d1 = _mm256_set1_ps(dl[2 * j]), m1 = _mm256_set1_ps(ml[2 * j]);
+      const V d2 = _mm256_set1_ps(dl[2 * j + 1]), m2 = _mm256_set1_ps(ml[2 * j + 1]);
       for (int h = 0; h < 2; ++h) {
         const __m128i v = load16(q + 16 * h);
         const __m128i lo = nib_lo(v), hi = nib_hi(v);
-        fn(8 * j + 2 * h, scale_sub(u8_lo(lo), d1, m1));
-        fn(8 * j + 2 * h + 1, scale_sub(u8_hi(lo), d1, m1));
-        fn(8 * j + 4 + 2 * h, scale_sub(u8_lo(hi), d2, m2));
-        fn(8 * j + 5 + 2 * h, scale_sub(u8_hi(hi), d2, m2));
+        fn(8 * j + 2 * h, _mm256_fmsub_ps(u8_lo(lo), d1, m1));
+        fn(8 * j + 2 * h + 1, _mm256_fmsub_ps(u8_hi(lo), d1, m1));
+        fn(8 * j + 4 + 2 * h, _mm256_fmsub_ps(u8_lo(hi), d2, m2));
+        fn(8 * j + 5 + 2 * h, _mm256_fmsub_ps(u8_hi(hi), d2, m2));
       }
     }
   }
@@ -252,7 +279,8 @@ struct Prefetcher {
   }
 };
 
-// Batch 1: decode into registers, FMA with x, four accumulator chains.
+// Batch 1: decode into registers, FMA with x, four accumulator chains
+// (formats with a per-block scale: raw block sums, scaled once).
 template <class F>
 void matvec(const Ctx& c, const MatmulArgs& a, std::size_t row_bytes) {
   const std::size_t units = a.cols / F::kW, tail = a.cols % F::kW;
@@ -264,15 +292,26 @@ void matvec(const Ctx& c, const MatmulArgs& a, std::size_t row_bytes) {
     for (std::size_t u = 0; u < units; ++u) {
       pf.upto(p + u * F::kB);
       const float* x = a.x + u * F::kW;
-      F::for_each(c, p + u * F::kB, [&](int i, V v) {
-        const V xv = _mm256_loadu_ps(x + 8 * i);
-        switch (i & 3) {
-          case 0: acc0 = _mm256_fmadd_ps(v, xv, acc0); break;
-          case 1: acc1 = _mm256_fmadd_ps(v, xv, acc1); break;
-          case 2: acc2 = _mm256_fmadd_ps(v, xv, acc2); break;
-          default: acc3 = _mm256_fmadd_ps(v, xv, acc3); break;
-        }
-      });
+      if constexpr (requires { F::scale(c, p); }) {
+        V s0 = _mm256_setzero_ps(), s1 = s0;
+        F::for_each_raw(c, p + u * F::kB, [&](int i, V v) {
+          if (i & 1) s1 = _mm256_fmadd_ps(v, _mm256_loadu_ps(x + 8 * i), s1);
+          else s0 = _mm256_fmadd_ps(v, _mm256_loadu_ps(x + 8 * i), s0);
+        });
+        const V d = _mm256_set1_ps(F::scale(c, p + u * F::kB));
+        if (u & 1) acc1 = _mm256_fmadd_ps(_mm256_add_ps(s0, s1), d, acc1);
+        else acc0 = _mm256_fmadd_ps(_mm256_add_ps(s0, s1), d, acc0);
+      } else {
+        F::for_each(c, p + u * F::kB, [&](int i, V v) {
+          const V xv = _mm256_loadu_ps(x + 8 * i);
+          switch (i & 3) {
+            case 0: acc0 = _mm256_fmadd_ps(v, xv, acc0); break;
+            case 1: acc1 = _mm256_fmadd_ps(v, xv, acc1); break;
+            case 2: acc2 = _mm256_fmadd_ps(v, xv, acc2); break;
+            default: acc3 = _mm256_fmadd_ps(v, xv, acc3); break;
+          }
+        });
+      }
     }
     float s = hsum(_mm256_add_ps(_mm256_add_ps(acc0, acc1), _mm256_add_ps(acc2, acc3)));
     for (std::size_t t = 0; t < tail; ++t) {
@@ -373,7 +412,7 @@ void matmul(const Ctx& c, const MatmulArgs& a, std::size_t row_bytes) {
 
 template <class F>
 bool run(const MatmulArgs& a) {
-  const Ctx c{e8m0_half_table()};
+  const Ctx c{fp16_table(), e8m0_half_table()};
   const std::size_t row_bytes = a.cols / a.fmt.block_weights * a.fmt.block_bytes;
   if (a.batch == 1) {
     matvec<F>(c, a, row_bytes);

@@ -6,9 +6,10 @@
 // weights to a callback as 16-float vectors, in order. 4-bit codes go
 // through a 16-entry float table (vpermps), so the table holds the
 // dequantized values themselves. matvec (batch 1) FMAs the vectors with x in
-// registers; matmul decodes a tile of up to 256 weights of 4 rows into an
-// on-stack buffer once and runs it against the whole batch, 4 rows × 4
-// activation rows per register tile.
+// registers while a software prefetch runs 8 KiB ahead of the weights.
+// matmul repacks X tile-major, decodes a tile of 8 rows × ≤ 256 columns into
+// an on-stack buffer once and runs the whole batch against it, 8 rows × 3
+// activation rows per register tile (24 zmm accumulators).
 //
 // Nothing here may instantiate inline functions or templates from shared
 // headers (std::vector, std::min, QuantFormat::bytes_for, ...): the linker
@@ -33,8 +34,14 @@ constexpr int kRows = 8;            // rows per register tile
 constexpr int kBatch = 3;           // activation rows per register tile
 
 struct Ctx {
-  const float* e8m0;
+  const float* f16;   // fp16 bits → float (block scales: memory broadcasts)
+  const float* e8m0;  // e8m0 → 2^(e-128)
 };
+inline float f16s(const Ctx& c, const u8* p) {
+  std::uint16_t v;
+  std::memcpy(&v, p, 2);
+  return c.f16[v];
+}
 
 inline float h2f(const u8* p) {
   std::uint16_t v;
@@ -95,8 +102,8 @@ struct Bf16 {
 struct Q8_0 {
   static constexpr int kW = 32, kB = 34;
   template <class Fn>
-  static void for_each(const Ctx&, const u8* p, Fn&& fn) {
-    const V d = _mm512_set1_ps(h2f(p));
+  static void for_each(const Ctx& c, const u8* p, Fn&& fn) {
+    const V d = _mm512_set1_ps(f16s(c, p));
     for (int i = 0; i < 2; ++i) {
       const __m512i q = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 + 16 * i)));
       fn(i, _mm512_mul_ps(_mm512_cvtepi32_ps(q), d));
@@ -107,8 +114,8 @@ struct Q8_0 {
 struct Q4_0 {
   static constexpr int kW = 32, kB = 18;
   template <class Fn>
-  static void for_each(const Ctx&, const u8* p, Fn&& fn) {
-    const V table = _mm512_mul_ps(_mm512_sub_ps(iota(), _mm512_set1_ps(8.f)), _mm512_set1_ps(h2f(p)));
+  static void for_each(const Ctx& c, const u8* p, Fn&& fn) {
+    const V table = _mm512_mul_ps(_mm512_sub_ps(iota(), _mm512_set1_ps(8.f)), _mm512_set1_ps(f16s(c, p)));
     const __m512i q = bytes16(p + 2);
     fn(0, lut(q, table));
     fn(1, lut(_mm512_srli_epi32(q, 4), table));
@@ -127,30 +134,35 @@ struct Mxfp4 {
   }
 };
 
-inline void scale_min_k4(int j, const u8* q, int& d, int& m) {
-  if (j < 4) {
-    d = q[j] & 63;
-    m = q[j + 4] & 63;
-  } else {
-    d = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
-    m = (q[j + 4] >> 4) | ((q[j - 0] >> 6) << 4);
-  }
+// q4_K's eight 6-bit (scale, min) pairs from scales[12] (16 readable bytes at
+// s), as dl[j] = d·sc_j and ml[j] = dmin·m_j — 8 lanes at once, the products
+// rounded as dequantize does.
+inline void q4k_scales(const u8* s, float d, float dmin, float* dl, float* ml) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+  auto lanes = [v](__m128i idx) { return _mm256_cvtepu8_epi32(_mm_shuffle_epi8(v, idx)); };
+  const __m256i P = lanes(_mm_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, -1, -1, -1, -1, -1, -1, -1, -1));
+  const __m256i Q = lanes(_mm_setr_epi8(4, 5, 6, 7, 0, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1));
+  const __m256i R = lanes(_mm_setr_epi8(4, 5, 6, 7, 4, 5, 6, 7, -1, -1, -1, -1, -1, -1, -1, -1));
+  const __m256i c63 = _mm256_set1_epi32(63), c15 = _mm256_set1_epi32(15);
+  const __m256i sc_hi = _mm256_or_si256(_mm256_and_si256(P, c15), _mm256_slli_epi32(_mm256_srli_epi32(Q, 6), 4));
+  const __m256i m_hi = _mm256_or_si256(_mm256_srli_epi32(P, 4), _mm256_slli_epi32(_mm256_srli_epi32(R, 6), 4));
+  const __m256i sc = _mm256_blend_epi32(sc_hi, _mm256_and_si256(P, c63), 0x0F);  // j < 4: low 6 bits
+  const __m256i m = _mm256_blend_epi32(m_hi, _mm256_and_si256(R, c63), 0x0F);
+  _mm256_storeu_ps(dl, _mm256_mul_ps(_mm256_cvtepi32_ps(sc), _mm256_set1_ps(d)));
+  _mm256_storeu_ps(ml, _mm256_mul_ps(_mm256_cvtepi32_ps(m), _mm256_set1_ps(dmin)));
 }
 
 struct Q4_K {
   static constexpr int kW = 256, kB = 144;
   template <class Fn>
-  static void for_each(const Ctx&, const u8* p, Fn&& fn) {
-    const float d = h2f(p), dmin = h2f(p + 2);
+  static void for_each(const Ctx& c, const u8* p, Fn&& fn) {
+    const float d = f16s(c, p), dmin = f16s(c, p + 2);
+    alignas(32) float dl[8], ml[8];  // per sub-block d·sc and dmin·m, broadcast from memory below
+    q4k_scales(p + 4, d, dmin, dl, ml);
     const u8* q = p + 16;
     for (int j = 0; j < 4; ++j, q += 32) {
-      int sc = 0, m = 0;
-      scale_min_k4(2 * j, p + 4, sc, m);
-      const V t1 = _mm512_sub_ps(_mm512_mul_ps(iota(), _mm512_set1_ps(d * static_cast<float>(sc))),
-                                 _mm512_set1_ps(dmin * static_cast<float>(m)));
-      scale_min_k4(2 * j + 1, p + 4, sc, m);
-      const V t2 = _mm512_sub_ps(_mm512_mul_ps(iota(), _mm512_set1_ps(d * static_cast<float>(sc))),
-                                 _mm512_set1_ps(dmin * static_cast<float>(m)));
+      const V t1 = _mm512_fmsub_ps(iota(), _mm512_set1_ps(dl[2 * j]), _mm512_set1_ps(ml[2 * j]));
+      const V t2 = _mm512_fmsub_ps(iota(), _mm512_set1_ps(dl[2 * j + 1]), _mm512_set1_ps(ml[2 * j + 1]));
       const __m512i b0 = bytes16(q), b1 = bytes16(q + 16);
       fn(4 * j + 0, lut(b0, t1));
       fn(4 * j + 1, lut(b1, t1));
@@ -364,7 +376,7 @@ void matmul(const Ctx& c, const MatmulArgs& a, std::size_t row_bytes) {
 
 template <class F>
 bool run(const MatmulArgs& a) {
-  const Ctx c{e8m0_half_table()};
+  const Ctx c{fp16_table(), e8m0_half_table()};
   const std::size_t row_bytes = a.cols / a.fmt.block_weights * a.fmt.block_bytes;
   if (a.batch == 1) {
     matvec<F>(c, a, row_bytes);

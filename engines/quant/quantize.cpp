@@ -1,15 +1,16 @@
 // quantize.cpp — see quantize.h. Compiled with -ffp-contract=off (see
 // CMakeLists.txt): every float operation rounds where ggml's reference
-// quantizers round, so the choices (scales, levels) come out the same.
+// quantizers round, so the choices (scales, levels) come out the same
+// (tests/unit/quantize_test.cpp compares bytes with a literal transcription
+// of ggml's code).
 //
 // Speed without changing results: the k-quant scale searches
-// (make_qkx2_quants, make_q3_quants) run all sub-blocks of a super-block side
-// by side ("lanes", array index innermost) so the compiler can vectorize
-// across sub-blocks while each sub-block keeps ggml's sequential summation
-// order; MXFP4 picks its code point by comparing against midpoints, which is
-// provably the same choice as ggml's exhaustive search (see mxfp4_block).
-// Inputs are assumed finite; NaN/inf give some deterministic bytes, not
-// necessarily ggml's (ggml's are undefined behaviour in places).
+// (make_qkx2_quants, make_q3_quants) run 4 sub-blocks per vector with
+// GCC/Clang vector extensions (SSE2 / NEON, no intrinsics), each lane keeping
+// ggml's sequential order of operations; MXFP4 picks its code point by
+// comparing against midpoints, provably ggml's exhaustive-search choice (see
+// mxfp4_block). Inputs are assumed finite; NaN/inf give some deterministic
+// bytes, not necessarily ggml's (ggml's are undefined behaviour in places).
 #include "engines/quant/quantize.h"
 
 #include <algorithm>
@@ -54,7 +55,6 @@ namespace {
 constexpr int kQK = 256;  // k-quant super-block
 
 void put16(std::uint8_t* p, std::uint16_t v) { std::memcpy(p, &v, 2); }
-float half_round_trip(std::uint16_t h) { return fp16_to_fp32(h); }
 
 // ggml's nearest_int: round to nearest even via the 1.5·2^23 trick (exact
 // for |v| < 2^22; beyond that the same garbage as ggml, but no UB).
@@ -393,9 +393,9 @@ void q4_k_block(const float* x, std::uint8_t* b) {
   for (int j = 0; j < 8; ++j) {
     std::uint8_t s = 0, m = 0;
     get_scale_min_k4(j, sc, s, m);
-    const float d = half_round_trip(d16) * static_cast<float>(s);
+    const float d = fp16_to_fp32(d16) * static_cast<float>(s);
     if (d == 0.f) continue;
-    const float dm = half_round_trip(m16) * static_cast<float>(m);
+    const float dm = fp16_to_fp32(m16) * static_cast<float>(m);
     for (int ii = 0; ii < 32; ++ii) {
       L[32 * j + ii] = static_cast<std::uint8_t>(std::clamp(nearest_int((x[32 * j + ii] + dm) / d), 0, 15));
     }
@@ -440,7 +440,7 @@ void q3_k_block(const float* x, std::uint8_t* b) {
     d16 = fp32_to_fp16(1 / iscale);
   }
   put16(b + 108, d16);
-  const float d_all = half_round_trip(d16);
+  const float d_all = fp16_to_fp32(d16);
   for (int j = 0; j < 16; ++j) {
     int s = j < 8 ? sc[j] & 0xF : sc[j - 8] >> 4;
     s = (s | (((sc[8 + j % 4] >> (2 * (j / 4))) & 3) << 4)) - 32;
@@ -487,9 +487,9 @@ void q2_k_block(const float* x, std::uint8_t* b) {
   put16(b + 80, d16);
   put16(b + 82, m16);
   for (int j = 0; j < 16; ++j) {
-    const float d = half_round_trip(d16) * static_cast<float>(sc[j] & 0xF);
+    const float d = fp16_to_fp32(d16) * static_cast<float>(sc[j] & 0xF);
     if (d == 0.f) continue;
-    const float dm = half_round_trip(m16) * static_cast<float>(sc[j] >> 4);
+    const float dm = fp16_to_fp32(m16) * static_cast<float>(sc[j] >> 4);
     for (int ii = 0; ii < 16; ++ii) {
       L[16 * j + ii] = static_cast<std::uint8_t>(std::clamp(nearest_int((x[16 * j + ii] + dm) / d), 0, 3));
     }

@@ -1,8 +1,11 @@
 // cmd_container.cpp — `moebench container`: GGUF containers. `inspect`
 // prints the header of any GGUF file (moebench's or llama.cpp's): version,
 // alignment, every metadata entry with its type, and the tensor table.
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 
+#include "engines/container/container.h"
 #include "engines/container/ggml_types.h"
 #include "engines/container/gguf.h"
 #include "harness/cli/commands.h"
@@ -74,8 +77,65 @@ std::string inspect_gguf(const GgufFile& f) {
   return out;
 }
 
+namespace {
+
+struct MakeArgs {
+  std::string model;
+  std::string scale;
+  std::string quant;
+  std::vector<std::string> drives;
+  std::string layout = "replicate";
+  bool packed = false;
+  std::uint64_t seed = 42;
+  bool quiet = false;
+};
+
+Progress& pick_progress(bool quiet, QuietProgress& q, TerminalProgress& t) {
+  return (!quiet && is_terminal(stderr)) ? static_cast<Progress&>(t) : static_cast<Progress&>(q);
+}
+
+int make_command(const MakeArgs& a, const CliState& state) {
+  auto fail = [](const std::string& m) {
+    std::fprintf(stderr, "moebench container make: %s\n", m.c_str());
+    return 1;
+  };
+  auto card = state.store().card(a.model);
+  if (!card) return fail(card.error().message);
+  auto scale = parse_scale(a.scale);
+  if (!scale) return fail("--scale: " + scale.error().message);
+  auto scaled = apply_scale(*card, *scale);
+  if (!scaled) return fail("--scale: " + scaled.error().message);
+  ContainerSpec spec;
+  spec.card_name = card->name;
+  spec.card = *scaled;
+  spec.scale = *scale;
+  spec.quant = a.quant.empty() ? card->expert_quant : a.quant;
+  spec.seed = a.seed;
+  spec.drive_dirs = a.drives;
+  spec.drive_layout = a.layout;
+  spec.packed = a.packed;
+  SteadyClock clock;
+  QuietProgress quiet;
+  TerminalProgress terminal(stderr, clock);
+  Progress& progress = pick_progress(a.quiet, quiet, terminal);
+  progress.sweep_started(1, 0);
+  progress.point_started(1, "container make");
+  auto files = make_container(spec, progress);
+  progress.sweep_finished();
+  if (!files) return fail(files.error().message);
+  for (const ContainerFile& f : *files) {
+    std::printf("%s  %s  %s\n", f.path.c_str(), format_bytes(static_cast<double>(f.bytes)).c_str(),
+                f.reused ? "reused (same card, scale, quant, seed and layout)"
+                         : ("written in " + format_duration_s(f.write_s) + " (" +
+                            format_rate(static_cast<double>(f.bytes) / std::max(f.write_s, 1e-9)) + ")").c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
 void add_container_command(CLI::App& app, CliState& state) {
-  CLI::App* cmd = app.add_subcommand("container", "GGUF containers: inspect any GGUF file.");
+  CLI::App* cmd = app.add_subcommand("container", "GGUF containers: make, verify, inspect.");
   cmd->require_subcommand(1);
   auto files = std::make_shared<std::vector<std::string>>();
   CLI::App* inspect = cmd->add_subcommand("inspect", "Print a GGUF file's header, metadata and tensor table.");
@@ -86,6 +146,65 @@ void add_container_command(CLI::App& app, CliState& state) {
       "  moebench container inspect model.gguf\n"
       "  moebench container inspect tests/data/gguf/tiny-qwen3moe-Q4_K.gguf");
   inspect->add_option("files", *files, "GGUF files")->required();
+  auto margs = std::make_shared<MakeArgs>();
+  CLI::App* make = cmd->add_subcommand("make", "Write a container of a (scaled) model card to one or more drives.");
+  make->footer(
+      "Seeded synthetic weights with a realistic distribution go through the real quantizers into a GGUF v3 file "
+      "(alignment 4096, llama.cpp tensor names, experts slowest), one file per drive directory. --layout replicate "
+      "puts a byte-identical copy on every drive; stripe gives each expert one home drive (expert e on drive e mod "
+      "D, the trunk on the first). --packed stores each expert's gate, up and down as one aligned record (one read "
+      "per expert). Files are written under a temporary name and renamed when complete; an existing file with the "
+      "same card, scale, quant, seed and layout is reused.\n\n"
+      "Example:\n"
+      "  moebench container make --model kimi-k3 --scale layers=4,experts=112 --quant mxfp4 --drive /mnt/nvme0/mb\n"
+      "  moebench container make --model tiny-moe --quant q4_k --drive d0 --drive d1 --layout stripe --packed");
+  make->add_option("--model", margs->model, "model card name or file")->required();
+  make->add_option("--scale", margs->scale, "\"layers=N,experts=M\" (either optional) or full");
+  make->add_option("--quant", margs->quant, "quant of the routed experts (default: the card's)");
+  make->add_option("--drive", margs->drives, "drive directory (repeatable)")->required();
+  make->add_option("--layout", margs->layout, "replicate (default) or stripe")
+      ->check(CLI::IsMember({"replicate", "stripe"}));
+  make->add_flag("--packed", margs->packed, "one contiguous record per expert");
+  make->add_option("--seed", margs->seed, "weight seed (default 42)");
+  make->add_flag("--quiet,-q", margs->quiet, "no progress line");
+  make->callback([margs, &state] { state.exit_code = make_command(*margs, state); });
+
+  auto vfiles = std::make_shared<std::vector<std::string>>();
+  CLI::App* verify = cmd->add_subcommand("verify", "Recompute every checksum of container files.");
+  verify->footer(
+      "Reads each file front to back and recomputes the XXH64 of every tensor and of every expert record; a "
+      "mismatch names the tensor and the expert. Exit code 1 on any mismatch.\n\n"
+      "Example:\n"
+      "  moebench container verify /mnt/nvme0/mb/*.gguf");
+  verify->add_option("files", *vfiles, "container files")->required();
+  verify->callback([vfiles, &state] {
+    state.exit_code = 0;
+    SteadyClock clock;
+    QuietProgress quiet;
+    TerminalProgress terminal(stderr, clock);
+    Progress& progress = pick_progress(false, quiet, terminal);
+    for (const std::string& path : *vfiles) {
+      const auto t0 = std::chrono::steady_clock::now();
+      auto r = verify_container(path, progress);
+      progress.sweep_finished();
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (!r) {
+        std::fprintf(stderr, "%s\n", r.error().message.c_str());
+        state.exit_code = 1;
+        continue;
+      }
+      if (r->ok()) {
+        std::printf("ok: %s — %d tensors, %d expert records, %llu bytes verified in %s (%s)\n", path.c_str(),
+                    r->tensors, r->expert_records, static_cast<unsigned long long>(r->bytes_verified),
+                    format_duration_s(s).c_str(), format_rate(static_cast<double>(r->bytes_verified) / s).c_str());
+      } else {
+        state.exit_code = 1;
+        std::printf("FAILED: %s — %zu mismatch(es):\n", path.c_str(), r->mismatches.size());
+        for (const std::string& m : r->mismatches) std::printf("  %s\n", m.c_str());
+      }
+    }
+  });
+
   inspect->callback([files, &state] {
     state.exit_code = 0;
     for (const std::string& path : *files) {

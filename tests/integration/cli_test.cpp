@@ -263,3 +263,42 @@ TEST_CASE("card from-gguf writes a card that validates, for every reference file
     CHECK(v.out.find("2 layers (2 MoE), 8 experts, top-2") != std::string::npos);
   }
 }
+
+TEST_CASE("container make and verify from the command line; a flipped byte is named", "[integration]") {
+  TempDir dir;
+  const std::string d0 = dir.file("d0"), d1 = dir.file("d1");
+  std::filesystem::create_directories(d0);
+  std::filesystem::create_directories(d1);
+  Finished make = run_moebench({"container", "make", "--model", "tiny-moe", "--quant", "mxfp4", "--drive", d0,
+                                "--drive", d1, "--layout", "stripe", "--packed", "--quiet"},
+                               dir.path(), "make");
+  INFO(make.err);
+  REQUIRE(make.exit_code == 0);
+  std::vector<std::string> files;
+  for (const auto& d : {d0, d1}) {
+    for (const auto& e : std::filesystem::directory_iterator(d)) files.push_back(e.path().string());
+  }
+  REQUIRE(files.size() == 2);
+  std::vector<std::string> args = {"container", "verify"};
+  args.insert(args.end(), files.begin(), files.end());
+  Finished ok = run_moebench(args, dir.path(), "verify");
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out.find("ok: ") != std::string::npos);
+  // Damage the second file's first packed record (expert 1 lives on drive 1).
+  auto g = read_gguf(files[1]);
+  REQUIRE(g.ok());
+  const GgufTensorInfo* packed = nullptr;
+  for (const GgufTensorInfo& t : g->tensors) {
+    if (packed == nullptr && t.name.find("ffn_exps_packed") != std::string::npos) packed = &t;
+  }
+  REQUIRE(packed != nullptr);
+  {
+    std::string bytes = read_file(files[1]).value();
+    bytes[g->data_offset + packed->offset + 64] ^= 0x11;
+    REQUIRE(write_file_atomic(files[1], bytes).ok());
+  }
+  Finished bad = run_moebench({"container", "verify", files[1]}, dir.path(), "bad");
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.out.find("tensor " + packed->name) != std::string::npos);
+  CHECK(bad.out.find("expert 1 of layer") != std::string::npos);
+}

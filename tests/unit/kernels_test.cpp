@@ -92,7 +92,7 @@ TEST_CASE("kernels match a float64 product over the dequantized weights", "[kern
     if (f.block_weights == 1) shapes.push_back({5, 77});  // plain formats: cols not a multiple of the vector width
     for (const Shape& s : shapes) {
       const Problem p = make_weights(f, s.rows, s.cols, rng);
-      for (std::size_t batch : {1u, 3u, 32u}) {
+      for (std::size_t batch : {1u, 3u, 4u, 32u}) {  // 4 and 32: partial register tiles
         const std::vector<float> x = gaussian(batch * s.cols, rng);
         const std::vector<double> want = reference(p, s.rows, s.cols, x, batch);
         std::vector<float> scalar(batch * s.rows);
