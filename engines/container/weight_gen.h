@@ -1,11 +1,11 @@
 // weight_gen.h — seeded synthetic weights with a realistic distribution.
 //
 // Each row of each tensor is a deterministic function of (seed, tensor,
-// row): Gaussian values (a 65,536-entry inverse-CDF table, so generation is
+// row): Gaussian values (a 4,096-entry inverse-CDF table, so generation is
 // a table lookup, not a transcendental), a per-row scale drawn log-normally
 // around 1/sqrt(row_len) (as trained weight matrices vary by row), and rare
-// outliers (1 in 1,024 values at 6x) that stress the quantizers' block
-// scales. The same seed always yields the same container bytes.
+// outliers (about 1 in 1,280 values at 6x) that stress the quantizers'
+// block scales. The same seed always yields the same container bytes.
 #pragma once
 
 #include <cstddef>
