@@ -12,8 +12,9 @@
 #   liburing-dev        the io_uring O_DIRECT read path (probe; pread threads without it)
 #   fio                 storage cross-check beside the built-in reads (probe)
 #   sysbench            memory-bandwidth cross-check (probe)
+#   libbenchmark-dev    Google Benchmark: the probe's kernel throughput and bench/
 PACKAGES := cmake g++ make nlohmann-json3-dev libcli11-dev catch2 git pkg-config libhwloc-dev liburing-dev \
-            fio sysbench
+            fio sysbench libbenchmark-dev
 BUILD    ?= build
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

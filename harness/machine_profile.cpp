@@ -302,7 +302,9 @@ std::optional<MachineProfile> load_machine_profile(const Json& j, Diagnostics& d
       kf.quant = k.enumeration("quant", true, quant_names(), "quant").value_or("");
       kf.shape = k.enumeration("shape", true, {"matvec", "matmul"}, "kernel shape").value_or("");
       kf.threads = static_cast<int>(k.integer("threads", true, 1, 1 << 20).value_or(1));
+      kf.batch = static_cast<int>(k.integer("batch", false, 1, 1 << 20).value_or(1));
       kf.weight_bytes_s = read_figure(k, "weight_bw", true, FigureKind::kRate).value_or(Figure{});
+      kf.gflop_s = nonneg(k, "gflop_s", false);
       k.finish();
       m.kernels.push_back(std::move(kf));
     }

@@ -77,7 +77,9 @@ struct KernelFigure {
   std::string quant;
   std::string shape;  // "matvec" (decode) | "matmul" (prefill)
   int threads = 1;
+  int batch = 1;      // activations per call (prefill batch)
   Figure weight_bytes_s;
+  std::optional<double> gflop_s;  // 2 flops per weight per batch row
 };
 
 struct CacheInfo {

@@ -113,7 +113,9 @@ OJson machine_profile_to_json(const MachineProfile& m) {
       kj["quant"] = k.quant;
       kj["shape"] = k.shape;
       kj["threads"] = k.threads;
+      kj["batch"] = k.batch;
       kj["weight_bw"] = figure(k.weight_bytes_s);
+      if (k.gflop_s) kj["gflop_s"] = *k.gflop_s;
       ks.push_back(kj);
     }
     j["kernels"] = ks;

@@ -13,6 +13,7 @@
 #include "harness/units.h"
 #include "probes/block_device.h"
 #include "probes/fio_adapter.h"
+#include "probes/kernel_throughput.h"
 #include "probes/memory_bandwidth.h"
 #include "probes/memory_limits.h"
 #include "probes/test_file.h"
@@ -354,8 +355,32 @@ Expected<MachineProfile> run_probe(const ProbeOptions& o, Progress& progress) {
   }
   if (m.drives.empty()) notes.add("no drive directory could be probed: the profile has no storage figures");
   if (all_targets.size() > 1) timings.push_back(lap("all drives"));
+  KernelThroughputOptions ko;
+  ko.quants = o.quick ? std::vector<std::string>{"mxfp4", "q4_k", "q8_0", "bf16"}
+                      : std::vector<std::string>{"bf16", "f16", "q8_0", "q4_0", "q4_k", "mxfp4", "q3_k", "q2_k"};
+  ko.max_threads = m.topology && m.topology->cores > 0 ? m.topology->cores : static_cast<int>(m.cores.value);
+  ko.min_time_s = o.quick ? 0.05 : 0.3;
+  auto kernels = probe_kernel_throughput(ko, progress);
+  if (kernels) {
+    for (const KernelThroughput& k : *kernels) {
+      KernelFigure f;
+      f.quant = k.quant;
+      f.shape = k.shape;
+      f.threads = k.threads;
+      f.batch = k.batch;
+      f.weight_bytes_s = measured(k.weight_bytes_s, "Google Benchmark in moebench: " + k.simd + " kernel, " +
+                                                        std::string(k.shape == "matvec" ? "matvec" : "matmul batch ") +
+                                                        (k.shape == "matvec" ? "" : std::to_string(k.batch)) +
+                                                        " over 3584 x 3072 weights from DRAM, " +
+                                                        std::to_string(k.iterations) + " iterations");
+      f.gflop_s = k.gflop_s;
+      m.kernels.push_back(f);
+    }
+  } else {
+    notes.add("kernel throughput: " + kernels.error().message);
+  }
+  timings.push_back(lap("kernels"));
   info.notes.push_back("phase durations: " + join(timings, ", "));
-  notes.add("kernel throughput: not measured yet (the quant kernels arrive with the model-card/quant/container issue)");
   info.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   m.probe = info;
   return m;
@@ -423,6 +448,16 @@ std::string profile_summary(const MachineProfile& m) {
   for (const DriveSetProfile& set : m.drive_sets) {
     s += "  all drives (" + join(set.drives, ", ") + ") at once\n";
     curve_lines(set.read_curve);
+  }
+  if (!m.kernels.empty()) {
+    s += "  kernels    (weight bytes/s and GFLOP/s, 3584 x 3072 from DRAM)\n";
+    for (const KernelFigure& k : m.kernels) {
+      std::string line = "             " + k.quant + std::string(k.quant.size() < 7 ? 7 - k.quant.size() : 1, ' ') +
+                         (k.shape == "matvec" ? "matvec      " : "matmul b" + std::to_string(k.batch) + "  ") +
+                         std::to_string(k.threads) + " thread(s)  " + format_rate(k.weight_bytes_s.value);
+      if (k.gflop_s) line += "  " + format_fixed(*k.gflop_s, 1) + " GFLOP/s";
+      s += line + "\n";
+    }
   }
   if (m.probe) {
     s += "  probe      " + format_duration_s(m.probe->duration_s) + (m.probe->quick ? " (--quick)" : "") + ", " +

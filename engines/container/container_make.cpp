@@ -9,6 +9,7 @@
 #include <chrono>
 #include <deque>
 #include <future>
+#include <mutex>
 #include <thread>
 #include <cstdlib>
 #include <cstring>
@@ -130,21 +131,32 @@ std::vector<GgufKv> metadata(const ContainerSpec& spec, int drive, const Checksu
 
 // Generates `rows` rows of `row_len` weights of tensor `tid` in `quant` and
 // feeds the bytes to `sink` in row order. Rows are produced in chunks of
-// about 4 MiB on all cores (std::async, a window of two chunks per core)
+// about 1 MiB on all cores (std::async, up to 24 chunks ahead)
 // while the caller hashes and writes the chunks before them.
 template <typename Sink>
 Status emit_rows(const WeightGenerator& gen, std::uint64_t tid, std::uint64_t rows, std::uint64_t row_len,
                  const std::string& quant, bool norm, Sink&& sink) {
   const QuantFormat f = *find_quant(quant);
   const std::uint64_t row_bytes = f.bytes_for(row_len);
-  const std::uint64_t rows_per_chunk = std::max<std::uint64_t>(1, (4u << 20) / std::max<std::uint64_t>(row_bytes, 1));
+  const std::uint64_t rows_per_chunk = std::max<std::uint64_t>(1, (1u << 20) / std::max<std::uint64_t>(row_bytes, 1));
   const std::uint64_t chunks = (rows + rows_per_chunk - 1) / rows_per_chunk;
   struct Chunk {
     std::vector<unsigned char> bytes;
     std::string error;
   };
+  // Chunk buffers are recycled: fresh 4 MiB allocations are fresh pages, and
+  // first-touch page faults cost more than the generation on some VMs.
+  std::mutex pool_mu;
+  std::vector<std::vector<unsigned char>> pool;
   auto produce = [&, tid](std::uint64_t c) {
     Chunk out;
+    {
+      std::lock_guard<std::mutex> lock(pool_mu);
+      if (!pool.empty()) {
+        out.bytes = std::move(pool.back());
+        pool.pop_back();
+      }
+    }
     const std::uint64_t r0 = c * rows_per_chunk;
     const std::uint64_t r1 = std::min(rows, r0 + rows_per_chunk);
     out.bytes.resize((r1 - r0) * row_bytes);
@@ -162,7 +174,8 @@ Status emit_rows(const WeightGenerator& gen, std::uint64_t tid, std::uint64_t ro
     }
     return out;
   };
-  const std::uint64_t window = 2 * std::max<unsigned>(1, std::thread::hardware_concurrency());
+  // Deep enough that producers keep busy while a 16 MiB write is in flight.
+  const std::uint64_t window = 24;
   std::deque<std::future<Chunk>> pending;
   std::uint64_t next = 0;
   Status result = Status::success();
@@ -170,12 +183,15 @@ Status emit_rows(const WeightGenerator& gen, std::uint64_t tid, std::uint64_t ro
     while (next < chunks && pending.size() < window) pending.push_back(std::async(std::launch::async, produce, next++));
     Chunk c = pending.front().get();
     pending.pop_front();
-    if (!result) continue;  // drain the rest after an error
-    if (!c.error.empty()) {
-      result = make_error(c.error);
-    } else if (Status st = sink(c.bytes.data(), c.bytes.size()); !st) {
-      result = st;
+    if (result) {  // after an error, drain the rest
+      if (!c.error.empty()) {
+        result = make_error(c.error);
+      } else if (Status st = sink(c.bytes.data(), c.bytes.size()); !st) {
+        result = st;
+      }
     }
+    std::lock_guard<std::mutex> lock(pool_mu);
+    pool.push_back(std::move(c.bytes));
   }
   return result;
 }
