@@ -129,26 +129,46 @@ std::vector<GgufKv> metadata(const ContainerSpec& spec, int drive, const Checksu
           gguf_kv("moebench.expert_checksums", GgufType::kString, sums.records.dump())};
 }
 
-// Generates `rows` rows of `row_len` weights of tensor `tid` in `quant` and
-// feeds the bytes to `sink` in row order. Rows are produced in chunks of
-// about 1 MiB on all cores (std::async, up to 24 chunks ahead)
-// while the caller hashes and writes the chunks before them.
+// A run of rows from one generator stream: a trunk tensor, or one expert's
+// slice of one matrix.
+struct RowSegment {
+  std::uint64_t tid = 0;
+  std::uint64_t rows = 0;
+  std::uint64_t row_len = 0;
+  bool norm = false;
+};
+
+// Generates every segment's rows in `quant` and feeds the bytes to
+// sink(segment, data, n, segment_done) in order. Rows are produced in chunks
+// of about 1 MiB on all cores (std::async, up to 24 chunks ahead, across
+// segment boundaries) while the caller hashes and writes the chunks before.
 template <typename Sink>
-Status emit_rows(const WeightGenerator& gen, std::uint64_t tid, std::uint64_t rows, std::uint64_t row_len,
-                 const std::string& quant, bool norm, Sink&& sink) {
+Status emit_segments(const WeightGenerator& gen, const std::vector<RowSegment>& segments, const std::string& quant,
+                     Sink&& sink) {
   const QuantFormat f = *find_quant(quant);
-  const std::uint64_t row_bytes = f.bytes_for(row_len);
-  const std::uint64_t rows_per_chunk = std::max<std::uint64_t>(1, (1u << 20) / std::max<std::uint64_t>(row_bytes, 1));
-  const std::uint64_t chunks = (rows + rows_per_chunk - 1) / rows_per_chunk;
+  struct Task {
+    std::size_t segment;
+    std::uint64_t r0, r1;
+    bool last;
+  };
+  std::vector<Task> tasks;
+  for (std::size_t s = 0; s < segments.size(); ++s) {
+    const std::uint64_t row_bytes = f.bytes_for(segments[s].row_len);
+    const std::uint64_t per = std::max<std::uint64_t>(1, (1u << 20) / std::max<std::uint64_t>(row_bytes, 1));
+    for (std::uint64_t r0 = 0; r0 < segments[s].rows; r0 += per) {
+      const std::uint64_t r1 = std::min(segments[s].rows, r0 + per);
+      tasks.push_back({s, r0, r1, r1 == segments[s].rows});
+    }
+  }
   struct Chunk {
     std::vector<unsigned char> bytes;
     std::string error;
   };
-  // Chunk buffers are recycled: fresh 4 MiB allocations are fresh pages, and
+  // Chunk buffers are recycled: fresh allocations are fresh pages, and
   // first-touch page faults cost more than the generation on some VMs.
   std::mutex pool_mu;
   std::vector<std::vector<unsigned char>> pool;
-  auto produce = [&, tid](std::uint64_t c) {
+  auto produce = [&](const Task& t) {
     Chunk out;
     {
       std::lock_guard<std::mutex> lock(pool_mu);
@@ -157,17 +177,17 @@ Status emit_rows(const WeightGenerator& gen, std::uint64_t tid, std::uint64_t ro
         pool.pop_back();
       }
     }
-    const std::uint64_t r0 = c * rows_per_chunk;
-    const std::uint64_t r1 = std::min(rows, r0 + rows_per_chunk);
-    out.bytes.resize((r1 - r0) * row_bytes);
-    std::vector<float> fbuf(row_len);
-    for (std::uint64_t r = r0; r < r1; ++r) {
-      if (norm) {
-        gen.fill_norm(tid + r, fbuf.data(), row_len);
+    const RowSegment& seg = segments[t.segment];
+    const std::uint64_t row_bytes = f.bytes_for(seg.row_len);
+    out.bytes.resize((t.r1 - t.r0) * row_bytes);
+    std::vector<float> fbuf(seg.row_len);
+    for (std::uint64_t r = t.r0; r < t.r1; ++r) {
+      if (seg.norm) {
+        gen.fill_norm(seg.tid + r, fbuf.data(), seg.row_len);
       } else {
-        gen.fill_row(tid, r, fbuf.data(), row_len);
+        gen.fill_row(seg.tid, r, fbuf.data(), seg.row_len);
       }
-      if (Status st = quantize(quant, fbuf.data(), out.bytes.data() + (r - r0) * row_bytes, row_len); !st) {
+      if (Status st = quantize(quant, fbuf.data(), out.bytes.data() + (r - t.r0) * row_bytes, seg.row_len); !st) {
         out.error = st.error().message;
         break;
       }
@@ -175,18 +195,21 @@ Status emit_rows(const WeightGenerator& gen, std::uint64_t tid, std::uint64_t ro
     return out;
   };
   // Deep enough that producers keep busy while a 16 MiB write is in flight.
-  const std::uint64_t window = 24;
+  constexpr std::size_t kWindow = 24;
   std::deque<std::future<Chunk>> pending;
-  std::uint64_t next = 0;
+  std::size_t next = 0;
   Status result = Status::success();
-  while (next < chunks || !pending.empty()) {
-    while (next < chunks && pending.size() < window) pending.push_back(std::async(std::launch::async, produce, next++));
+  for (std::size_t done = 0; done < tasks.size(); ++done) {
+    while (next < tasks.size() && pending.size() < kWindow) {
+      pending.push_back(std::async(std::launch::async, produce, tasks[next++]));
+    }
     Chunk c = pending.front().get();
     pending.pop_front();
     if (result) {  // after an error, drain the rest
+      const Task& t = tasks[done];
       if (!c.error.empty()) {
         result = make_error(c.error);
-      } else if (Status st = sink(c.bytes.data(), c.bytes.size()); !st) {
+      } else if (Status st = sink(t.segment, c.bytes.data(), c.bytes.size(), t.last); !st) {
         result = st;
       }
     }
@@ -259,19 +282,21 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, int drive, Progress&
     };
     Status st = Status::success();
     if (p.kind == PlannedTensor::Kind::kTrunk || p.kind == PlannedTensor::Kind::kNorm) {
-      st = emit_rows(gen, tensor_id(p.info.name), p.rows, p.row_len, p.quant, p.kind == PlannedTensor::Kind::kNorm,
-                     to_file);
+      st = emit_segments(gen, {{tensor_id(p.info.name), p.rows, p.row_len, p.kind == PlannedTensor::Kind::kNorm}},
+                         p.quant, [&](std::size_t, const void* d, std::size_t n, bool) { return to_file(d, n); });
     } else if (p.kind == PlannedTensor::Kind::kExperts) {
       if (p.matrix == 0) slice_digests.assign(held.size(), {0, 0, 0});
-      for (std::size_t j = 0; j < held.size() && st; ++j) {
-        Xxh64 slice;
-        st = emit_rows(gen, tensor_id(p.info.name, static_cast<std::uint64_t>(held[j])), p.rows, p.row_len, p.quant,
-                       false, [&](const void* d, std::size_t n) {
-                         slice.update(d, n);
-                         return to_file(d, n);
-                       });
-        slice_digests[j][static_cast<std::size_t>(p.matrix)] = slice.digest();
-      }
+      std::vector<RowSegment> segs;
+      for (int e : held) segs.push_back({tensor_id(p.info.name, static_cast<std::uint64_t>(e)), p.rows, p.row_len, false});
+      Xxh64 slice;
+      st = emit_segments(gen, segs, p.quant, [&](std::size_t j, const void* d, std::size_t n, bool last) {
+        slice.update(d, n);
+        if (last) {
+          slice_digests[j][static_cast<std::size_t>(p.matrix)] = slice.digest();
+          slice = Xxh64();
+        }
+        return to_file(d, n);
+      });
       if (p.matrix == 2) {
         Json& list = sums.records[std::to_string(p.layer)];
         for (std::size_t j = 0; j < held.size(); ++j) list[j] = record_checksum(slice_digests[j].data());
@@ -282,21 +307,28 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, int drive, Progress&
       Json& list = sums.records[std::to_string(p.layer)];
       const std::uint64_t pad = padded_record_bytes(spec) - expert_record_bytes(spec);
       const std::vector<unsigned char> zeros(pad, 0);
-      for (std::size_t j = 0; j < held.size() && st; ++j) {
-        std::uint64_t digests[3] = {0, 0, 0};
-        for (int m = 0; m < 3 && st; ++m) {
-          Xxh64 slice;
-          st = emit_rows(gen, tensor_id(expert_tensor_name(p.layer, m), static_cast<std::uint64_t>(held[j])),
-                         m == 2 ? ed : inter, m == 2 ? inter : ed, p.quant, false,
-                         [&](const void* d, std::size_t n) {
-                           slice.update(d, n);
-                           return to_file(d, n);
-                         });
-          digests[m] = slice.digest();
+      std::vector<RowSegment> segs;
+      for (int e : held) {
+        for (int m = 0; m < 3; ++m) {
+          segs.push_back({tensor_id(expert_tensor_name(p.layer, m), static_cast<std::uint64_t>(e)), m == 2 ? ed : inter,
+                          m == 2 ? inter : ed, false});
         }
-        list[j] = record_checksum(digests);
-        if (st && pad > 0) st = to_file(zeros.data(), zeros.size());
       }
+      Xxh64 slice;
+      std::uint64_t digests[3] = {0, 0, 0};
+      st = emit_segments(gen, segs, p.quant, [&](std::size_t k, const void* d, std::size_t n, bool last) {
+        slice.update(d, n);
+        Status written = to_file(d, n);
+        if (last) {
+          digests[k % 3] = slice.digest();
+          slice = Xxh64();
+          if (k % 3 == 2) {  // record complete: its checksum, then the padding
+            list[k / 3] = record_checksum(digests);
+            if (written && pad > 0) written = to_file(zeros.data(), zeros.size());
+          }
+        }
+        return written;
+      });
     }
     if (!st) return fail(st.error().message);
     sums.tensors[p.info.name] = hex64(tensor_hash.digest());
