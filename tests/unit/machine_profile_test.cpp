@@ -27,6 +27,11 @@ TEST_CASE("a probed profile round-trips byte for byte", "[profile]") {
   for (const DriveReadPoint& p : profile->drives[0].read_curve) any_fio = any_fio || p.fio.has_value();
   CHECK(any_fio);
   CHECK(profile->memory_read_bytes_s.provenance == Provenance::kMeasured);
+  REQUIRE(!profile->kernels.empty());  // kernel throughput, from Google Benchmark
+  for (const KernelFigure& k : profile->kernels) {
+    CHECK(k.weight_bytes_s.value > 0);
+    CHECK(k.gflop_s.value_or(0) > 0);
+  }
 }
 
 TEST_CASE("catalog profiles survive load → write → load", "[profile]") {
