@@ -180,12 +180,8 @@ void q2_k(const std::uint8_t* b, float* y) {  // scales[16], qs[64], fp16 d, fp1
 }  // namespace
 
 Status dequantize(std::string_view quant, const void* src, float* dst, std::size_t n) {
-  const auto fmt = find_quant(quant);
-  if (!fmt) return make_error("dequantize: unknown quant \"" + std::string(quant) + "\"");
-  if (!fmt->divides(n)) {
-    return make_error("dequantize: " + std::to_string(n) + " weights is not a multiple of " + std::string(quant) +
-                      "'s block of " + std::to_string(fmt->block_weights));
-  }
+  const auto fmt = quant_for_blocks("dequantize", quant, n);
+  if (!fmt) return fmt.error();
   const auto* p = static_cast<const std::uint8_t*>(src);
   const std::size_t blocks = n / fmt->block_weights;
   void (*block_fn)(const std::uint8_t*, float*) = nullptr;

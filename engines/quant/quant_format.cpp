@@ -21,6 +21,16 @@ std::optional<QuantFormat> find_quant(std::string_view name) {
   return std::nullopt;
 }
 
+Expected<QuantFormat> quant_for_blocks(std::string_view verb, std::string_view quant, std::uint64_t n) {
+  const auto fmt = find_quant(quant);
+  if (!fmt) return make_error(std::string(verb) + ": unknown quant \"" + std::string(quant) + "\"");
+  if (!fmt->divides(n)) {
+    return make_error(std::string(verb) + ": " + std::to_string(n) + " weights is not a multiple of " +
+                      std::string(quant) + "'s block of " + std::to_string(fmt->block_weights));
+  }
+  return *fmt;
+}
+
 std::vector<std::string> quant_names() {
   std::vector<std::string> out;
   for (const QuantFormat& f : quant_formats()) out.emplace_back(f.name);

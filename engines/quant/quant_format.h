@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/expected.h"
+
 namespace moebench {
 
 struct QuantFormat {
@@ -26,6 +28,9 @@ struct QuantFormat {
 
 const std::vector<QuantFormat>& quant_formats();
 std::optional<QuantFormat> find_quant(std::string_view name);
+// The format for `n` weights, or an error naming `verb` ("quantize") when the
+// quant is unknown or n is not a whole number of its blocks.
+Expected<QuantFormat> quant_for_blocks(std::string_view verb, std::string_view quant, std::uint64_t n);
 std::vector<std::string> quant_names();
 
 }  // namespace moebench

@@ -500,12 +500,8 @@ void q2_k_block(const float* x, std::uint8_t* b) {
 }  // namespace
 
 Status quantize(std::string_view quant, const float* src, void* dst, std::size_t n) {
-  const auto fmt = find_quant(quant);
-  if (!fmt) return make_error("quantize: unknown quant \"" + std::string(quant) + "\"");
-  if (!fmt->divides(n)) {
-    return make_error("quantize: " + std::to_string(n) + " weights is not a multiple of " + std::string(quant) +
-                      "'s block of " + std::to_string(fmt->block_weights));
-  }
+  const auto fmt = quant_for_blocks("quantize", quant, n);
+  if (!fmt) return fmt.error();
   if (n == 0) return Status::success();
   if (src == nullptr || dst == nullptr) return make_error("quantize: null source or destination");
   auto* out = static_cast<std::uint8_t*>(dst);

@@ -34,17 +34,7 @@ void check_within(double actual, double expected, double tolerance, const char* 
   CHECK(std::fabs(actual / expected - 1.0) <= tolerance);
 }
 
-void check_golden(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(MOEBENCH_GOLDEN_DIR) + "/" + name;
-  if (std::getenv("MOEBENCH_UPDATE_GOLDEN") != nullptr) {
-    REQUIRE(write_file_atomic(path, actual).ok());
-    WARN("rewrote " << path);
-    return;
-  }
-  auto expected = read_file(path);
-  REQUIRE(expected.ok());
-  CHECK(actual == *expected);
-}
+using testing::check_golden;
 
 constexpr std::uint64_t k8K = 8192;
 constexpr std::uint64_t k1M = 1048576;

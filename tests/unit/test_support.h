@@ -4,11 +4,15 @@
 
 #include <stdlib.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
+#include <catch2/catch.hpp>
+
 #include "engines/registry.h"
 #include "harness/config_store.h"
+#include "harness/file_io.h"
 #include "harness/sweep_spec.h"
 
 namespace moebench::testing {
@@ -41,6 +45,20 @@ inline SweepContext shipped_context() {
   c.card_names = shipped_store().names("models");
   c.find_card = [](const std::string& n) { return shipped_store().card(n); };
   return c;
+}
+
+// Compares `actual` with tests/golden/NAME; with MOEBENCH_UPDATE_GOLDEN set,
+// rewrites the file instead (review the diff).
+inline void check_golden(const std::string& name, const std::string& actual) {
+  const std::string path = std::string(MOEBENCH_GOLDEN_DIR) + "/" + name;
+  if (std::getenv("MOEBENCH_UPDATE_GOLDEN") != nullptr) {
+    REQUIRE(write_file_atomic(path, actual).ok());
+    WARN("rewrote " << path);
+    return;
+  }
+  auto expected = read_file(path);
+  REQUIRE(expected.ok());
+  CHECK(actual == *expected);
 }
 
 }  // namespace moebench::testing

@@ -15,6 +15,8 @@
 #include "reports/cell_format.h"
 #include "reports/writers.h"
 
+#include "test_support.h"
+
 using namespace moebench;
 
 namespace {
@@ -100,17 +102,7 @@ RunResults fixed_results() {
   return r;
 }
 
-void check_golden(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(MOEBENCH_GOLDEN_DIR) + "/" + name;
-  if (std::getenv("MOEBENCH_UPDATE_GOLDEN") != nullptr) {
-    REQUIRE(write_file_atomic(path, actual).ok());
-    WARN("rewrote " << path);
-    return;
-  }
-  auto expected = read_file(path);
-  REQUIRE(expected.ok());
-  CHECK(actual == *expected);
-}
+using testing::check_golden;
 
 }  // namespace
 
