@@ -66,30 +66,70 @@ std::uint64_t tensor_id(std::string_view name, std::uint64_t expert) {
 
 WeightGenerator::WeightGenerator(std::uint64_t seed) : seed_(seed) { (void)gaussian_table(); }
 
-void WeightGenerator::fill_row(std::uint64_t tid, std::uint64_t row, float* out, std::size_t n) const {
-  const auto& table = gaussian_table();
+#if defined(MOEBENCH_X86_SIMD)
+namespace detail {
+void fill_row_avx512(const float* table, const std::uint64_t lanes[8], float row_scale, float* out, std::size_t n);
+}
+#endif
+
+namespace {
+
+// Eight independent splitmix64 streams per row. Step t of the streams
+// yields 40 values: value 40t + 8j + k is table[(s_k >> 12j) & 4095] for
+// j = 0..4 (five 12-bit draws per 64-bit word); lane k's value j = 4 is a 6x
+// outlier when the word's top nibble and bits 20..23 are zero (1 step in
+// 256, about 1 value in 1,280). The AVX-512 path computes exactly this.
+void fill_row_scalar(const float* table, const std::uint64_t lanes_in[8], float row_scale, float* out, std::size_t n) {
   constexpr std::uint64_t kMask = kTableSize - 1;
-  std::uint64_t state = splitmix64(seed_ ^ splitmix64(tid) ^ (row * 0x9e3779b97f4a7c15ull));
+  std::uint64_t lanes[8];
+  for (int k = 0; k < 8; ++k) lanes[k] = lanes_in[k];
+  for (std::size_t base = 0; base < n; base += 40) {
+    for (int k = 0; k < 8; ++k) lanes[k] = splitmix64(lanes[k]);
+    for (int j = 0; j < 5; ++j) {
+      for (int k = 0; k < 8; ++k) {
+        const std::size_t i = base + static_cast<std::size_t>(8 * j + k);
+        if (i >= n) return;
+        float v = table[(lanes[k] >> (12 * j)) & kMask] * row_scale;
+        if (j == 4 && (lanes[k] >> 60) == 0 && ((lanes[k] >> 20) & 0xf) == 0) v *= 6.0f;
+        out[i] = v;
+      }
+    }
+  }
+}
+
+bool use_avx512() {
+#if defined(MOEBENCH_X86_SIMD)
+  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+  return yes;
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+void WeightGenerator::fill_row(std::uint64_t tid, std::uint64_t row, float* out, std::size_t n) const {
+  fill_row_with(tid, row, out, n, use_avx512());
+}
+
+void WeightGenerator::fill_row_with(std::uint64_t tid, std::uint64_t row, float* out, std::size_t n, bool simd) const {
+  const auto& table = gaussian_table();
+  const std::uint64_t base = splitmix64(seed_ ^ splitmix64(tid) ^ (row * 0x9e3779b97f4a7c15ull));
   // Row scale: log-normal (sigma 0.25) around 1/sqrt(n).
   const float row_scale =
-      static_cast<float>(std::exp(0.25 * table[static_cast<std::size_t>(state & kMask)]) / std::sqrt(static_cast<double>(n)));
-  std::size_t i = 0;
-  // Five 12-bit draws per 64-bit step; the top 4 bits pick outliers.
-  for (; i + 5 <= n; i += 5) {
-    state = splitmix64(state);
-    out[i + 0] = table[(state >> 0) & kMask] * row_scale;
-    out[i + 1] = table[(state >> 12) & kMask] * row_scale;
-    out[i + 2] = table[(state >> 24) & kMask] * row_scale;
-    out[i + 3] = table[(state >> 36) & kMask] * row_scale;
-    out[i + 4] = table[(state >> 48) & kMask] * row_scale;
-    // Outlier: 1 step in 256 (top nibble and one index nibble zero), so
-    // about 1 value in 1,280 is scaled 6x.
-    if ((state >> 60) == 0 && ((state >> 20) & 0xf) < 1) out[i + 4] *= 6.0f;
+      static_cast<float>(std::exp(0.25 * table[static_cast<std::size_t>(base & (kTableSize - 1))]) /
+                         std::sqrt(static_cast<double>(n)));
+  std::uint64_t lanes[8];
+  for (int k = 0; k < 8; ++k) lanes[k] = splitmix64(base ^ (static_cast<std::uint64_t>(k + 1) * 0xd1b54a32d192ed03ull));
+#if defined(MOEBENCH_X86_SIMD)
+  if (simd && use_avx512()) {
+    detail::fill_row_avx512(table.data(), lanes, row_scale, out, n);
+    return;
   }
-  for (; i < n; ++i) {
-    state = splitmix64(state);
-    out[i] = table[state & kMask] * row_scale;
-  }
+#else
+  (void)simd;
+#endif
+  fill_row_scalar(table.data(), lanes, row_scale, out, n);
 }
 
 void WeightGenerator::fill_norm(std::uint64_t tid, float* out, std::size_t n) const {

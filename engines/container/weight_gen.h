@@ -20,6 +20,9 @@ class WeightGenerator {
   // Fills `n` weights of row `row` of tensor `tensor_id` (a hash of its name
   // and, for experts, the expert index).
   void fill_row(std::uint64_t tensor_id, std::uint64_t row, float* out, std::size_t n) const;
+  // The same, forcing the portable path (simd = false) or allowing AVX-512;
+  // both give identical values (tested).
+  void fill_row_with(std::uint64_t tensor_id, std::uint64_t row, float* out, std::size_t n, bool simd) const;
   // Small tensors (norms): values around 1 with a little spread.
   void fill_norm(std::uint64_t tensor_id, float* out, std::size_t n) const;
 

@@ -19,6 +19,7 @@
 #include <cstring>
 
 #include "engines/quant/dequantize.h"
+#include "engines/quant/kernels.h"
 #include "engines/quant/quant_format.h"
 
 namespace moebench {
@@ -499,12 +500,38 @@ void q2_k_block(const float* x, std::uint8_t* b) {
 
 }  // namespace
 
+#if defined(MOEBENCH_X86_SIMD)
+namespace detail {
+void quantize_mxfp4_avx512(const float* x, std::uint8_t* out, std::size_t blocks,
+                           void (*scalar_block)(const float*, std::uint8_t*), int (*floor_log2)(float));
+void quantize_bf16_avx512(const float* x, std::uint8_t* out, std::size_t n);
+}  // namespace detail
+#endif
+
 Status quantize(std::string_view quant, const float* src, void* dst, std::size_t n) {
+  return quantize(quant, src, dst, n, best_simd_level());
+}
+
+Status quantize(std::string_view quant, const float* src, void* dst, std::size_t n, SimdLevel level) {
   const auto fmt = quant_for_blocks("quantize", quant, n);
   if (!fmt) return fmt.error();
   if (n == 0) return Status::success();
   if (src == nullptr || dst == nullptr) return make_error("quantize: null source or destination");
   auto* out = static_cast<std::uint8_t*>(dst);
+#if defined(MOEBENCH_X86_SIMD)
+  if (level == SimdLevel::kAvx512 && best_simd_level() == SimdLevel::kAvx512) {
+    if (quant == "mxfp4") {
+      detail::quantize_mxfp4_avx512(src, out, n / 32, mxfp4_block, floor_log2);
+      return Status::success();
+    }
+    if (quant == "bf16") {
+      detail::quantize_bf16_avx512(src, out, n);
+      return Status::success();
+    }
+  }
+#else
+  (void)level;
+#endif
   void (*block_fn)(const float*, std::uint8_t*) = nullptr;
   if (quant == "q8_0") block_fn = q8_0_block;
   if (quant == "q4_0") block_fn = q4_0_block;

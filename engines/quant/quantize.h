@@ -12,13 +12,19 @@
 #include <cstdint>
 #include <string_view>
 
+#include "engines/quant/kernels.h"
 #include "harness/expected.h"
 
 namespace moebench {
 
 // Quantizes `n` floats (a multiple of the format's block size) from `src`
 // into n / block_weights blocks at `dst`.
+// Uses the best SIMD path this CPU has (AVX-512 for mxfp4 and bf16); every
+// path writes the same bytes.
 Status quantize(std::string_view quant, const float* src, void* dst, std::size_t n);
+// The same at a given level (kScalar forces the reference code; a level the
+// CPU lacks falls back to scalar).
+Status quantize(std::string_view quant, const float* src, void* dst, std::size_t n, SimdLevel level);
 
 // IEEE binary16 bits of `f`, rounded to nearest even (NaN → quiet NaN,
 // overflow → ±inf), as ggml's GGML_FP32_TO_FP16.

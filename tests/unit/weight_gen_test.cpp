@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "engines/container/weight_gen.h"
@@ -55,4 +56,17 @@ TEST_CASE("the same seed and tensor give the same values; others differ", "[weig
   CHECK(a == b);
   CHECK(a != c);
   CHECK(a != d);
+}
+
+TEST_CASE("the AVX-512 generator gives exactly the portable generator's values", "[weights]") {
+  const WeightGenerator gen(99);
+  for (std::size_t n : {1u, 7u, 39u, 40u, 41u, 512u, 3584u, 3585u}) {
+    INFO("n = " << n);
+    std::vector<float> a(n), b(n);
+    for (std::uint64_t row : {0ull, 1ull, 12345ull}) {
+      gen.fill_row_with(tensor_id("blk.3.ffn_gate_exps.weight", 17), row, a.data(), n, false);
+      gen.fill_row_with(tensor_id("blk.3.ffn_gate_exps.weight", 17), row, b.data(), n, true);
+      CHECK(std::memcmp(a.data(), b.data(), n * sizeof(float)) == 0);
+    }
+  }
 }
