@@ -11,8 +11,9 @@
 // `stripe` (expert e lives on drive e mod D; the trunk on drive 0).
 //
 // moebench.* metadata: the card (JSON), scale, quant, seed, layout, drive
-// index and count, the experts held, and an XXH64 per tensor and per expert
-// record. Files are written under a temporary name, fsynced, then renamed:
+// index and count, the experts held, and an XXH64 per tensor (expert
+// tensors: over their per-expert slice hashes, padding excluded) and per
+// expert record (over its gate, up and down slice hashes). Files are written under a temporary name, fsynced, then renamed:
 // an interrupted make never leaves a file that looks valid.
 #pragma once
 

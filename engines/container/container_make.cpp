@@ -9,6 +9,7 @@
 #include <chrono>
 #include <deque>
 #include <future>
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 #include <cstdlib>
@@ -36,24 +37,30 @@ struct AlignedFree {
   void operator()(unsigned char* p) const { std::free(p); }
 };
 
-// Appends bytes at increasing offsets through a large 4096-aligned buffer.
-// Every flush is a multiple of 4096 at a 4096-aligned offset (tensors are
-// aligned and the file ends aligned), so the file can be opened O_DIRECT:
-// a container is written once and read later, the page cache gains nothing.
+// Appends bytes at increasing offsets through two large 4096-aligned
+// buffers: while one is written in the background, the caller fills the
+// other, so generation and the disk overlap. Every write is a multiple of
+// 4096 at a 4096-aligned offset (tensors are aligned and the file ends
+// aligned), so the file can be opened O_DIRECT: a container is written once
+// and read later, the page cache gains nothing.
 class SequentialWriter {
  public:
-  SequentialWriter(int fd, std::uint64_t start)
-      : fd_(fd), offset_(start), buf_(static_cast<unsigned char*>(std::aligned_alloc(4096, kBuffer))) {}
+  SequentialWriter(int fd, std::uint64_t start) : fd_(fd), offset_(start) {
+    for (auto& b : bufs_) b.reset(static_cast<unsigned char*>(std::aligned_alloc(4096, kBuffer)));
+  }
+  ~SequentialWriter() {
+    if (inflight_.valid()) inflight_.wait();
+  }
   Status write(const void* data, std::size_t n) {
     const auto* p = static_cast<const unsigned char*>(data);
     while (n > 0) {
       const std::size_t take = std::min(n, kBuffer - used_);
-      std::memcpy(buf_.get() + used_, p, take);
+      std::memcpy(bufs_[cur_].get() + used_, p, take);
       used_ += take;
       p += take;
       n -= take;
       if (used_ == kBuffer) {
-        if (Status st = flush(); !st) return st;
+        if (Status st = submit(); !st) return st;
       }
     }
     return Status::success();
@@ -66,25 +73,50 @@ class SequentialWriter {
     }
     return Status::success();
   }
+  // Writes everything buffered and waits for it.
   Status flush() {
-    std::size_t done = 0;
-    while (done < used_) {
-      const ssize_t w = ::pwrite(fd_, buf_.get() + done, used_ - done, static_cast<off_t>(offset_ + done));
-      if (w <= 0) return make_error(std::string("write failed: ") + std::strerror(errno) + " (disk full?)");
-      done += static_cast<std::size_t>(w);
-    }
-    offset_ += used_;
-    used_ = 0;
-    return Status::success();
+    if (Status st = submit(); !st) return st;
+    return wait();
   }
   std::uint64_t position() const { return offset_ + used_; }
 
  private:
+  Status wait() {
+    if (!inflight_.valid()) return Status::success();
+    std::string err = inflight_.get();
+    if (!err.empty()) return make_error(err);
+    return Status::success();
+  }
+  // Hands the current buffer to a background write and switches buffers.
+  Status submit() {
+    if (Status st = wait(); !st) return st;  // the other buffer is free again
+    if (used_ == 0) return Status::success();
+    unsigned char* data = bufs_[cur_].get();
+    const std::size_t len = used_;
+    const std::uint64_t at = offset_;
+    const int fd = fd_;
+    inflight_ = std::async(std::launch::async, [data, len, at, fd]() -> std::string {
+      std::size_t done = 0;
+      while (done < len) {
+        const ssize_t w = ::pwrite(fd, data + done, len - done, static_cast<off_t>(at + done));
+        if (w <= 0) return std::string("write failed: ") + std::strerror(errno) + " (disk full?)";
+        done += static_cast<std::size_t>(w);
+      }
+      return std::string();
+    });
+    offset_ += used_;
+    used_ = 0;
+    cur_ ^= 1;
+    return Status::success();
+  }
+
   static constexpr std::size_t kBuffer = 16u << 20;
   int fd_;
   std::uint64_t offset_;
-  std::unique_ptr<unsigned char[], AlignedFree> buf_;
+  std::unique_ptr<unsigned char[], AlignedFree> bufs_[2];
+  int cur_ = 0;
   std::size_t used_ = 0;
+  std::future<std::string> inflight_;
 };
 
 // Replicas are byte-identical: their identity carries no drive index.
@@ -140,7 +172,7 @@ struct RowSegment {
 
 // Generates every segment's rows in `quant` and feeds the bytes to
 // sink(segment, data, n, segment_done) in order. Rows are produced in chunks
-// of about 1 MiB on all cores (std::async, up to 24 chunks ahead, across
+// of about 1 MiB by one worker per core (up to 24 chunks ahead, across
 // segment boundaries) while the caller hashes and writes the chunks before.
 template <typename Sink>
 Status emit_segments(const WeightGenerator& gen, const std::vector<RowSegment>& segments, const std::string& quant,
@@ -161,22 +193,11 @@ Status emit_segments(const WeightGenerator& gen, const std::vector<RowSegment>& 
     }
   }
   struct Chunk {
-    std::vector<unsigned char> bytes;
+    std::vector<unsigned char> bytes;  // reused: fresh pages cost first-touch faults
     std::string error;
   };
-  // Chunk buffers are recycled: fresh allocations are fresh pages, and
-  // first-touch page faults cost more than the generation on some VMs.
-  std::mutex pool_mu;
-  std::vector<std::vector<unsigned char>> pool;
-  auto produce = [&](const Task& t) {
-    Chunk out;
-    {
-      std::lock_guard<std::mutex> lock(pool_mu);
-      if (!pool.empty()) {
-        out.bytes = std::move(pool.back());
-        pool.pop_back();
-      }
-    }
+  auto produce = [&](const Task& t, Chunk& out) {
+    out.error.clear();
     const RowSegment& seg = segments[t.segment];
     const std::uint64_t row_bytes = f.bytes_for(seg.row_len);
     out.bytes.resize((t.r1 - t.r0) * row_bytes);
@@ -189,33 +210,68 @@ Status emit_segments(const WeightGenerator& gen, const std::vector<RowSegment>& 
       }
       if (Status st = quantize(quant, fbuf.data(), out.bytes.data() + (r - t.r0) * row_bytes, seg.row_len); !st) {
         out.error = st.error().message;
-        break;
+        return;
       }
     }
-    return out;
   };
-  // Deep enough that producers keep busy while a 16 MiB write is in flight.
+  // One worker per core takes tasks in order into a ring of kWindow slots;
+  // this thread consumes the slots in order. In-order work keeps the chunk
+  // this thread waits for at the front of the queue.
   constexpr std::size_t kWindow = 24;
-  std::deque<std::future<Chunk>> pending;
-  std::size_t next = 0;
-  Status result = Status::success();
-  for (std::size_t done = 0; done < tasks.size(); ++done) {
-    while (next < tasks.size() && pending.size() < kWindow) {
-      pending.push_back(std::async(std::launch::async, produce, tasks[next++]));
-    }
-    Chunk c = pending.front().get();
-    pending.pop_front();
-    if (result) {  // after an error, drain the rest
-      const Task& t = tasks[done];
-      if (!c.error.empty()) {
-        result = make_error(c.error);
-      } else if (Status st = sink(t.segment, c.bytes.data(), c.bytes.size(), t.last); !st) {
-        result = st;
+  std::vector<Chunk> ring(kWindow);
+  std::vector<char> ready(kWindow, 0);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::size_t next = 0, consumed = 0;
+  bool abort = false;
+  const unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < workers; ++w) {
+    pool.emplace_back([&] {
+      for (;;) {
+        std::size_t i = 0;
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          cv.wait(lock, [&] { return abort || next >= tasks.size() || next < consumed + kWindow; });
+          if (abort || next >= tasks.size()) return;
+          i = next++;
+        }
+        produce(tasks[i], ring[i % kWindow]);
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          ready[i % kWindow] = 1;
+        }
+        cv.notify_all();
       }
-    }
-    std::lock_guard<std::mutex> lock(pool_mu);
-    pool.push_back(std::move(c.bytes));
+    });
   }
+  Status result = Status::success();
+  for (std::size_t i = 0; i < tasks.size() && result; ++i) {
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return ready[i % kWindow] != 0; });
+    }
+    Chunk& c = ring[i % kWindow];
+    const Task& t = tasks[i];
+    if (!c.error.empty()) {
+      result = make_error(c.error);
+    } else if (Status st = sink(t.segment, c.bytes.data(), c.bytes.size(), t.last); !st) {
+      result = st;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ready[i % kWindow] = 0;
+      consumed = i + 1;
+      if (!result) abort = true;
+    }
+    cv.notify_all();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    abort = true;
+  }
+  cv.notify_all();
+  for (std::thread& th : pool) th.join();
   return result;
 }
 
@@ -275,9 +331,13 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, int drive, Progress&
     if (Status st = w.pad_to(layout->data_offset + infos[i].offset); !st) return fail(st.error().message);
     progress.phase("drive " + std::to_string(drive) + ": " + p.info.name,
                    static_cast<double>(w.position()) / static_cast<double>(total));
+    // Trunk tensors: XXH64 of their bytes. Expert tensors: XXH64 of their
+    // slices' XXH64s in file order (the bytes are hashed once, per slice).
+    const bool expert_tensor = p.kind == PlannedTensor::Kind::kExperts || p.kind == PlannedTensor::Kind::kPacked;
     Xxh64 tensor_hash;
+    std::vector<std::uint64_t> slice_list;
     auto to_file = [&](const void* d, std::size_t n) {
-      tensor_hash.update(d, n);
+      if (!expert_tensor) tensor_hash.update(d, n);
       return w.write(d, n);
     };
     Status st = Status::success();
@@ -293,6 +353,7 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, int drive, Progress&
         slice.update(d, n);
         if (last) {
           slice_digests[j][static_cast<std::size_t>(p.matrix)] = slice.digest();
+          slice_list.push_back(slice.digest());
           slice = Xxh64();
         }
         return to_file(d, n);
@@ -321,6 +382,7 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, int drive, Progress&
         Status written = to_file(d, n);
         if (last) {
           digests[k % 3] = slice.digest();
+          slice_list.push_back(digests[k % 3]);
           slice = Xxh64();
           if (k % 3 == 2) {  // record complete: its checksum, then the padding
             list[k / 3] = record_checksum(digests);
@@ -331,7 +393,8 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, int drive, Progress&
       });
     }
     if (!st) return fail(st.error().message);
-    sums.tensors[p.info.name] = hex64(tensor_hash.digest());
+    sums.tensors[p.info.name] = hex64(expert_tensor ? xxh64(slice_list.data(), slice_list.size() * 8)
+                                                    : tensor_hash.digest());
   }
   if (Status st = w.pad_to(total); !st) return fail(st.error().message);
   if (Status st = w.flush(); !st) return fail(st.error().message);
