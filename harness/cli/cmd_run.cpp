@@ -122,12 +122,16 @@ int run_command(const RunArgs& args, const CliState& state) {
   opts.run_id = env.run_id;
   opts.interrupt = &g_interrupted;
   double last_write_s = -1;
-  Status write_status = Status::success();
+  bool write_warned = false;
   opts.on_row = [&](const RunResults& results) {
     // Outputs are refreshed at most every 2 s; the journal is the durable record.
     if (clock.now_s() - last_write_s < 2.0) return;
     last_write_s = clock.now_s();
-    write_status = write_outputs(results, out_dir, args.formats);
+    if (Status st = write_outputs(results, out_dir, args.formats); !st && !write_warned) {
+      write_warned = true;  // the journal still holds every row; say so once
+      progress.note("moebench run: cannot refresh the results files (" + st.error().message +
+                    "); the journal keeps every finished point");
+    }
   };
 
   std::signal(SIGINT, on_sigint);
