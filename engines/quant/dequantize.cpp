@@ -60,8 +60,7 @@ std::uint16_t u16(const std::uint8_t* p) {
   return v;
 }
 
-// Values of the E2M1 code points, doubled (ggml's kvalues_mxfp4).
-constexpr std::int8_t kMxfp4Values[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+}  // namespace
 
 void get_scale_min_k4(int j, const std::uint8_t* q, std::uint8_t& d, std::uint8_t& m) {
   if (j < 4) {
@@ -72,6 +71,8 @@ void get_scale_min_k4(int j, const std::uint8_t* q, std::uint8_t& d, std::uint8_
     m = static_cast<std::uint8_t>((q[j + 4] >> 4) | ((q[j - 0] >> 6) << 4));
   }
 }
+
+namespace {
 
 void q8_0(const std::uint8_t* b, float* y) {  // fp16 d, int8 qs[32]
   const float d = fp16_to_fp32(u16(b));

@@ -119,7 +119,7 @@ void q4_0_block(const float* x, std::uint8_t* b) {
 }
 
 // ---- mxfp4: e8m0 e, qs[16] ---------------------------------------------
-constexpr std::int8_t kMxfp4[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+constexpr const std::int8_t* kMxfp4 = kMxfp4Values;
 
 // floorf(log2f(a)) for finite a > 0 without a log2f call unless `a` is so
 // close to the next power of two that log2f may round up to it.
@@ -335,15 +335,6 @@ void make_q3_lanes(const float* x, int nmax, std::int8_t* L, float* scale_out) {
   }
 }
 
-void get_scale_min_k4(int j, const std::uint8_t* q, std::uint8_t& d, std::uint8_t& m) {
-  if (j < 4) {
-    d = q[j] & 63;
-    m = q[j + 4] & 63;
-  } else {
-    d = static_cast<std::uint8_t>((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
-    m = static_cast<std::uint8_t>((q[j + 4] >> 4) | ((q[j - 0] >> 6) << 4));
-  }
-}
 
 // Packs 2-bit levels L[256] as ggml's q2_K/q3_K qs[64].
 void pack_2bit(const std::uint8_t* L, std::uint8_t* qs) {
