@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -40,6 +41,27 @@ void fsync_dir(const std::string& file_path) {
 }
 
 }  // namespace
+
+AlignedBytes aligned_bytes(std::size_t n) {
+  const std::size_t rounded = (std::max<std::size_t>(n, 1) + 4095) / 4096 * 4096;
+  return AlignedBytes(static_cast<unsigned char*>(std::aligned_alloc(4096, rounded)));
+}
+
+int open_read_uncached(const std::string& path, bool& direct) {
+#ifdef O_DIRECT
+  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+  if (fd >= 0) {
+    direct = true;
+    return fd;
+  }
+#endif
+  direct = false;
+  const int plain = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+#ifdef F_NOCACHE
+  if (plain >= 0 && fcntl(plain, F_NOCACHE, 1) == 0) direct = true;  // macOS
+#endif
+  return plain;
+}
 
 Status ensure_directory(const std::string& path) {
   std::error_code ec;

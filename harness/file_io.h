@@ -5,6 +5,8 @@
 // followed by fsync.
 #pragma once
 
+#include <cstdlib>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -13,6 +15,20 @@
 namespace moebench {
 
 Status write_file_atomic(const std::string& path, std::string_view content);
+
+// Buffers for O_DIRECT I/O: 4096-aligned, size rounded up to 4096, freed
+// with std::free. Their pages are not touched here.
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+using AlignedBytes = std::unique_ptr<unsigned char[], FreeDeleter>;
+AlignedBytes aligned_bytes(std::size_t n);
+
+// Opens `path` for reading past the page cache: O_DIRECT where the
+// filesystem honours it, F_NOCACHE on macOS, else a plain open (direct is
+// then false, and the caller's figures may include cached reads). -1 on error
+// with errno set.
+int open_read_uncached(const std::string& path, bool& direct);
 Expected<std::string> read_file(const std::string& path);
 Status ensure_directory(const std::string& path);
 

@@ -11,6 +11,7 @@
 #include <regex>
 #include <thread>
 
+#include "harness/file_io.h"
 #include "harness/stats.h"
 #include "harness/subprocess.h"
 #include "probes/topology.h"
@@ -18,9 +19,6 @@
 namespace moebench {
 namespace {
 
-struct FreeDeleter {
-  void operator()(double* p) const { std::free(p); }
-};
 using Array = std::unique_ptr<double[], FreeDeleter>;
 
 // Allocated but not touched: the owning thread's first write places pages.

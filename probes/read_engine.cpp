@@ -18,6 +18,7 @@
 #include <liburing.h>
 #endif
 
+#include "harness/file_io.h"
 #include "harness/stats.h"
 
 namespace moebench {
@@ -34,27 +35,6 @@ const char* to_string(IoPath p) {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct AlignedFree {
-  void operator()(unsigned char* p) const { std::free(p); }
-};
-using Buffer = std::unique_ptr<unsigned char[], AlignedFree>;
-
-int open_for_direct_read(const std::string& path, bool& direct) {
-#ifdef O_DIRECT
-  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
-  if (fd >= 0) {
-    direct = true;
-    return fd;
-  }
-#endif
-  direct = false;
-  const int fd2 = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-#ifdef F_NOCACHE
-  if (fd2 >= 0 && fcntl(fd2, F_NOCACHE, 1) == 0) direct = true;
-#endif
-  return fd2;
-}
 
 // Offsets for one file: block-aligned random, or sequential with wrap-around.
 class OffsetSource {
@@ -93,16 +73,16 @@ bool uring_worker(const ReadTarget& t, const ReadCellSpec& spec, Clock::time_poi
     why = std::string("io_uring_queue_init failed: ") + std::strerror(-rc);
     return false;
   }
-  const int fd = open_for_direct_read(t.path, r.direct);
+  const int fd = open_read_uncached(t.path, r.direct);
   if (fd < 0) {
     r.error = t.path + ": cannot open: " + std::strerror(errno);
     io_uring_queue_exit(&ring);
     return true;
   }
   const std::size_t qd = static_cast<std::size_t>(spec.queue_depth);
-  std::vector<Buffer> bufs;
+  std::vector<AlignedBytes> bufs;
   for (std::size_t i = 0; i < qd; ++i) {
-    bufs.emplace_back(static_cast<unsigned char*>(std::aligned_alloc(4096, spec.block_bytes)));
+    bufs.push_back(aligned_bytes(spec.block_bytes));
   }
   std::vector<Clock::time_point> issued(qd);
   OffsetSource offsets(t.size_bytes, spec.block_bytes, spec.random, seed);
@@ -157,7 +137,7 @@ bool uring_worker(const ReadTarget& t, const ReadCellSpec& spec, Clock::time_poi
 
 void pread_worker(const ReadTarget& t, const ReadCellSpec& spec, Clock::time_point end, std::uint64_t seed,
                   WorkerResult& r) {
-  const int fd = open_for_direct_read(t.path, r.direct);
+  const int fd = open_read_uncached(t.path, r.direct);
   if (fd < 0) {
     r.error = t.path + ": cannot open: " + std::strerror(errno);
     return;
@@ -168,7 +148,7 @@ void pread_worker(const ReadTarget& t, const ReadCellSpec& spec, Clock::time_poi
   std::vector<std::thread> threads;
   for (int q = 0; q < spec.queue_depth; ++q) {
     threads.emplace_back([&, q] {
-      Buffer buf(static_cast<unsigned char*>(std::aligned_alloc(4096, spec.block_bytes)));
+      AlignedBytes buf = aligned_bytes(spec.block_bytes);
       std::mt19937_64 rng(seed + static_cast<std::uint64_t>(q) * 7919);
       std::vector<double> lat;
       std::uint64_t bytes = 0;

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "harness/file_io.h"
 #include "harness/units.h"
 
 namespace moebench {
@@ -28,15 +29,6 @@ struct Header {
   std::uint64_t seed;
 };
 
-struct AlignedFree {
-  void operator()(unsigned char* p) const { std::free(p); }
-};
-using Buffer = std::unique_ptr<unsigned char[], AlignedFree>;
-
-Buffer aligned_buffer(std::size_t n) {
-  return Buffer(static_cast<unsigned char*>(std::aligned_alloc(4096, n)));
-}
-
 void stamp_header(unsigned char* block0, std::uint64_t size_bytes) {
   Header h{};
   std::memcpy(h.magic, kMagic, sizeof kMagic);
@@ -45,31 +37,14 @@ void stamp_header(unsigned char* block0, std::uint64_t size_bytes) {
   std::memcpy(block0, &h, sizeof h);
 }
 
-// Opens for reading with O_DIRECT where the platform and filesystem allow.
-int open_direct_read(const std::string& path, bool& direct) {
-#ifdef O_DIRECT
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
-  if (fd >= 0) {
-    direct = true;
-    return fd;
-  }
-#endif
-  direct = false;
-  int fd2 = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-#ifdef F_NOCACHE
-  if (fd2 >= 0 && fcntl(fd2, F_NOCACHE, 1) == 0) direct = true;  // macOS
-#endif
-  return fd2;
-}
-
 bool valid_existing(const std::string& path, std::uint64_t size_bytes, bool& direct) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0 || static_cast<std::uint64_t>(st.st_size) != size_bytes) return false;
   // Not sparse: allocated blocks cover the size.
   if (static_cast<std::uint64_t>(st.st_blocks) * 512 < size_bytes) return false;
-  const int fd = open_direct_read(path, direct);
+  const int fd = open_read_uncached(path, direct);
   if (fd < 0) return false;
-  Buffer got = aligned_buffer(kTestFileBlockBytes), want = aligned_buffer(kTestFileBlockBytes);
+  AlignedBytes got = aligned_bytes(kTestFileBlockBytes), want = aligned_bytes(kTestFileBlockBytes);
   const std::uint64_t blocks = size_bytes / kTestFileBlockBytes;
   bool ok = true;
   for (int s = 0; s < 16 && ok; ++s) {
@@ -144,7 +119,7 @@ Expected<TestFile> prepare_test_file(const std::string& dir, std::uint64_t size_
   int fd = ::open(tmp.c_str(), flags, 0644);
 #endif
   if (fd < 0) return make_error(tmp + ": cannot create the probe's test file: " + std::strerror(errno));
-  Buffer buf = aligned_buffer(kChunkBytes);
+  AlignedBytes buf = aligned_bytes(kChunkBytes);
   const auto t0 = std::chrono::steady_clock::now();
   for (std::uint64_t off = 0; off < size_bytes; off += kChunkBytes) {
     const std::uint64_t n = std::min(kChunkBytes, size_bytes - off);
@@ -180,7 +155,7 @@ Expected<TestFile> prepare_test_file(const std::string& dir, std::uint64_t size_
   }
   tf.write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   bool direct = false;
-  const int check = open_direct_read(tf.path, direct);
+  const int check = open_read_uncached(tf.path, direct);
   if (check >= 0) ::close(check);
   tf.direct_io = direct;
   return tf;

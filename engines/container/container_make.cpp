@@ -23,6 +23,7 @@
 #include "engines/container/weight_gen.h"
 #include "engines/quant/quant_format.h"
 #include "engines/quant/quantize.h"
+#include "harness/file_io.h"
 #include "harness/hash.h"
 #include "harness/text.h"
 #include "harness/units.h"
@@ -33,10 +34,6 @@ namespace {
 
 std::string zero_hash() { return std::string(16, '0'); }
 
-struct AlignedFree {
-  void operator()(unsigned char* p) const { std::free(p); }
-};
-
 // Appends bytes at increasing offsets through two large 4096-aligned
 // buffers: while one is written in the background, the caller fills the
 // other, so generation and the disk overlap. Every write is a multiple of
@@ -46,7 +43,7 @@ struct AlignedFree {
 class SequentialWriter {
  public:
   SequentialWriter(int fd, std::uint64_t start) : fd_(fd), offset_(start) {
-    for (auto& b : bufs_) b.reset(static_cast<unsigned char*>(std::aligned_alloc(4096, kBuffer)));
+    for (auto& b : bufs_) b = aligned_bytes(kBuffer);
   }
   ~SequentialWriter() {
     if (inflight_.valid()) inflight_.wait();
@@ -113,7 +110,7 @@ class SequentialWriter {
   static constexpr std::size_t kBuffer = 16u << 20;
   int fd_;
   std::uint64_t offset_;
-  std::unique_ptr<unsigned char[], AlignedFree> bufs_[2];
+  AlignedBytes bufs_[2];
   int cur_ = 0;
   std::size_t used_ = 0;
   std::future<std::string> inflight_;
@@ -134,6 +131,34 @@ Json identity_json(const ContainerSpec& spec, int drive) {
 // down slices (8 bytes each), so `verify` can check records while reading
 // each tensor once, front to back, in either layout.
 std::string record_checksum(const std::uint64_t slices[3]) { return hex64(xxh64(slices, 3 * sizeof(std::uint64_t))); }
+
+// An existing file with this identity and size is the same container.
+bool already_made(const std::string& path, std::uint64_t bytes, const ContainerSpec& spec, int drive) {
+  auto existing = read_gguf(path);
+  return existing && existing->file_bytes == bytes &&
+         existing->get_string("moebench.identity") == identity_json(spec, drive).dump();
+}
+
+Status check_space(const std::string& dir, std::uint64_t bytes, const std::string& what) {
+  auto avail = free_bytes(dir);
+  if (!avail) return avail.error();
+  if (*avail < bytes + (256ull << 20)) {
+    return make_error(dir + ": the " + what + " needs " + format_bytes(static_cast<double>(bytes)) + " but only " +
+                      format_bytes(static_cast<double>(*avail)) + " is free; free space, scale the card down "
+                      "(--scale) or pick another drive directory");
+  }
+  return Status::success();
+}
+
+// Creates `path` for writing with O_DIRECT where the filesystem allows.
+int create_uncached(const std::string& path) {
+  int fd = -1;
+#ifdef O_DIRECT
+  fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_DIRECT, 0644);
+#endif
+  if (fd < 0) fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  return fd;
+}
 
 struct Checksums {
   Json tensors = Json::object();  // name → hex
@@ -296,26 +321,15 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, int drive, Progress&
   const std::uint64_t total = layout->data_offset + layout->data_bytes;
   out.bytes = total;
 
-  // Reuse an existing file with the same identity and size.
-  if (auto existing = read_gguf(out.path); existing && existing->file_bytes == total &&
-                                           existing->get_string("moebench.identity") == identity_json(spec, drive).dump()) {
+  if (already_made(out.path, total, spec, drive)) {
     out.reused = true;
     return out;
   }
-  auto avail = free_bytes(spec.drive_dirs[static_cast<std::size_t>(drive)]);
-  if (!avail) return avail.error();
-  if (*avail < total + (256ull << 20)) {
-    return make_error(spec.drive_dirs[static_cast<std::size_t>(drive)] + ": the container needs " +
-                      format_bytes(static_cast<double>(total)) + " but only " +
-                      format_bytes(static_cast<double>(*avail)) + " is free; free space, scale the card down (--scale) "
-                      "or pick another drive directory");
+  if (Status st = check_space(spec.drive_dirs[static_cast<std::size_t>(drive)], total, "container"); !st) {
+    return st.error();
   }
   const std::string tmp = out.path + ".partial";
-  int fd = -1;
-#ifdef O_DIRECT
-  fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_DIRECT, 0644);
-#endif
-  if (fd < 0) fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);  // no O_DIRECT here
+  const int fd = create_uncached(tmp);
   if (fd < 0) return make_error(tmp + ": cannot create: " + std::strerror(errno));
   auto fail = [&](const std::string& why) {
     ::close(fd);
@@ -405,8 +419,7 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, int drive, Progress&
   if (!final_layout || final_layout->header.size() != layout->header.size()) {
     return fail("internal error: the header changed size when checksums were filled in");
   }
-  std::unique_ptr<unsigned char[], AlignedFree> header(
-      static_cast<unsigned char*>(std::aligned_alloc(4096, final_layout->header.size())));
+  const AlignedBytes header = aligned_bytes(final_layout->header.size());
   std::memcpy(header.get(), final_layout->header.data(), final_layout->header.size());
   if (::pwrite(fd, header.get(), final_layout->header.size(), 0) != static_cast<ssize_t>(final_layout->header.size())) {
     return fail(std::string("writing the header failed: ") + std::strerror(errno));
@@ -429,51 +442,36 @@ Expected<ContainerFile> copy_replica(const ContainerFile& first, const Container
   out.reused = false;
   out.path = (std::filesystem::path(spec.drive_dirs[static_cast<std::size_t>(drive)]) /
               container_file_name(spec, drive)).string();
-  if (auto existing = read_gguf(out.path); existing && existing->file_bytes == first.bytes &&
-                                           existing->get_string("moebench.identity") == identity_json(spec, drive).dump()) {
+  if (already_made(out.path, first.bytes, spec, drive)) {
     out.reused = true;
     return out;
   }
-  auto avail = free_bytes(spec.drive_dirs[static_cast<std::size_t>(drive)]);
-  if (!avail) return avail.error();
-  if (*avail < first.bytes + (256ull << 20)) {
-    return make_error(spec.drive_dirs[static_cast<std::size_t>(drive)] + ": the replica needs " +
-                      format_bytes(static_cast<double>(first.bytes)) + " but only " +
-                      format_bytes(static_cast<double>(*avail)) + " is free");
+  if (Status st = check_space(spec.drive_dirs[static_cast<std::size_t>(drive)], first.bytes, "replica"); !st) {
+    return st.error();
   }
   const auto t0 = std::chrono::steady_clock::now();
   const std::string tmp = out.path + ".partial";
   // O_DIRECT both ways where allowed (container files are 4096-aligned in
   // size): a copy through the page cache only evicts what engines keep there.
-  int in = -1, fd = -1;
-#ifdef O_DIRECT
-  in = ::open(first.path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
-  fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_DIRECT, 0644);
-#endif
-  if (in < 0) in = ::open(first.path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  bool direct = false;
+  const int in = open_read_uncached(first.path, direct);
+  const int fd = create_uncached(tmp);
   if (in < 0 || fd < 0) {
     if (in >= 0) ::close(in);
     if (fd >= 0) ::close(fd);
     return make_error(out.path + ": cannot copy the replica: " + std::strerror(errno));
   }
   constexpr std::size_t kCopyBuffer = 16u << 20;
-  std::unique_ptr<unsigned char[], AlignedFree> storage(static_cast<unsigned char*>(std::aligned_alloc(4096, kCopyBuffer)));
-  struct {
-    unsigned char* p;
-    std::size_t n;
-    unsigned char* data() { return p; }
-    std::size_t size() const { return n; }
-  } buf{storage.get(), kCopyBuffer};
+  const AlignedBytes buf = aligned_bytes(kCopyBuffer);
   std::uint64_t done = 0;
   Status st = Status::success();
   while (done < first.bytes && st) {
-    const ssize_t r = ::pread(in, buf.data(), buf.size(), static_cast<off_t>(done));
+    const ssize_t r = ::pread(in, buf.get(), kCopyBuffer, static_cast<off_t>(done));
     if (r <= 0) {
       st = make_error(first.path + ": read failed while copying");
       break;
     }
-    if (::pwrite(fd, buf.data(), static_cast<std::size_t>(r), static_cast<off_t>(done)) != r) {
+    if (::pwrite(fd, buf.get(), static_cast<std::size_t>(r), static_cast<off_t>(done)) != r) {
       st = make_error(tmp + std::string(": write failed: ") + std::strerror(errno));
       break;
     }

@@ -15,6 +15,7 @@
 #include "engines/container/container.h"
 #include "engines/container/container_plan.h"
 #include "engines/container/gguf.h"
+#include "harness/file_io.h"
 #include "harness/hash.h"
 #include "harness/text.h"
 
@@ -60,20 +61,12 @@ Expected<VerifyReport> verify_container(const std::string& path, Progress& progr
   // page cache would only evict what the engines keep there. Tensors start
   // 4096-aligned and the file ends aligned, so reads round up safely.
   bool direct = false;
-  int fd = -1;
-#ifdef O_DIRECT
-  fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
-  direct = fd >= 0;
-#endif
-  if (fd < 0) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = open_read_uncached(path, direct);
   if (fd < 0) return make_error(path + ": cannot open: " + std::strerror(errno));
   VerifyReport report;
   std::map<int, LayerSlices> layers;
-  struct AlignedFree {
-    void operator()(unsigned char* p) const { std::free(p); }
-  };
   constexpr std::size_t kBuffer = 16u << 20;
-  std::unique_ptr<unsigned char[], AlignedFree> storage(static_cast<unsigned char*>(std::aligned_alloc(4096, kBuffer)));
+  const AlignedBytes storage = aligned_bytes(kBuffer);
   unsigned char* const data = storage.get();
   std::uint64_t total = 0;
   for (const GgufTensorInfo& t : file->tensors) total += t.bytes;
