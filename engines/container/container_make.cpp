@@ -34,9 +34,11 @@ namespace {
 
 std::string zero_hash() { return std::string(16, '0'); }
 
-// Appends bytes at increasing offsets through two large 4096-aligned
-// buffers: while one is written in the background, the caller fills the
-// other, so generation and the disk overlap. Every write is a multiple of
+// Appends bytes at increasing offsets through a ring of large 4096-aligned
+// buffers: while up to kBuffers - 1 of them are written in the background,
+// the caller fills the next, so generation and the disk overlap and the
+// disk sees several writes at once (a virtio or NVMe disk writes 16 MiB at
+// queue depth 3 far faster than at depth 1). Every write is a multiple of
 // 4096 at a 4096-aligned offset (tensors are aligned and the file ends
 // aligned), so the file can be opened O_DIRECT: a container is written once
 // and read later, the page cache gains nothing.
@@ -46,7 +48,9 @@ class SequentialWriter {
     for (auto& b : bufs_) b = aligned_bytes(kBuffer);
   }
   ~SequentialWriter() {
-    if (inflight_.valid()) inflight_.wait();
+    for (auto& f : inflight_) {
+      if (f.valid()) f.wait();
+    }
   }
   Status write(const void* data, std::size_t n) {
     const auto* p = static_cast<const unsigned char*>(data);
@@ -70,50 +74,56 @@ class SequentialWriter {
     }
     return Status::success();
   }
-  // Writes everything buffered and waits for it.
+  // Writes everything buffered and waits for all of it.
   Status flush() {
     if (Status st = submit(); !st) return st;
-    return wait();
+    Status result = Status::success();
+    for (int i = 0; i < kBuffers; ++i) {
+      if (Status st = wait(i); !st && result) result = st;
+    }
+    return result;
   }
   std::uint64_t position() const { return offset_ + used_; }
 
  private:
-  Status wait() {
-    if (!inflight_.valid()) return Status::success();
-    std::string err = inflight_.get();
+  Status wait(int i) {
+    if (!inflight_[i].valid()) return Status::success();
+    std::string err = inflight_[i].get();
     if (!err.empty()) return make_error(err);
     return Status::success();
   }
-  // Hands the current buffer to a background write and switches buffers.
+  // Hands the current buffer to a background write and moves to the next
+  // buffer, waiting until that one's earlier write has finished.
   Status submit() {
-    if (Status st = wait(); !st) return st;  // the other buffer is free again
-    if (used_ == 0) return Status::success();
-    unsigned char* data = bufs_[cur_].get();
-    const std::size_t len = used_;
-    const std::uint64_t at = offset_;
-    const int fd = fd_;
-    inflight_ = std::async(std::launch::async, [data, len, at, fd]() -> std::string {
-      std::size_t done = 0;
-      while (done < len) {
-        const ssize_t w = ::pwrite(fd, data + done, len - done, static_cast<off_t>(at + done));
-        if (w <= 0) return std::string("write failed: ") + std::strerror(errno) + " (disk full?)";
-        done += static_cast<std::size_t>(w);
-      }
-      return std::string();
-    });
-    offset_ += used_;
-    used_ = 0;
-    cur_ ^= 1;
-    return Status::success();
+    if (used_ > 0) {
+      unsigned char* data = bufs_[cur_].get();
+      const std::size_t len = used_;
+      const std::uint64_t at = offset_;
+      const int fd = fd_;
+      inflight_[cur_] = std::async(std::launch::async, [data, len, at, fd]() -> std::string {
+        std::size_t done = 0;
+        while (done < len) {
+          const ssize_t w = ::pwrite(fd, data + done, len - done, static_cast<off_t>(at + done));
+          if (w <= 0) return std::string("write failed: ") + std::strerror(errno) + " (disk full?)";
+          done += static_cast<std::size_t>(w);
+        }
+        return std::string();
+      });
+      offset_ += used_;
+      used_ = 0;
+      cur_ = (cur_ + 1) % kBuffers;
+    }
+    return wait(cur_);  // the buffer about to be filled is free again
   }
 
   static constexpr std::size_t kBuffer = 16u << 20;
+  static constexpr int kBuffers = 4;
   int fd_;
   std::uint64_t offset_;
-  AlignedBytes bufs_[2];
+  AlignedBytes bufs_[kBuffers];
+  std::future<std::string> inflight_[kBuffers];
   int cur_ = 0;
   std::size_t used_ = 0;
-  std::future<std::string> inflight_;
 };
 
 // Replicas are byte-identical: their identity carries no drive index.
@@ -158,6 +168,17 @@ int create_uncached(const std::string& path) {
 #endif
   if (fd < 0) fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   return fd;
+}
+
+// Reserves the whole file up front: a full disk fails now rather than
+// hours in, and writes into allocated blocks do not extend the file, so
+// ext4 lets several O_DIRECT writes be in flight at once (file-extending
+// direct writes are serialised). Filesystems without fallocate just skip it.
+Status preallocate(int fd, std::uint64_t bytes) {
+  if (::fallocate(fd, 0, 0, static_cast<off_t>(bytes)) == 0) return Status::success();
+  if (errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL) return Status::success();
+  return make_error(std::string("cannot reserve ") + format_bytes(static_cast<double>(bytes)) + ": " +
+                    std::strerror(errno) + " (free space on the drive directory)");
 }
 
 struct Checksums {
@@ -336,6 +357,7 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, int drive, Progress&
     ::unlink(tmp.c_str());
     return make_error(out.path + ": " + why);
   };
+  if (Status st = preallocate(fd, total); !st) return fail(st.error().message);
   const auto t0 = std::chrono::steady_clock::now();
   SequentialWriter w(fd, layout->data_offset);
   const WeightGenerator gen(spec.seed);

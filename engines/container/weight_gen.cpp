@@ -68,31 +68,36 @@ WeightGenerator::WeightGenerator(std::uint64_t seed) : seed_(seed) { (void)gauss
 
 #if defined(MOEBENCH_X86_SIMD)
 namespace detail {
-void fill_row_avx512(const float* table, const std::uint64_t lanes[8], float row_scale, float* out, std::size_t n);
+void fill_row_avx512(const float* table, const std::uint64_t counters[8], float row_scale, float* out, std::size_t n);
 }
 #endif
 
 namespace {
 
-// Eight independent splitmix64 streams per row. Step t of the streams
-// yields 40 values: value 40t + 8j + k is table[(s_k >> 12j) & 4095] for
-// j = 0..4 (five 12-bit draws per 64-bit word); lane k's value j = 4 is a 6x
-// outlier when the word's top nibble and bits 20..23 are zero (1 step in
-// 256, about 1 value in 1,280). The AVX-512 path computes exactly this.
-void fill_row_scalar(const float* table, const std::uint64_t lanes_in[8], float row_scale, float* out, std::size_t n) {
-  constexpr std::uint64_t kMask = kTableSize - 1;
-  std::uint64_t lanes[8];
-  for (int k = 0; k < 8; ++k) lanes[k] = lanes_in[k];
-  for (std::size_t base = 0; base < n; base += 40) {
-    for (int k = 0; k < 8; ++k) lanes[k] = splitmix64(lanes[k]);
-    for (int j = 0; j < 5; ++j) {
-      for (int k = 0; k < 8; ++k) {
-        const std::size_t i = base + static_cast<std::size_t>(8 * j + k);
-        if (i >= n) return;
-        float v = table[(lanes[k] >> (12 * j)) & kMask] * row_scale;
-        if (j == 4 && (lanes[k] >> 60) == 0 && ((lanes[k] >> 20) & 0xf) == 0) v *= 6.0f;
-        out[i] = v;
-      }
+// Eight splitmix64 streams per row in counter mode: at step t each counter
+// c_k advances by the golden gamma and yields w_k = mix(c_k) (splitmix64's
+// finaliser), read as two little-endian 32-bit words h_{2k}, h_{2k+1}.
+// Step t yields 32 values: value 32t + m is table[h_m & 4095] and value
+// 32t + 16 + m is table[(h_m >> 12) & 4095], both times the row scale; the
+// latter is a 6x outlier when m is even and h_m's top byte is zero (1 value
+// in 1,024). The AVX-512 path computes exactly this.
+void fill_row_scalar(const float* table, const std::uint64_t counters_in[8], float row_scale, float* out,
+                     std::size_t n) {
+  std::uint64_t ctr[8];
+  for (int k = 0; k < 8; ++k) ctr[k] = counters_in[k];
+  std::uint32_t h[16];
+  for (std::size_t base = 0; base < n; base += 32) {
+    for (int k = 0; k < 8; ++k) {
+      const std::uint64_t w = splitmix64(ctr[k]);  // = mix(ctr + gamma)
+      ctr[k] += 0x9e3779b97f4a7c15ull;
+      h[2 * k] = static_cast<std::uint32_t>(w);
+      h[2 * k + 1] = static_cast<std::uint32_t>(w >> 32);
+    }
+    for (std::size_t m = 0; m < 32 && base + m < n; ++m) {
+      const std::uint32_t word = h[m & 15];
+      float v = table[(m < 16 ? word : word >> 12) & (kTableSize - 1)] * row_scale;
+      if (m >= 16 && (m & 1) == 0 && (word >> 24) == 0) v *= 6.0f;
+      out[base + m] = v;
     }
   }
 }

@@ -4,7 +4,7 @@
 // row): Gaussian values (a 4,096-entry inverse-CDF table, so generation is
 // a table lookup, not a transcendental), a per-row scale drawn log-normally
 // around 1/sqrt(row_len) (as trained weight matrices vary by row), and rare
-// outliers (about 1 in 1,280 values at 6x) that stress the quantizers'
+// outliers (about 1 in 1,024 values at 6x) that stress the quantizers'
 // block scales. The same seed always yields the same container bytes.
 #pragma once
 

@@ -494,7 +494,7 @@ void q2_k_block(const float* x, std::uint8_t* b) {
 #if defined(MOEBENCH_X86_SIMD)
 namespace detail {
 void quantize_mxfp4_avx512(const float* x, std::uint8_t* out, std::size_t blocks,
-                           void (*scalar_block)(const float*, std::uint8_t*), int (*floor_log2)(float));
+                           void (*scalar_block)(const float*, std::uint8_t*));
 void quantize_bf16_avx512(const float* x, std::uint8_t* out, std::size_t n);
 }  // namespace detail
 #endif
@@ -512,7 +512,7 @@ Status quantize(std::string_view quant, const float* src, void* dst, std::size_t
 #if defined(MOEBENCH_X86_SIMD)
   if (level == SimdLevel::kAvx512 && best_simd_level() == SimdLevel::kAvx512) {
     if (quant == "mxfp4") {
-      detail::quantize_mxfp4_avx512(src, out, n / 32, mxfp4_block, floor_log2);
+      detail::quantize_mxfp4_avx512(src, out, n / 32, mxfp4_block);
       return Status::success();
     }
     if (quant == "bf16") {

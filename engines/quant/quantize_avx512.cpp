@@ -1,8 +1,8 @@
 // quantize_avx512.cpp — AVX-512 paths of the fastest-moving quantizers
 // (MXFP4, BF16), compiled with AVX-512 flags and called only after the
 // runtime CPU check in quantize.cpp. They produce exactly the scalar bytes:
-// MXFP4 scales by a power of two (exact) and counts threshold crossings like
-// the scalar code; BF16 applies the same round-to-nearest-even integer
+// MXFP4 scales by a power of two (exact) and looks up the threshold count the
+// scalar code computes; BF16 applies the same round-to-nearest-even integer
 // arithmetic. Blocks outside the exact fast path (tiny or huge scales) go
 // back to the scalar block function.
 //
@@ -15,11 +15,26 @@
 
 namespace moebench::detail {
 
+// MXFP4 with d = 2^k: the code magnitude is m = #{T : 2|x|/d > T} over the
+// integer thresholds T = 1, 3, 5, 7, 10, 14, 20 (twice the midpoints the
+// scalar code compares with), i.e. m = lut[ceil(2|x|/d)]: one exact
+// multiply by a power of two, one ceil conversion and one 32-entry table
+// permute; negative non-zero codes add 8.
 void quantize_mxfp4_avx512(const float* x, std::uint8_t* out, std::size_t blocks,
-                           void (*scalar_block)(const float*, std::uint8_t*), int (*floor_log2)(float)) {
+                           void (*scalar_block)(const float*, std::uint8_t*)) {
   const __m512 abs_mask = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff));
-  const float thresholds[7] = {0.5f, 1.5f, 2.5f, 3.5f, 5.f, 7.f, 10.f};
-  const __m512i one = _mm512_set1_epi32(1);
+  // lut[c] for c = ceil(2t), t = |x|/d < 16: c ≤ 32, clamped to 31 where the
+  // count is already 7.
+  alignas(64) std::int32_t lut[32];
+  const int thresholds[7] = {1, 3, 5, 7, 10, 14, 20};
+  for (int c = 0; c < 32; ++c) {
+    int m = 0;
+    for (int th : thresholds) m += c > th ? 1 : 0;
+    lut[c] = m;
+  }
+  const __m512i lut_lo = _mm512_load_si512(lut);
+  const __m512i lut_hi = _mm512_load_si512(lut + 16);
+  const __m512i c31 = _mm512_set1_epi32(31);
   const __m512i eight = _mm512_set1_epi32(8);
   for (std::size_t i = 0; i < blocks; ++i, x += 32, out += 17) {
     const __m512 x0 = _mm512_loadu_ps(x);
@@ -27,27 +42,25 @@ void quantize_mxfp4_avx512(const float* x, std::uint8_t* out, std::size_t blocks
     const __m512 a0 = _mm512_and_ps(x0, abs_mask);
     const __m512 a1 = _mm512_and_ps(x1, abs_mask);
     const float amax = _mm512_reduce_max_ps(_mm512_max_ps(a0, a1));
-    int e = 0;
-    if (amax > 0.0f) {
-      e = floor_log2(amax) - 2 + 127;
-      e = e < 0 ? 0 : (e > 254 ? 254 : e);
-    }
-    if (!(e >= 2 && amax <= 3.0e38f)) {
+    std::uint32_t u;
+    __builtin_memcpy(&u, &amax, 4);
+    const std::uint32_t exp = u >> 23;
+    // Fast path: floor(log2(amax)) is the exponent field (not a subnormal,
+    // not within log2f's rounding of the next power of two), and e = exp - 2
+    // is a normal scale ≥ 2 with amax ≤ 3e38, as the scalar code requires.
+    if (exp < 4 || (u & 0x7fffffu) > 0x7ff000u || !(amax <= 3.0e38f)) {
       scalar_block(x, out);
       continue;
     }
+    const int e = static_cast<int>(exp) - 2;
     out[0] = static_cast<std::uint8_t>(e);
-    const __m512 s = _mm512_castsi512_ps(_mm512_set1_epi32((255 - e) << 23));  // 1/d, a power of two
-    const __m512 t0 = _mm512_mul_ps(a0, s);
-    const __m512 t1 = _mm512_mul_ps(a1, s);
-    __m512i m0 = _mm512_setzero_si512();
-    __m512i m1 = _mm512_setzero_si512();
-    for (float th : thresholds) {
-      const __m512 tv = _mm512_set1_ps(th);
-      m0 = _mm512_mask_add_epi32(m0, _mm512_cmp_ps_mask(t0, tv, _CMP_GT_OQ), m0, one);
-      m1 = _mm512_mask_add_epi32(m1, _mm512_cmp_ps_mask(t1, tv, _CMP_GT_OQ), m1, one);
-    }
-    // Negative non-zero codes add 8 (the sign bit of E2M1).
+    const __m512 s2 = _mm512_castsi512_ps(_mm512_set1_epi32((256 - e) << 23));  // 2/d, a power of two
+    const __m512i c0 = _mm512_min_epi32(
+        _mm512_cvt_roundps_epi32(_mm512_mul_ps(a0, s2), _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC), c31);
+    const __m512i c1 = _mm512_min_epi32(
+        _mm512_cvt_roundps_epi32(_mm512_mul_ps(a1, s2), _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC), c31);
+    __m512i m0 = _mm512_permutex2var_epi32(lut_lo, c0, lut_hi);
+    __m512i m1 = _mm512_permutex2var_epi32(lut_lo, c1, lut_hi);
     const __mmask16 neg0 = _mm512_movepi32_mask(_mm512_castps_si512(x0)) & _mm512_test_epi32_mask(m0, m0);
     const __mmask16 neg1 = _mm512_movepi32_mask(_mm512_castps_si512(x1)) & _mm512_test_epi32_mask(m1, m1);
     m0 = _mm512_mask_add_epi32(m0, neg0, m0, eight);

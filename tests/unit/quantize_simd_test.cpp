@@ -33,6 +33,20 @@ TEST_CASE("SIMD quantizers equal the scalar reference byte for byte", "[quant]")
       x[64 + j] = (j % 2 ? -1.0f : 1.0f) * 3.3e38f;
       x[96 + j] = j == 7 ? 1e20f : 1e-20f;
     }
+    // MXFP4 ties: with amax in [8, 16) the scale d is 1, so code-point
+    // midpoints (0.5, 1.5, …, 10) and their float neighbours sit exactly on
+    // and beside the decision boundaries; 15.99 is the largest |x|/d.
+    const float ties[] = {0.5f, 1.5f, 2.5f, 3.5f, 5.f, 7.f, 10.f};
+    for (std::size_t j = 0; j < 7; ++j) {
+      x[128 + j] = ties[j];
+      x[135 + j] = -ties[j];
+      x[142 + j] = std::nextafter(ties[j], 100.0f);
+      x[149 + j] = std::nextafter(-ties[j], 0.0f);
+    }
+    x[156] = 15.99f;
+    x[157] = -0.0f;
+    x[158] = 12.0f;
+    x[159] = -15.5f;
     for (const char* q : {"mxfp4", "bf16"}) {
       INFO(q << " at scale " << scale);
       const QuantFormat f = *find_quant(q);

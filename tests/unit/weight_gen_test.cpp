@@ -41,7 +41,7 @@ TEST_CASE("generated rows are centred Gaussians with per-row scale and rare outl
   // Rows differ in scale (log-normal, sigma 0.25).
   const auto [lo, hi] = std::minmax_element(row_std.begin(), row_std.end());
   CHECK(*hi / *lo > 1.5);
-  // Outliers: about 1 in 1,280 values, well above a Gaussian's 5.5-sigma rate.
+  // Outliers: about 1 in 1,024 values, well above a Gaussian's 5.5-sigma rate.
   const double rate = static_cast<double>(outliers) / static_cast<double>(total);
   CHECK(rate > 1.0 / 4000);
   CHECK(rate < 1.0 / 400);
