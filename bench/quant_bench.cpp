@@ -6,7 +6,8 @@
 // (2·rows·cols·batch / time). Each iteration uses the next of enough copies
 // of the matrix to span ≥ 1 GiB, so weights stream from DRAM as cold experts
 // do, not from a last-level cache that could hold one matrix. Then
-// quantize() throughput per format (output GB/s).
+// quantize() throughput per format (output GB/s), and quantize_fast/<fmt>:
+// the same with QuantSearch::kFast for the k-quants.
 //
 //   ./build/bench/moebench_bench --benchmark_min_time=0.2
 #include <benchmark/benchmark.h>
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engines/quant/kernels.h"
@@ -85,12 +87,13 @@ void bench_kernel(benchmark::State& state, QuantFormat f, SimdLevel level, std::
                                                  benchmark::Counter::kIsRate);
 }
 
-void bench_quantize(benchmark::State& state, QuantFormat f) {
+void bench_quantize(benchmark::State& state, QuantFormat f, QuantSearch search) {
   const std::size_t n = std::size_t{1} << 20;
   const std::vector<float> src = gaussian(n, 3);
   std::vector<unsigned char> out(f.bytes_for(n));
+  const SimdLevel level = best_simd_level();
   for (auto _ : state) {
-    if (!quantize(f.name, src.data(), out.data(), n).ok()) {
+    if (!quantize(f.name, src.data(), out.data(), n, level, search).ok()) {
       state.SkipWithError("quantize failed");
       break;
     }
@@ -117,7 +120,13 @@ void register_all() {
     }
   }
   for (const QuantFormat& f : quant_formats()) {
-    benchmark::RegisterBenchmark(("quantize/" + std::string(f.name)).c_str(), bench_quantize, f)
+    benchmark::RegisterBenchmark(("quantize/" + std::string(f.name)).c_str(), bench_quantize, f, QuantSearch::kGgml)
+        ->Unit(benchmark::kMillisecond);
+  }
+  // QuantSearch::kFast differs from kGgml only for the k-quants.
+  for (std::string_view q : {"q4_k", "q3_k", "q2_k"}) {
+    benchmark::RegisterBenchmark(("quantize_fast/" + std::string(q)).c_str(), bench_quantize, *find_quant(q),
+                                 QuantSearch::kFast)
         ->Unit(benchmark::kMillisecond);
   }
 }

@@ -36,6 +36,11 @@ struct ContainerSpec {
   std::vector<std::string> drive_dirs;
   std::string drive_layout = "replicate";  // or "stripe"
   bool packed = false;
+  // "fast" (single-pass k-quant scales, default: quantizing keeps up with
+  // the disk) or "ggml" (ggml's reference search, byte-identical to
+  // llama.cpp's quantizer, 20-70x slower for the k-quants). Identical bytes
+  // for formats whose ggml quantizer is single-pass.
+  std::string quantizer = "fast";
 };
 
 // File name of drive `drive`'s part (the same for every drive in replicate).

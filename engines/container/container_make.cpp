@@ -133,7 +133,7 @@ Json identity_json(const ContainerSpec& spec, int drive) {
   drive = identity_drive(spec, drive);
   return Json{{"card", spec.card_name}, {"scale", spec.scale.to_string()}, {"quant", spec.quant},
               {"seed", spec.seed},      {"layout", spec.packed ? "packed" : "split"},
-              {"drive_layout", spec.drive_layout}, {"drive", drive},
+              {"drive_layout", spec.drive_layout}, {"drive", drive}, {"quantizer", spec.quantizer},
               {"drives", spec.drive_dirs.size()}};
 }
 
@@ -198,6 +198,7 @@ std::vector<GgufKv> metadata(const ContainerSpec& spec, int drive, const Checksu
           gguf_kv("moebench.quant", GgufType::kString, spec.quant),
           gguf_kv("moebench.seed", GgufType::kU64, spec.seed),
           gguf_kv("moebench.layout", GgufType::kString, spec.packed ? "packed" : "split"),
+          gguf_kv("moebench.quantizer", GgufType::kString, spec.quantizer),
           gguf_kv("moebench.drive_layout", GgufType::kString, spec.drive_layout),
           gguf_kv("moebench.drive_index", GgufType::kU32, identity_drive(spec, drive)),
           gguf_kv("moebench.drive_count", GgufType::kU32, spec.drive_dirs.size()),
@@ -222,6 +223,7 @@ struct RowSegment {
 // segment boundaries) while the caller hashes and writes the chunks before.
 template <typename Sink>
 Status emit_segments(const WeightGenerator& gen, const std::vector<RowSegment>& segments, const std::string& quant,
+                     QuantSearch search,
                      Sink&& sink) {
   const QuantFormat f = *find_quant(quant);
   struct Task {
@@ -254,7 +256,9 @@ Status emit_segments(const WeightGenerator& gen, const std::vector<RowSegment>& 
       } else {
         gen.fill_row(seg.tid, r, fbuf.data(), seg.row_len);
       }
-      if (Status st = quantize(quant, fbuf.data(), out.bytes.data() + (r - t.r0) * row_bytes, seg.row_len); !st) {
+      if (Status st = quantize(quant, fbuf.data(), out.bytes.data() + (r - t.r0) * row_bytes, seg.row_len,
+                               best_simd_level(), search);
+          !st) {
         out.error = st.error().message;
         return;
       }
@@ -361,6 +365,7 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, int drive, Progress&
   const auto t0 = std::chrono::steady_clock::now();
   SequentialWriter w(fd, layout->data_offset);
   const WeightGenerator gen(spec.seed);
+  const QuantSearch search = spec.quantizer == "ggml" ? QuantSearch::kGgml : QuantSearch::kFast;
   std::vector<std::array<std::uint64_t, 3>> slice_digests;
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const PlannedTensor& p = plan[i];
@@ -379,13 +384,13 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, int drive, Progress&
     Status st = Status::success();
     if (p.kind == PlannedTensor::Kind::kTrunk || p.kind == PlannedTensor::Kind::kNorm) {
       st = emit_segments(gen, {{tensor_id(p.info.name), p.rows, p.row_len, p.kind == PlannedTensor::Kind::kNorm}},
-                         p.quant, [&](std::size_t, const void* d, std::size_t n, bool) { return to_file(d, n); });
+                         p.quant, search, [&](std::size_t, const void* d, std::size_t n, bool) { return to_file(d, n); });
     } else if (p.kind == PlannedTensor::Kind::kExperts) {
       if (p.matrix == 0) slice_digests.assign(held.size(), {0, 0, 0});
       std::vector<RowSegment> segs;
       for (int e : held) segs.push_back({tensor_id(p.info.name, static_cast<std::uint64_t>(e)), p.rows, p.row_len, false});
       Xxh64 slice;
-      st = emit_segments(gen, segs, p.quant, [&](std::size_t j, const void* d, std::size_t n, bool last) {
+      st = emit_segments(gen, segs, p.quant, search, [&](std::size_t j, const void* d, std::size_t n, bool last) {
         slice.update(d, n);
         if (last) {
           slice_digests[j][static_cast<std::size_t>(p.matrix)] = slice.digest();
@@ -413,7 +418,7 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, int drive, Progress&
       }
       Xxh64 slice;
       std::uint64_t digests[3] = {0, 0, 0};
-      st = emit_segments(gen, segs, p.quant, [&](std::size_t k, const void* d, std::size_t n, bool last) {
+      st = emit_segments(gen, segs, p.quant, search, [&](std::size_t k, const void* d, std::size_t n, bool last) {
         slice.update(d, n);
         Status written = to_file(d, n);
         if (last) {

@@ -86,6 +86,7 @@ struct MakeArgs {
   std::vector<std::string> drives;
   std::string layout = "replicate";
   bool packed = false;
+  std::string quantizer = "fast";
   std::uint64_t seed = 42;
   bool quiet = false;
 };
@@ -114,6 +115,7 @@ int make_command(const MakeArgs& a, const CliState& state) {
   spec.drive_dirs = a.drives;
   spec.drive_layout = a.layout;
   spec.packed = a.packed;
+  spec.quantizer = a.quantizer;
   SteadyClock clock;
   QuietProgress quiet;
   TerminalProgress terminal(stderr, clock);
@@ -154,7 +156,7 @@ void add_container_command(CLI::App& app, CliState& state) {
       "puts a byte-identical copy on every drive; stripe gives each expert one home drive (expert e on drive e mod "
       "D, the trunk on the first). --packed stores each expert's gate, up and down as one aligned record (one read "
       "per expert). Files are written under a temporary name and renamed when complete; an existing file with the "
-      "same card, scale, quant, seed and layout is reused.\n\n"
+      "same card, scale, quant, seed, layout and quantizer is reused.\n\n"
       "Example:\n"
       "  moebench container make --model kimi-k3 --scale layers=4,experts=112 --quant mxfp4 --drive /mnt/nvme0/mb\n"
       "  moebench container make --model tiny-moe --quant q4_k --drive d0 --drive d1 --layout stripe --packed");
@@ -165,6 +167,10 @@ void add_container_command(CLI::App& app, CliState& state) {
   make->add_option("--layout", margs->layout, "replicate (default) or stripe")
       ->check(CLI::IsMember({"replicate", "stripe"}));
   make->add_flag("--packed", margs->packed, "one contiguous record per expert");
+  make->add_option("--quantizer", margs->quantizer,
+                   "fast (default: single-pass k-quant scales, keeps up with the disk) or ggml (ggml's reference "
+                   "search, byte-identical to llama.cpp, 20-70x slower for q4_k/q3_k/q2_k)")
+      ->check(CLI::IsMember({"fast", "ggml"}));
   make->add_option("--seed", margs->seed, "weight seed (default 42)");
   make->add_flag("--quiet,-q", margs->quiet, "no progress line");
   make->callback([margs, &state] { state.exit_code = make_command(*margs, state); });
