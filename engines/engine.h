@@ -46,6 +46,9 @@ class Engine {
   virtual ~Engine() = default;
   virtual std::string_view name() const = 0;
   virtual Expected<Measurement> run(const Point& point, RunContext& ctx) = 0;
+  // Gives back what set-up holds (loaded weights, caches) before another
+  // engine runs, so engines never hold memory at the same time.
+  virtual void release() {}
 };
 
 }  // namespace moebench

@@ -2,6 +2,7 @@
 #include "engines/registry.h"
 
 #include "engines/null/null_engine.h"
+#include "engines/resident/resident_engine.h"
 
 namespace moebench {
 
@@ -11,6 +12,11 @@ const std::vector<EngineInfo>& engine_table() {
        "deterministic test double: synthetic numbers from a fixed formula, no hardware touched",
        null_engine_options_help(), false, check_null_engine_options,
        [](const EngineSpec& spec) -> std::unique_ptr<Engine> { return make_null_engine(spec); }},
+      {"resident",
+       "every weight in RAM: loads the point's container once per set-up, then runs the real model (attention, "
+       "router, shared and routed experts through the quant kernels) over it",
+       "packed=0|1 (container layout), mlock=0|1, chunk=N (prefill chunk, tokens)", true, check_resident_options,
+       [](const EngineSpec& spec) -> std::unique_ptr<Engine> { return make_resident_engine(spec); }},
   };
   return kTable;
 }

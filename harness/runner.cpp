@@ -134,6 +134,9 @@ Expected<RunOutcome> run_sweep(const SweepSpec& spec, const std::vector<Point>& 
       engines[engine_key] = std::move(*made);
     }
     Engine& engine = *engines[engine_key];
+    for (auto& [key, other] : engines) {
+      if (key != engine_key) other->release();  // one engine's weights in memory at a time
+    }
 
     ResultRow hard_fail = row;
     hard_fail.status = RowStatus::kFailed;

@@ -1,0 +1,123 @@
+// executor.h — one forward pass of a (scaled) MoE model, shared by the
+// resident and streaming engines: embedding row, per layer RMSNorm →
+// attention (MLA / GQA / linear, attention.h) → RMSNorm → router matvec,
+// softmax and top-k → shared experts → routed experts (gate, up, SiLU·mul,
+// down through the quant kernels) or a dense FFN, then the final norm and
+// the lm_head for the last token of the batch. Weights are the container's
+// (synthetic values, real bytes); every multiply-add is done.
+//
+// Which routed experts a token visits comes from the routing model
+// (routing.h), not from the synthetic router's scores: the router matvec
+// and top-k still run (their cost is real) and their probabilities weight
+// the chosen experts' outputs. A layer reveals its experts to the
+// ExpertSource the moment its router has run (layer_routed), computes its
+// shared experts, then takes the routed experts one by one (acquire): a
+// streaming source can have every read of the layer in flight while the
+// shared experts and the earlier experts compute. layer_begin comes before
+// the layer's attention, for lookahead prefetch.
+//
+// A batch (prefill chunk) visits each distinct expert of a layer once and
+// applies it to all the tokens routed to it (one read, one decode of its
+// weights per chunk).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engines/container/gguf.h"
+#include "engines/executor/attention.h"
+#include "engines/executor/model_loader.h"
+#include "engines/executor/tensor_ops.h"
+#include "engines/routing/routing.h"
+#include "harness/model_card.h"
+
+namespace moebench {
+
+struct ExpertWeights {
+  TensorView gate, up, down;
+};
+
+class ExpertSource {
+ public:
+  virtual ~ExpertSource() = default;
+  virtual void layer_begin(int moe_layer) { (void)moe_layer; }
+  // The distinct experts of `moe_layer` the current batch needs.
+  virtual Status layer_routed(int moe_layer, const std::vector<int>& experts) = 0;
+  // Blocks until expert `expert` of `moe_layer` is in memory.
+  virtual Expected<ExpertWeights> acquire(int moe_layer, int expert) = 0;
+  virtual void release(int moe_layer, int expert) {
+    (void)moe_layer;
+    (void)expert;
+  }
+};
+
+struct TrunkLayer {
+  AttentionKind attention = AttentionKind::kGqa;
+  FfnKind ffn = FfnKind::kMoe;
+  int moe_index = -1;  // index among MoE layers (-1 for dense)
+  TensorView attn_norm, ffn_norm;
+  AttentionWeights attn;
+  TensorView router, latent_in, latent_out, latent_norm, gate_sh, up_sh, down_sh;  // MoE
+  TensorView gate, up, down;                                                       // dense
+};
+
+struct TrunkWeights {
+  TensorView embedding, lm_head, output_norm;
+  std::vector<TrunkLayer> layers;
+};
+
+// Names the card's trunk tensors in a loaded range of container `g`.
+Expected<TrunkWeights> bind_trunk(const ModelCard& card, const GgufFile& g, const LoadedRange& r);
+
+// The container's expert tensors: where expert e of MoE layer l lies in the
+// file (split layout: three slices; packed: one record).
+struct ExpertLocation {
+  std::uint64_t offset[3] = {0, 0, 0};  // file offsets of gate, up, down
+  std::uint64_t bytes[3] = {0, 0, 0};
+  QuantFormat format{};
+  std::uint64_t rows[3] = {0, 0, 0};
+  std::uint64_t row_len[3] = {0, 0, 0};
+};
+struct ExpertTable {
+  bool packed = false;
+  int moe_layers = 0;
+  int experts = 0;
+  std::vector<int> held;  // experts this file holds (stripe) — all for replicate
+  std::uint64_t expert_bytes = 0;  // gate + up + down, unpadded
+  // loc[l * experts + e]; only held experts are valid.
+  std::vector<ExpertLocation> loc;
+  std::vector<char> present;
+};
+Expected<ExpertTable> expert_table(const ModelCard& card, const GgufFile& g);
+
+class Executor {
+ public:
+  Executor(const ModelCard& card, const TrunkWeights& trunk, ExpertSource& experts, RoutingGenerator& routing,
+           TensorOps& ops);
+  // Reserves caches for context + run tokens and fills `context_tokens` of
+  // synthetic history (outside every timing window).
+  void prepare(std::int64_t context_tokens, std::int64_t run_tokens, std::uint64_t seed);
+  // One forward pass over the next `batch` tokens.
+  Status forward(std::size_t batch);
+  std::uint64_t cache_bytes() const;
+  TensorOps& ops() { return ops_; }
+
+ private:
+  Status moe(const TrunkLayer& L, std::size_t batch, const float* h, float* out);
+  void dense(const TrunkLayer& L, std::size_t batch, const float* h, float* out);
+
+  const ModelCard& card_;
+  const TrunkWeights& trunk_;
+  ExpertSource& experts_;
+  RoutingGenerator& routing_;
+  TensorOps& ops_;
+  std::vector<std::unique_ptr<AttentionLayer>> attention_;
+  std::vector<std::vector<int>> token_routes_;  // per batch token: all layers' ids
+  std::int32_t next_token_id_ = 1;
+  // scratch
+  std::vector<float> x_, h_, a_, f_, logits_, router_, z_, zin_, g_, u_, y_, acc_, sh_g_, sh_u_;
+};
+
+}  // namespace moebench

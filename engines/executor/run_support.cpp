@@ -1,0 +1,128 @@
+// run_support.cpp — see run_support.h.
+#include "engines/executor/run_support.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace moebench {
+
+Expected<ContainerUse> ensure_container(const Point& point, RunContext& ctx, bool packed) {
+  ContainerUse use;
+  ContainerSpec& s = use.spec;
+  s.card_name = point.model;
+  s.card = ctx.card;
+  s.scale = point.scale;
+  s.quant = point.quant;
+  s.seed = ctx.seed;
+  s.drive_layout = point.drives.layout;
+  s.packed = packed;
+  if (point.drives.count > static_cast<int>(ctx.drive_dirs.size())) {
+    return make_error("the point needs " + std::to_string(point.drives.count) + " drive directories but the sweep lists " +
+                      std::to_string(ctx.drive_dirs.size()) + " (drive_dirs)");
+  }
+  for (int d = 0; d < point.drives.count; ++d) s.drive_dirs.push_back(ctx.drive_dirs[static_cast<std::size_t>(d)]);
+  auto files = make_container(s, ctx.progress);
+  if (!files) return files.error();
+  use.files = std::move(*files);
+  for (const ContainerFile& f : use.files) use.make_s += f.reused ? 0.0 : f.write_s;
+  return use;
+}
+
+namespace {
+std::optional<std::uint64_t> status_kib(const char* key) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  const std::size_t n = std::strlen(key);
+  while (std::getline(in, line)) {
+    if (line.compare(0, n, key) == 0) {
+      std::istringstream is(line.substr(n));
+      std::uint64_t kib = 0;
+      if (is >> kib) return kib * 1024;
+    }
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+std::uint64_t current_rss_bytes() { return status_kib("VmRSS:").value_or(0); }
+std::uint64_t peak_rss_bytes() { return status_kib("VmHWM:").value_or(0); }
+
+void reset_peak_rss() {
+  const int fd = ::open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)!::write(fd, "5", 1);
+  ::close(fd);
+}
+
+std::optional<std::uint64_t> proc_read_bytes() {
+  std::ifstream in("/proc/self/io");
+  std::string key;
+  std::uint64_t v = 0;
+  while (in >> key >> v) {
+    if (key == "read_bytes:") return v;
+  }
+  return std::nullopt;
+}
+
+std::uint64_t usable_memory_bytes() {
+  std::uint64_t avail = 0;
+  {
+    std::ifstream in("/proc/meminfo");
+    std::string key, unit;
+    std::uint64_t v = 0;
+    while (in >> key >> v) {
+      std::getline(in, unit);
+      if (key == "MemAvailable:") avail = v * 1024;
+    }
+  }
+  std::uint64_t usable = avail + current_rss_bytes();
+  std::ifstream cg("/sys/fs/cgroup/memory.max");
+  std::string limit;
+  if (cg >> limit && limit != "max") {
+    const std::uint64_t l = std::strtoull(limit.c_str(), nullptr, 10);
+    if (l > 0) usable = std::min(usable, l);
+  }
+  return usable;
+}
+
+Status run_tokens(Executor& ex, const Point& point, RunContext& ctx, std::size_t chunk,
+                  const std::function<EngineCounters()>& counters, Measurement& m) {
+  const std::int64_t prompt = std::max<std::int64_t>(1, point.prompt_tokens);
+  const std::int64_t gen = std::max<std::int64_t>(1, point.gen_tokens);
+  m.prompt_tokens = prompt;
+  const double t0 = ctx.clock.now_s();
+  for (std::int64_t done = 0; done < prompt;) {
+    if (ctx.cancelled()) return make_error("cancelled during prefill");
+    const std::size_t n = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(chunk), prompt - done));
+    if (Status st = ex.forward(n); !st) return st;
+    done += static_cast<std::int64_t>(n);
+  }
+  m.prefill_s = ctx.clock.now_s() - t0;
+  m.token_times_s.push_back(m.prefill_s);
+  const EngineCounters c0 = counters();
+  const auto proc0 = proc_read_bytes();
+  const std::uint64_t w0 = ex.ops().weight_bytes_touched;
+  for (std::int64_t t = 1; t < gen; ++t) {
+    if (ctx.cancelled()) return make_error("cancelled during decode (token " + std::to_string(t + 1) + ")");
+    if (Status st = ex.forward(1); !st) return st;
+    m.token_times_s.push_back(ctx.clock.now_s() - t0);
+  }
+  const EngineCounters c1 = counters();
+  const auto proc1 = proc_read_bytes();
+  m.read_bytes_decode = c1.read_bytes - c0.read_bytes;
+  if (proc0 && proc1) m.proc_read_bytes_decode = *proc1 - *proc0;
+  m.mem_weight_bytes_decode = ex.ops().weight_bytes_touched - w0;
+  m.expert_hits_decode = c1.hits - c0.hits;
+  m.expert_misses_decode = c1.misses - c0.misses;
+  m.expert_misses_hidden_decode = c1.misses_hidden - c0.misses_hidden;
+  m.io_wait_s_decode = c1.io_wait_s - c0.io_wait_s;
+  return Status::success();
+}
+
+}  // namespace moebench

@@ -1,0 +1,57 @@
+// run_support.h — what the resident and streaming engines share around the
+// executor: making (or reusing) the point's container, process readings
+// (RSS, peak RSS, /proc/self/io, usable memory) and the timed token loop
+// that turns forward passes into a Measurement's windows.
+//
+// Timing windows (harness/measurement.h): t = 0 when the prompt is handed
+// over; prefill runs the prompt in chunks; the logits of the prompt's last
+// position give the first generated token, so token_times_s[0] (TTFT) is the
+// end of prefill, cold reads included; every later token is one decode
+// step. Decode counters (engine bytes, /proc/self/io, hits, misses, I/O
+// wait, weight bytes) are the difference between their values at
+// token_times_s[0] and at the last token.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engines/container/container.h"
+#include "engines/engine.h"
+#include "engines/executor/executor.h"
+
+namespace moebench {
+
+struct ContainerUse {
+  std::vector<ContainerFile> files;  // one per drive of the point
+  ContainerSpec spec;
+  double make_s = 0;                 // 0 when every file was reused
+};
+
+// The point's container on its first drives.count drive directories, made
+// on first use (same card, scale, quant, seed and layout: reused).
+Expected<ContainerUse> ensure_container(const Point& point, RunContext& ctx, bool packed);
+
+std::uint64_t current_rss_bytes();
+std::uint64_t peak_rss_bytes();   // VmHWM
+void reset_peak_rss();            // /proc/self/clear_refs "5" (no-op where refused)
+std::optional<std::uint64_t> proc_read_bytes();  // /proc/self/io read_bytes
+// What this process could hold: MemAvailable plus its own RSS, capped by a
+// cgroup memory limit when one applies.
+std::uint64_t usable_memory_bytes();
+
+// Counters an engine exposes to the token loop (absolute values).
+struct EngineCounters {
+  std::uint64_t read_bytes = 0;
+  std::uint64_t hits = 0, misses = 0, misses_hidden = 0;
+  double io_wait_s = 0;
+};
+
+// Prefill in chunks of at most `chunk` tokens, then gen_tokens - 1 decode
+// steps; fills the windows and the decode counters of `m`.
+Status run_tokens(Executor& ex, const Point& point, RunContext& ctx, std::size_t chunk,
+                  const std::function<EngineCounters()>& counters, Measurement& m);
+
+}  // namespace moebench

@@ -1,0 +1,174 @@
+// resident_engine.cpp — see resident_engine.h.
+#include "engines/resident/resident_engine.h"
+
+#include <algorithm>
+
+#include "engines/executor/executor.h"
+#include "engines/executor/model_loader.h"
+#include "engines/executor/run_support.h"
+#include "engines/executor/thread_pool.h"
+#include "engines/routing/routing.h"
+#include "harness/units.h"
+
+namespace moebench {
+namespace {
+
+bool option_flag(const EngineSpec& s, const std::string& key) {
+  const auto it = s.options.find(key);
+  return it != s.options.end() && it->second == "1";
+}
+
+// Experts straight from the loaded files: always a hit, never a read.
+class ResidentSource final : public ExpertSource {
+ public:
+  struct File {
+    const LoadedRange* range;
+    const ExpertTable* table;
+  };
+  explicit ResidentSource(std::vector<File> files, int drives, bool stripe)
+      : files_(std::move(files)), drives_(drives), stripe_(stripe) {}
+  Status layer_routed(int, const std::vector<int>&) override { return Status::success(); }
+  Expected<ExpertWeights> acquire(int layer, int expert) override {
+    const File& f = files_[stripe_ ? static_cast<std::size_t>(expert % drives_) : 0];
+    const std::size_t i = static_cast<std::size_t>(layer) * static_cast<std::size_t>(f.table->experts) +
+                          static_cast<std::size_t>(expert);
+    if (i >= f.table->present.size() || !f.table->present[i]) {
+      return make_error("expert " + std::to_string(expert) + " of MoE layer " + std::to_string(layer) +
+                        " is not in the container");
+    }
+    const ExpertLocation& L = f.table->loc[i];
+    ExpertWeights w;
+    TensorView* views[3] = {&w.gate, &w.up, &w.down};
+    for (int m = 0; m < 3; ++m) {
+      views[m]->data = f.range->arena.data() + (L.offset[m] - f.range->file_offset);
+      views[m]->format = L.format;
+      views[m]->rows = L.rows[m];
+      views[m]->row_len = L.row_len[m];
+    }
+    ++hits;
+    return w;
+  }
+  std::uint64_t hits = 0;
+
+ private:
+  std::vector<File> files_;
+  int drives_;
+  bool stripe_;
+};
+
+class ResidentEngine final : public Engine {
+ public:
+  explicit ResidentEngine(EngineSpec spec) : spec_(std::move(spec)) {
+    packed_ = option_flag(spec_, "packed");
+    mlock_ = option_flag(spec_, "mlock");
+    if (auto it = spec_.options.find("chunk"); it != spec_.options.end()) chunk_ = std::stoul(it->second);
+  }
+  std::string_view name() const override { return "resident"; }
+  void release() override {
+    loaded_.clear();
+    tables_.clear();
+    ggufs_.clear();
+    trunk_.reset();
+    setup_key_.clear();
+  }
+
+  Expected<Measurement> run(const Point& point, RunContext& ctx) override {
+    Measurement m;
+    reset_peak_rss();
+    double load_s = 0;
+    if (point.setup_key() + ":" + spec_.to_string() != setup_key_) {
+      release();
+      auto use = ensure_container(point, ctx, packed_);
+      if (!use) return use.error();
+      if (use->make_s > 0) m.notes.push_back("container made in " + format_duration_s(use->make_s) + " (not in load_s)");
+      std::uint64_t file_bytes = 0;
+      for (const ContainerFile& f : use->files) file_bytes += f.bytes;
+      const std::uint64_t state = ctx.card.cache_bytes(static_cast<std::uint64_t>(
+          point.context_tokens + point.prompt_tokens + point.gen_tokens));
+      const std::uint64_t need = file_bytes + state + (256ull << 20);
+      const std::uint64_t usable = usable_memory_bytes();
+      if (need > usable) {
+        m.status = RowStatus::kInfeasible;
+        m.reason = "the resident engine needs " + format_bytes(static_cast<double>(need)) + " (container " +
+                   format_bytes(static_cast<double>(file_bytes)) + " + KV/state " + format_bytes(static_cast<double>(state)) +
+                   " + 256 MiB working memory) but usable memory is " + format_bytes(static_cast<double>(usable));
+        return m;
+      }
+      for (const ContainerFile& f : use->files) {
+        ctx.progress.phase("loading " + f.path, -1);
+        auto g = read_gguf(f.path);
+        if (!g) return g.error();
+        auto r = load_range(f.path, 0, f.bytes, mlock_);
+        if (!r) return r.error();
+        load_s += r->load_s;
+        method_ = r->method;
+        auto t = expert_table(ctx.card, *g);
+        if (!t) return t.error();
+        ggufs_.push_back(std::make_unique<GgufFile>(std::move(*g)));
+        loaded_.push_back(std::make_unique<LoadedRange>(std::move(*r)));
+        tables_.push_back(std::make_unique<ExpertTable>(std::move(*t)));
+      }
+      auto trunk = bind_trunk(ctx.card, *ggufs_[0], *loaded_[0]);
+      if (!trunk) return trunk.error();
+      trunk_ = std::make_unique<TrunkWeights>(std::move(*trunk));
+      setup_key_ = point.setup_key() + ":" + spec_.to_string();
+    } else {
+      m.load_reused = true;
+    }
+    m.load_s = load_s;
+    m.notes.push_back("weights: " + method_);
+
+    std::vector<ResidentSource::File> files;
+    for (std::size_t i = 0; i < loaded_.size(); ++i) files.push_back({loaded_[i].get(), tables_[i].get()});
+    ResidentSource source(std::move(files), point.drives.count, point.drives.layout == "stripe");
+    RoutingShape shape{ctx.card.moe_layers(), ctx.card.moe.experts, ctx.card.moe.active};
+    auto routing = make_routing(point.routing, shape, ctx.seed * 1000003ull + static_cast<std::uint64_t>(ctx.repetition));
+    if (!routing) return routing.error();
+    const int threads = point.threads > 0 ? point.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    ThreadPool pool(threads);
+    TensorOps ops(pool, best_simd_level());
+    Executor ex(ctx.card, *trunk_, source, **routing, ops);
+    ex.prepare(point.context_tokens, point.prompt_tokens + point.gen_tokens, ctx.seed);
+    auto counters = [&] {
+      EngineCounters c;
+      c.hits = source.hits;
+      return c;
+    };
+    if (Status st = run_tokens(ex, point, ctx, chunk_, counters, m); !st) return st.error();
+    m.peak_rss_bytes = peak_rss_bytes();
+    m.notes.push_back("routing " + (*routing)->describe() + ", " + std::to_string(threads) + " threads, kernels " +
+                      to_string(best_simd_level()));
+    return m;
+  }
+
+ private:
+  EngineSpec spec_;
+  bool packed_ = false, mlock_ = false;
+  std::size_t chunk_ = 32;
+  std::string setup_key_, method_;
+  std::vector<std::unique_ptr<GgufFile>> ggufs_;
+  std::vector<std::unique_ptr<LoadedRange>> loaded_;
+  std::vector<std::unique_ptr<ExpertTable>> tables_;
+  std::unique_ptr<TrunkWeights> trunk_;
+};
+
+}  // namespace
+
+std::string check_resident_options(const EngineSpec& spec) {
+  for (const auto& [k, v] : spec.options) {
+    if (k == "packed" || k == "mlock") {
+      if (v != "0" && v != "1") return "resident option " + k + " must be 0 or 1";
+    } else if (k == "chunk") {
+      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || std::stoul(v) == 0 || std::stoul(v) > 4096) {
+        return "resident option chunk must be a whole number of tokens in 1..4096";
+      }
+    } else {
+      return "unknown resident option \"" + k + "\"; expected packed, mlock or chunk";
+    }
+  }
+  return "";
+}
+
+std::unique_ptr<Engine> make_resident_engine(const EngineSpec& spec) { return std::make_unique<ResidentEngine>(spec); }
+
+}  // namespace moebench
