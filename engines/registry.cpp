@@ -3,6 +3,7 @@
 
 #include "engines/null/null_engine.h"
 #include "engines/resident/resident_engine.h"
+#include "engines/streaming/streaming_engine.h"
 
 namespace moebench {
 
@@ -17,6 +18,13 @@ const std::vector<EngineInfo>& engine_table() {
        "router, shared and routed experts through the quant kernels) over it",
        "packed=0|1 (container layout), mlock=0|1, chunk=N (prefill chunk, tokens)", true, check_resident_options,
        [](const EngineSpec& spec) -> std::unique_ptr<Engine> { return make_resident_engine(spec); }},
+      {"streaming",
+       "trunk in RAM, routed experts read on demand with O_DIRECT (io_uring, registered buffers) from the drive "
+       "set into an expert cache sized by the RAM budget; real compute as the resident engine",
+       "packed=0|1, make=0|1 (make the container if missing), qd=N (reads in flight), io=auto|io_uring|pread, "
+       "chunk=N (prefill chunk), fault=eio@N|short@N (fault injection)",
+       true, check_streaming_options,
+       [](const EngineSpec& spec) -> std::unique_ptr<Engine> { return make_streaming_engine(spec); }},
   };
   return kTable;
 }

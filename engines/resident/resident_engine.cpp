@@ -74,6 +74,7 @@ class ResidentEngine final : public Engine {
 
   Expected<Measurement> run(const Point& point, RunContext& ctx) override {
     Measurement m;
+    m.budget_enforced = point.ram_budget_bytes.has_value();
     reset_peak_rss();
     double load_s = 0;
     if (point.setup_key() + ":" + spec_.to_string() != setup_key_) {
@@ -81,17 +82,28 @@ class ResidentEngine final : public Engine {
       auto use = ensure_container(point, ctx, packed_);
       if (!use) return use.error();
       if (use->make_s > 0) m.notes.push_back("container made in " + format_duration_s(use->make_s) + " (not in load_s)");
+      // Replicas are identical: one copy in RAM. A stripe needs every part.
+      if (point.drives.layout != "stripe") use->files.resize(1);
       std::uint64_t file_bytes = 0;
       for (const ContainerFile& f : use->files) file_bytes += f.bytes;
       const std::uint64_t state = ctx.card.cache_bytes(static_cast<std::uint64_t>(
           point.context_tokens + point.prompt_tokens + point.gen_tokens));
-      const std::uint64_t need = file_bytes + state + (256ull << 20);
+      const std::uint64_t working = (24ull << 20) + file_bytes / 100;  // executor buffers, allocator slack
+      const std::uint64_t need = file_bytes + state + working;
       const std::uint64_t usable = usable_memory_bytes();
+      if (point.ram_budget_bytes && need > *point.ram_budget_bytes) {
+        m.status = RowStatus::kInfeasible;
+        m.reason = "the resident engine holds every weight: it needs " + format_bytes(static_cast<double>(need)) +
+                   " (container " + format_bytes(static_cast<double>(file_bytes)) + " + KV/state " +
+                   format_bytes(static_cast<double>(state)) + " + working memory " + format_bytes(static_cast<double>(working)) + ") but the budget is " +
+                   format_bytes(static_cast<double>(*point.ram_budget_bytes));
+        return m;
+      }
       if (need > usable) {
         m.status = RowStatus::kInfeasible;
         m.reason = "the resident engine needs " + format_bytes(static_cast<double>(need)) + " (container " +
                    format_bytes(static_cast<double>(file_bytes)) + " + KV/state " + format_bytes(static_cast<double>(state)) +
-                   " + 256 MiB working memory) but usable memory is " + format_bytes(static_cast<double>(usable));
+                   " + working memory " + format_bytes(static_cast<double>(working)) + ") but usable memory is " + format_bytes(static_cast<double>(usable));
         return m;
       }
       for (const ContainerFile& f : use->files) {

@@ -1,0 +1,287 @@
+// streaming_engine.cpp — see streaming_engine.h.
+#include "engines/streaming/streaming_engine.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <thread>
+
+#include "engines/cache/expert_cache.h"
+#include "engines/container/container_plan.h"
+#include "engines/executor/executor.h"
+#include "engines/executor/model_loader.h"
+#include "engines/executor/run_support.h"
+#include "engines/executor/thread_pool.h"
+#include "engines/io/expert_io.h"
+#include "engines/routing/routing.h"
+#include "engines/streaming/streaming_source.h"
+#include "harness/units.h"
+
+namespace moebench {
+namespace {
+
+std::string opt(const EngineSpec& s, const std::string& key, const std::string& fallback) {
+  const auto it = s.options.find(key);
+  return it == s.options.end() ? fallback : it->second;
+}
+
+// Working memory beyond what is resident when the cache is sized: the
+// executor's per-batch buffers, io_uring rings, allocator slack; 24 MiB
+// plus 1 % of the budget.
+std::uint64_t margin_bytes(std::uint64_t budget) { return (24ull << 20) + budget / 100; }
+
+class StreamingEngine final : public Engine {
+ public:
+  explicit StreamingEngine(EngineSpec spec) : spec_(std::move(spec)) {
+    packed_ = opt(spec_, "packed", "0") == "1";
+    make_ = opt(spec_, "make", "1") == "1";
+    qd_ = std::stoi(opt(spec_, "qd", "32"));
+    chunk_ = std::stoul(opt(spec_, "chunk", "32"));
+    const std::string io = opt(spec_, "io", "auto");
+    backend_ = io == "io_uring" ? IoBackend::kIoUring : io == "pread" ? IoBackend::kPread : IoBackend::kAuto;
+    fault_ = *parse_fault_plan(opt(spec_, "fault", ""));
+  }
+  std::string_view name() const override { return "streaming"; }
+  void release() override {
+    trunk_.reset();
+    range_.reset();
+    tables_.clear();
+    ggufs_.clear();
+    paths_.clear();
+    setup_key_.clear();
+  }
+
+  Expected<Measurement> run(const Point& point, RunContext& ctx) override {
+    Measurement m;
+    m.budget_enforced = true;
+    const std::string key = point.setup_key() + ":" + spec_.to_string();
+    if (key != setup_key_) {
+      release();
+      if (Status st = set_up(point, ctx, m); !st) return st.error();
+      setup_key_ = key;
+    } else {
+      m.load_reused = true;
+    }
+    m.notes.push_back("trunk: " + method_);
+    reset_peak_rss();
+
+    RoutingShape shape{ctx.card.moe_layers(), ctx.card.moe.experts, ctx.card.moe.active};
+    auto routing = make_routing(point.routing, shape, ctx.seed * 1000003ull + static_cast<std::uint64_t>(ctx.repetition));
+    if (!routing) return routing.error();
+    const int threads = point.threads > 0 ? point.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    ThreadPool pool(threads);
+    TensorOps ops(pool, best_simd_level());
+
+    // Slot size: the largest aligned footprint of any expert.
+    std::vector<const ExpertTable*> tables;
+    for (const auto& t : tables_) tables.push_back(t.get());
+    const bool stripe = point.drives.layout == "stripe";
+    std::uint64_t slot_bytes = 0;
+    const int layers = ctx.card.moe_layers(), experts = ctx.card.moe.experts, k = ctx.card.moe.active;
+    for (int l = 0; l < layers; ++l) {
+      for (int e = 0; e < experts; ++e) slot_bytes = std::max(slot_bytes, plan_expert_read(tables, stripe, l, e).span);
+    }
+    // The cache is what the budget leaves once everything else is resident.
+    auto make_cache = [&](Executor& ex) -> Expected<std::size_t> {
+      ex.prepare(point.context_tokens, point.prompt_tokens + point.gen_tokens, ctx.seed);
+      const std::uint64_t resident = current_rss_bytes();
+      const std::uint64_t all = static_cast<std::uint64_t>(layers) * static_cast<std::uint64_t>(experts);
+      std::uint64_t slots = all;
+      if (point.ram_budget_bytes) {
+        const std::uint64_t budget = *point.ram_budget_bytes;
+        const std::uint64_t fixed = resident + margin_bytes(budget);
+        slots = budget > fixed ? std::min(all, (budget - fixed) / slot_bytes) : 0;
+        if (slots < static_cast<std::uint64_t>(k)) {
+          const std::uint64_t min_budget = fixed + static_cast<std::uint64_t>(k) * slot_bytes;
+          m.status = RowStatus::kInfeasible;
+          m.reason = "budget " + format_bytes(static_cast<double>(budget)) + " leaves room for " + std::to_string(slots) +
+                     " expert slots but one layer's top-" + std::to_string(k) + " needs " + std::to_string(k) +
+                     ": minimum budget " + format_bytes(static_cast<double>(min_budget)) + " (resident " +
+                     format_bytes(static_cast<double>(resident)) + " incl. trunk and KV/state, margin " +
+                     format_bytes(static_cast<double>(margin_bytes(budget))) + ", " + std::to_string(k) + " x " +
+                     format_bytes(static_cast<double>(slot_bytes)) + ")";
+          return std::size_t{0};
+        }
+      } else {
+        const std::uint64_t usable = usable_memory_bytes();
+        const std::uint64_t room = usable > resident + (1ull << 30) ? usable - resident - (1ull << 30) : 0;
+        slots = std::min(all, room / slot_bytes);
+        if (slots < static_cast<std::uint64_t>(k)) {
+          m.status = RowStatus::kInfeasible;
+          m.reason = "usable memory " + format_bytes(static_cast<double>(usable)) + " holds fewer than " + std::to_string(k) +
+                     " expert slots beside the resident " + format_bytes(static_cast<double>(resident));
+          return std::size_t{0};
+        }
+      }
+      return static_cast<std::size_t>(slots);
+    };
+
+    // A placeholder source lets the executor be built (and its KV/state
+    // allocated) before the cache is sized from what is then resident.
+    struct NoExperts final : ExpertSource {
+      Status layer_routed(int, const std::vector<int>&) override { return Status::success(); }
+      Expected<ExpertWeights> acquire(int, int) override { return make_error("no expert source"); }
+    } none;
+    auto sizing = std::make_unique<Executor>(ctx.card, *trunk_, none, **routing, ops);
+    auto slots = make_cache(*sizing);
+    if (!slots) return slots.error();
+    if (m.status != RowStatus::kOk) return m;
+    sizing.reset();  // its KV/state is allocated again by the executor that runs
+    auto cache = ExpertCache::create(*slots, (slot_bytes + 4095) / 4096 * 4096, *parse_cache_policy(point.cache_policy));
+    if (!cache) return cache.error();
+    IoOptions io_opt;
+    io_opt.paths = paths_;
+    io_opt.throttle_bytes_s = point.drives.throttle_bytes_s;
+    io_opt.queue_depth = qd_;
+    io_opt.backend = backend_;
+    io_opt.buffers = {{cache->arena().data(), static_cast<std::size_t>(cache->arena().size())}};
+    io_opt.fault = fault_;
+    auto io = ExpertIo::open(io_opt);
+    if (!io) return io.error();
+    StreamingSource source(tables, stripe, *cache, **io, point.prefetch == "next-layer", layers);
+    Executor ex(ctx.card, *trunk_, source, **routing, ops);
+    ex.prepare(point.context_tokens, point.prompt_tokens + point.gen_tokens, ctx.seed);
+    auto counters = [&] {
+      EngineCounters c;
+      c.read_bytes = (*io)->counters().bytes;
+      c.hits = source.hits;
+      c.misses = source.misses;
+      c.misses_hidden = source.misses_hidden;
+      c.io_wait_s = source.io_wait_s;
+      return c;
+    };
+    Status st = run_tokens(ex, point, ctx, chunk_, counters, m);
+    (*io)->drain();
+    if (!st) return st.error();
+    m.peak_rss_bytes = peak_rss_bytes();
+    m.notes.push_back("cache " + std::to_string(*slots) + " slots x " + format_bytes(static_cast<double>(cache->slot_bytes())) +
+                      " (" + point.cache_policy + "), " + std::to_string(cache->evictions()) + " evictions; I/O " +
+                      (*io)->backend() + ", qd " + std::to_string(qd_) + (packed_ ? ", packed records" : ", split tensors"));
+    m.notes.push_back("routing " + (*routing)->describe() + ", " + std::to_string(threads) + " threads, kernels " +
+                      to_string(best_simd_level()));
+    return m;
+  }
+
+ private:
+  Status set_up(const Point& point, RunContext& ctx, Measurement& m) {
+    ContainerUse use;
+    if (make_) {
+      auto made = ensure_container(point, ctx, packed_);
+      if (!made) return made.error();
+      use = std::move(*made);
+      if (use.make_s > 0) m.notes.push_back("container made in " + format_duration_s(use.make_s) + " (not in load_s)");
+    } else {
+      // make=0: the container must already be on every drive.
+      ContainerSpec s;
+      s.card_name = point.model;
+      s.card = ctx.card;
+      s.scale = point.scale;
+      s.quant = point.quant;
+      s.seed = ctx.seed;
+      s.drive_layout = point.drives.layout;
+      s.packed = packed_;
+      for (int d = 0; d < point.drives.count && d < static_cast<int>(ctx.drive_dirs.size()); ++d) {
+        s.drive_dirs.push_back(ctx.drive_dirs[static_cast<std::size_t>(d)]);
+      }
+      for (int d = 0; d < static_cast<int>(s.drive_dirs.size()); ++d) {
+        const std::string path = (std::filesystem::path(s.drive_dirs[static_cast<std::size_t>(d)]) / container_file_name(s, d)).string();
+        std::error_code ec;
+        if (!std::filesystem::exists(path, ec)) {
+          return make_error("container missing on drive " + std::to_string(d) + " (" + path +
+                            "); run `moebench container make` for this card, scale, quant and layout, or drop make=0");
+        }
+        ContainerFile f;
+        f.path = path;
+        f.drive = d;
+        f.bytes = std::filesystem::file_size(path, ec);
+        use.files.push_back(f);
+      }
+    }
+    // Open every drive's file; replicas must agree on identity and checksums.
+    for (const ContainerFile& f : use.files) {
+      auto g = read_gguf(f.path);
+      if (!g) return g.error();
+      auto t = expert_table(ctx.card, *g);
+      if (!t) return t.error();
+      if (!ggufs_.empty()) {
+        const GgufFile& first = *ggufs_[0];
+        const bool stripe = point.drives.layout == "stripe";
+        if (!stripe && (g->get_string("moebench.identity") != first.get_string("moebench.identity") ||
+                        g->get_string("moebench.checksums") != first.get_string("moebench.checksums") ||
+                        g->get_string("moebench.expert_checksums") != first.get_string("moebench.expert_checksums"))) {
+          return make_error("replica on drive " + std::to_string(f.drive) + " (" + f.path + ") differs from drive 0's (" +
+                            first.label + "): identity or checksums disagree; remake it with `moebench container make`");
+        }
+        if (stripe && (g->get_string("moebench.seed") != first.get_string("moebench.seed") ||
+                       g->get_uint("moebench.drive_index") != std::optional<std::uint64_t>(static_cast<std::uint64_t>(f.drive)))) {
+          return make_error("stripe part on drive " + std::to_string(f.drive) + " (" + f.path +
+                            ") does not belong to this container (drive index or seed)");
+        }
+      }
+      paths_.push_back(f.path);
+      ggufs_.push_back(std::make_unique<GgufFile>(std::move(*g)));
+      tables_.push_back(std::make_unique<ExpertTable>(std::move(*t)));
+    }
+    // Trunk: the tensors before the first expert tensor, from drive 0.
+    const GgufFile& g0 = *ggufs_[0];
+    std::uint64_t trunk_end = 0;
+    for (const GgufTensorInfo& t : g0.tensors) {
+      if (t.name.find("_exps") != std::string::npos) continue;
+      trunk_end = std::max(trunk_end, g0.data_offset + t.offset + t.bytes);
+    }
+    ctx.progress.phase("loading trunk", -1);
+    auto r = load_range(g0.label, g0.data_offset, trunk_end, false);
+    if (!r) return r.error();
+    m.load_s = r->load_s;
+    method_ = r->method + ", " + format_bytes(static_cast<double>(r->bytes_read));
+    range_ = std::make_unique<LoadedRange>(std::move(*r));
+    auto trunk = bind_trunk(ctx.card, g0, *range_);
+    if (!trunk) return trunk.error();
+    trunk_ = std::make_unique<TrunkWeights>(std::move(*trunk));
+    return Status::success();
+  }
+
+  EngineSpec spec_;
+  bool packed_ = false, make_ = true;
+  int qd_ = 32;
+  std::size_t chunk_ = 32;
+  IoBackend backend_ = IoBackend::kAuto;
+  FaultPlan fault_;
+  std::string setup_key_, method_;
+  std::vector<std::string> paths_;
+  std::vector<std::unique_ptr<GgufFile>> ggufs_;
+  std::vector<std::unique_ptr<ExpertTable>> tables_;
+  std::unique_ptr<LoadedRange> range_;
+  std::unique_ptr<TrunkWeights> trunk_;
+};
+
+bool whole(const std::string& v, unsigned long lo, unsigned long hi) {
+  if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos) return false;
+  const unsigned long n = std::stoul(v);
+  return n >= lo && n <= hi;
+}
+
+}  // namespace
+
+std::string check_streaming_options(const EngineSpec& spec) {
+  for (const auto& [k, v] : spec.options) {
+    if (k == "packed" || k == "make") {
+      if (v != "0" && v != "1") return "streaming option " + k + " must be 0 or 1";
+    } else if (k == "qd") {
+      if (!whole(v, 1, 1024)) return "streaming option qd must be a whole number in 1..1024 (reads in flight)";
+    } else if (k == "chunk") {
+      if (!whole(v, 1, 4096)) return "streaming option chunk must be a whole number of tokens in 1..4096";
+    } else if (k == "io") {
+      if (v != "auto" && v != "io_uring" && v != "pread") return "streaming option io must be auto, io_uring or pread";
+    } else if (k == "fault") {
+      auto f = parse_fault_plan(v);
+      if (!f) return "streaming option fault: " + f.error().message;
+    } else {
+      return "unknown streaming option \"" + k + "\"; expected packed, make, qd, chunk, io or fault";
+    }
+  }
+  return "";
+}
+
+std::unique_ptr<Engine> make_streaming_engine(const EngineSpec& spec) { return std::make_unique<StreamingEngine>(spec); }
+
+}  // namespace moebench

@@ -1,0 +1,183 @@
+// streaming_source.cpp — see streaming_source.h.
+#include "engines/streaming/streaming_source.h"
+
+#include <chrono>
+
+namespace moebench {
+
+namespace {
+constexpr std::uint64_t kAlign = 4096;
+std::uint64_t down(std::uint64_t v) { return v / kAlign * kAlign; }
+std::uint64_t up(std::uint64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+}  // namespace
+
+ExpertReadPlan plan_expert_read(const std::vector<const ExpertTable*>& tables, bool stripe, int layer, int expert) {
+  ExpertReadPlan p;
+  const int drive = stripe ? expert % static_cast<int>(tables.size()) : 0;
+  const ExpertTable& t = *tables[static_cast<std::size_t>(drive)];
+  const ExpertLocation& L = t.loc[static_cast<std::size_t>(layer) * static_cast<std::size_t>(t.experts) +
+                                  static_cast<std::size_t>(expert)];
+  p.drive = stripe ? drive : kAnyDrive;
+  if (t.packed) {
+    // One aligned record: gate‖up‖down, padded to 4096.
+    p.reads = 1;
+    p.offset[0] = down(L.offset[0]);
+    p.bytes[0] = up(L.offset[2] + L.bytes[2]) - p.offset[0];
+    for (int m = 0; m < 3; ++m) p.view_pos[m] = L.offset[m] - p.offset[0];
+    p.span = p.bytes[0];
+    return p;
+  }
+  // Split tensors: one aligned read per slice (an unaligned slice reads the
+  // few KiB around it; those bytes are counted, as a real engine's would be).
+  p.reads = 3;
+  std::uint64_t cursor = 0;
+  for (int m = 0; m < 3; ++m) {
+    p.offset[m] = down(L.offset[m]);
+    p.bytes[m] = up(L.offset[m] + L.bytes[m]) - p.offset[m];
+    p.slot_pos[m] = cursor;
+    p.view_pos[m] = cursor + (L.offset[m] - p.offset[m]);
+    cursor += p.bytes[m];
+  }
+  p.span = cursor;
+  return p;
+}
+
+StreamingSource::StreamingSource(std::vector<const ExpertTable*> tables, bool stripe, ExpertCache& cache,
+                                 ExpertIo& io, bool prefetch_next_layer, int moe_layers)
+    : tables_(std::move(tables)), stripe_(stripe), cache_(cache), io_(io), prefetch_(prefetch_next_layer),
+      moe_layers_(moe_layers) {
+  origin_.assign(cache_.slots(), Origin::kNone);
+  pending_.assign(cache_.slots(), 0);
+  plan_.assign(cache_.slots(), {});
+  last_.assign(static_cast<std::size_t>(moe_layers), {});
+}
+
+Status StreamingSource::submit(int slot, int layer, int expert) {
+  const std::size_t s = static_cast<std::size_t>(slot);
+  plan_[s] = plan_expert_read(tables_, stripe_, layer, expert);
+  const ExpertReadPlan& p = plan_[s];
+  for (int i = 0; i < p.reads; ++i) {
+    ReadRequest r;
+    r.tag = static_cast<std::uint64_t>(slot) * 4 + static_cast<std::uint64_t>(i);
+    r.drive = p.drive;
+    r.offset = p.offset[i];
+    r.bytes = p.bytes[i];
+    r.dest = cache_.slot_data(slot) + p.slot_pos[i];
+    if (Status st = io_.submit(r); !st) {
+      cache_.drop(slot);
+      return st;
+    }
+  }
+  pending_[s] = 1;
+  return Status::success();
+}
+
+Status StreamingSource::await(int slot) {
+  const std::size_t s = static_cast<std::size_t>(slot);
+  if (!pending_[s]) return Status::success();
+  Status result = Status::success();
+  for (int i = 0; i < plan_[s].reads; ++i) {
+    Status st = io_.wait(static_cast<std::uint64_t>(slot) * 4 + static_cast<std::uint64_t>(i));
+    if (!st && result) result = st;
+  }
+  pending_[s] = 0;
+  if (!result) {
+    origin_[s] = Origin::kNone;
+    cache_.drop(slot);
+    return result;
+  }
+  cache_.set_ready(slot);
+  return Status::success();
+}
+
+void StreamingSource::reap() {
+  for (std::size_t s = 0; s < pending_.size(); ++s) {
+    if (!pending_[s] || origin_[s] != Origin::kPrefetch) continue;
+    bool all = true;
+    for (int i = 0; i < plan_[s].reads && all; ++i) all = io_.done(s * 4 + static_cast<std::uint64_t>(i));
+    if (all) (void)await(static_cast<int>(s));  // a failed prefetch just frees its slot
+  }
+}
+
+Status StreamingSource::layer_routed(int layer, const std::vector<int>& experts) {
+  if (prefetch_) reap();
+  // Every missing expert of the layer goes to the drives now, before the
+  // shared experts compute; slots are pinned until their expert is used.
+  for (int e : experts) {
+    int s = cache_.find(layer, e);
+    if (s == ExpertCache::kNone) {
+      s = cache_.claim(layer, e);
+      if (s == ExpertCache::kNone) continue;  // all slots busy: acquire() fetches it after earlier releases
+      origin_[static_cast<std::size_t>(s)] = Origin::kNeed;
+      if (Status st = submit(s, layer, e); !st) return st;
+    }
+    cache_.pin(s);
+  }
+  if (prefetch_ && moe_layers_ > 0) {
+    // The next MoE layer (the first one, for the next token, after the last
+    // layer), guessed from what the previous batch used there.
+    const int next = (layer + 1) % moe_layers_;
+    for (int e : last_[static_cast<std::size_t>(next)]) {
+      if (cache_.find(next, e) != ExpertCache::kNone) continue;
+      const int s = cache_.claim(next, e);
+      if (s == ExpertCache::kNone) break;
+      origin_[static_cast<std::size_t>(s)] = Origin::kPrefetch;
+      ++prefetches;
+      if (Status st = submit(s, next, e); !st) return st;
+    }
+  }
+  last_[static_cast<std::size_t>(layer)] = experts;
+  return Status::success();
+}
+
+Expected<ExpertWeights> StreamingSource::acquire(int layer, int expert) {
+  int s = cache_.find(layer, expert);
+  if (s == ExpertCache::kNone) {
+    s = cache_.claim(layer, expert);
+    if (s == ExpertCache::kNone) {
+      return make_error("expert cache: every slot is in use; the budget leaves fewer slots than one layer needs");
+    }
+    origin_[static_cast<std::size_t>(s)] = Origin::kNeed;
+    if (Status st = submit(s, layer, expert); !st) return st.error();
+    cache_.pin(s);
+  }
+  const std::size_t si = static_cast<std::size_t>(s);
+  const bool was_ready = cache_.state(s) == ExpertCache::State::kReady && !pending_[si];
+  if (pending_[si]) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Status st = await(s);
+    io_wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!st) return st.error();
+  }
+  switch (origin_[si]) {
+    case Origin::kNone: ++hits; break;                 // in the cache before this need
+    case Origin::kNeed: ++misses; break;               // read for this need
+    case Origin::kPrefetch:
+      ++misses;
+      if (was_ready) ++misses_hidden;                  // prefetch landed before the need
+      break;
+  }
+  origin_[si] = Origin::kNone;  // from now on a plain cached expert
+  cache_.touch(s, layer, expert);
+  const ExpertReadPlan& p = plan_[si];
+  const int drive = stripe_ ? expert % static_cast<int>(tables_.size()) : 0;
+  const ExpertTable& t = *tables_[static_cast<std::size_t>(drive)];
+  const ExpertLocation& L = t.loc[static_cast<std::size_t>(layer) * static_cast<std::size_t>(t.experts) +
+                                  static_cast<std::size_t>(expert)];
+  ExpertWeights w;
+  TensorView* views[3] = {&w.gate, &w.up, &w.down};
+  for (int m = 0; m < 3; ++m) {
+    views[m]->data = cache_.slot_data(s) + p.view_pos[m];
+    views[m]->format = L.format;
+    views[m]->rows = L.rows[m];
+    views[m]->row_len = L.row_len[m];
+  }
+  return w;
+}
+
+void StreamingSource::release(int layer, int expert) {
+  const int s = cache_.find(layer, expert);
+  if (s != ExpertCache::kNone) cache_.unpin(s);
+}
+
+}  // namespace moebench

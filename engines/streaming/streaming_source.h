@@ -1,0 +1,63 @@
+// streaming_source.h — the streaming engine's ExpertSource: expert cache +
+// ExpertIo + where each expert lives on the drive set, with the hit/miss
+// accounting of DESIGN.md (counted at the moment of need; a prefetched
+// expert that is ready when needed is a miss hidden by prefetch).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engines/cache/expert_cache.h"
+#include "engines/executor/executor.h"
+#include "engines/io/expert_io.h"
+
+namespace moebench {
+
+// How one expert's bytes are read into a slot: up to three reads, each
+// 4096-aligned, and where gate/up/down start within the slot.
+struct ExpertReadPlan {
+  int drive = kAnyDrive;
+  int reads = 0;
+  std::uint64_t offset[3] = {0, 0, 0};
+  std::uint64_t bytes[3] = {0, 0, 0};
+  std::uint64_t slot_pos[3] = {0, 0, 0};   // where read i lands in the slot
+  std::uint64_t view_pos[3] = {0, 0, 0};   // where gate/up/down start in the slot
+  std::uint64_t span = 0;                  // bytes of the slot used
+};
+
+// tables[d] is drive d's expert table; stripe: expert e lives on e mod D.
+ExpertReadPlan plan_expert_read(const std::vector<const ExpertTable*>& tables, bool stripe, int layer, int expert);
+
+class StreamingSource final : public ExpertSource {
+ public:
+  StreamingSource(std::vector<const ExpertTable*> tables, bool stripe, ExpertCache& cache, ExpertIo& io,
+                  bool prefetch_next_layer, int moe_layers);
+  void layer_begin(int moe_layer) override { (void)moe_layer; }
+  Status layer_routed(int moe_layer, const std::vector<int>& experts) override;
+  Expected<ExpertWeights> acquire(int moe_layer, int expert) override;
+  void release(int moe_layer, int expert) override;
+
+  std::uint64_t hits = 0, misses = 0, misses_hidden = 0, prefetches = 0;
+  double io_wait_s = 0;
+
+ private:
+  enum class Origin : std::uint8_t { kNone, kNeed, kPrefetch };
+  Status submit(int slot, int layer, int expert);
+  Status await(int slot);
+  // Marks prefetched slots whose reads have all landed as ready (so they
+  // can be used or evicted); never blocks.
+  void reap();
+
+  std::vector<const ExpertTable*> tables_;
+  bool stripe_;
+  ExpertCache& cache_;
+  ExpertIo& io_;
+  bool prefetch_;
+  int moe_layers_;
+  std::vector<Origin> origin_;          // per slot: why it was loaded (until first use)
+  std::vector<char> pending_;           // per slot: reads in flight
+  std::vector<ExpertReadPlan> plan_;    // per slot
+  std::vector<std::vector<int>> last_;  // per layer: the experts the previous batch used
+};
+
+}  // namespace moebench
