@@ -1,0 +1,274 @@
+// engines_test.cpp — the resident and streaming engines on tiny cards:
+// exact bytes per token under deterministic routing, hit rates at the
+// extremes and in between, infeasible budgets, injected faults and broken
+// drive sets, and decode cost against context length by attention kind.
+// Figures of speed are never asserted except as coarse ratios measured side
+// by side (context test), taking the best of several runs.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+
+#include "../unit/test_support.h"
+#include "engines/container/container.h"
+#include "engines/resident/resident_engine.h"
+#include "engines/streaming/streaming_engine.h"
+#include "harness/clock.h"
+#include "harness/progress.h"
+
+using namespace moebench;
+using moebench::testing::TempDir;
+
+namespace {
+
+struct Rig {
+  TempDir dir;
+  std::vector<std::string> drives;
+  SteadyClock clock;
+  QuietProgress progress;
+  ModelCard card;
+  explicit Rig(const std::string& card_name, int n_drives = 2) {
+    for (int d = 0; d < n_drives; ++d) {
+      drives.push_back(dir.file("d" + std::to_string(d)));
+      std::filesystem::create_directories(drives.back());
+    }
+    auto c = card_name.find('/') == std::string::npos ? moebench::testing::shipped_store().card(card_name)
+                                                       : load_model_card_file(card_name);
+    REQUIRE(c);
+    card = *c;
+  }
+  Point point(const std::string& engine, const std::string& quant = "q4_0") const {
+    Point p;
+    p.engine = *parse_engine_spec(engine);
+    p.model = card.name;
+    p.quant = quant;
+    p.prompt_tokens = 4;
+    p.gen_tokens = 9;
+    p.threads = 1;
+    return p;
+  }
+  Expected<Measurement> run(Engine& e, const Point& p, int rep = 0) {
+    RunContext ctx{clock, progress, card, drives, 42, rep, false, clock.now_s() + 120, nullptr};
+    return e.run(p, ctx);
+  }
+};
+
+std::unique_ptr<Engine> engine_for(const Point& p) {
+  return p.engine.name == "resident" ? make_resident_engine(p.engine) : make_streaming_engine(p.engine);
+}
+
+// A trace in which consecutive tokens never share an expert: token t uses
+// experts 2t, 2t+1 (mod 16) in every layer — a cyclic pattern over 64
+// (layer, expert) pairs that LRU with fewer slots always misses.
+std::string write_cyclic_trace(const TempDir& dir, int layers, int tokens) {
+  const std::string path = dir.file("cyclic.trace");
+  std::ofstream out(path);
+  out << "moebench-trace v1 layers=" << layers << " experts=16 k=2\n";
+  for (int t = 0; t < tokens; ++t) {
+    for (int l = 0; l < layers; ++l) {
+      out << (l ? " | " : "") << (2 * t) % 16 << "," << (2 * t + 1) % 16;
+    }
+    out << "\n";
+  }
+  return path;
+}
+
+double decode_tokens(const Measurement& m) { return static_cast<double>(m.token_times_s.size() - 1); }
+
+std::size_t cache_slots(const Measurement& m) {
+  for (const std::string& n : m.notes) {
+    if (n.rfind("cache ", 0) == 0) return std::stoul(n.substr(6));
+  }
+  return 0;
+}
+
+// Runs `p` at the smallest budget (1 MiB steps from 30 MiB) whose cache
+// holds at least `min_slots` slots: the process's resident memory differs
+// between machines and test orders, the slot count is what the test needs.
+Measurement run_with_slots(Rig& rig, Point p, std::size_t min_slots) {
+  for (std::uint64_t mib = 30; mib < 200; ++mib) {
+    p.ram_budget_bytes = mib << 20;
+    auto e = engine_for(p);
+    auto m = rig.run(*e, p);
+    REQUIRE(m);
+    if (m->status == RowStatus::kOk && cache_slots(*m) >= min_slots) return *m;
+  }
+  FAIL("no budget up to 200 MiB gave " << min_slots << " slots");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("streaming at 0 % hits reads exactly the card's expert bytes per decode token", "[engines]") {
+  for (const char* engine : {"streaming", "streaming:packed=1", "streaming:io=pread"}) {
+    INFO(engine);
+    Rig rig("tiny-moe", 1);
+    Point p = rig.point(engine);
+    p.routing = "trace:" + write_cyclic_trace(rig.dir, rig.card.moe_layers(), 64);
+    // Some slots, far fewer than the 64 pairs of the cycle.
+    auto m = std::make_optional(run_with_slots(rig, p, 8));
+    REQUIRE(cache_slots(*m) < 64);
+    CHECK(m->expert_hits_decode == 0);
+    CHECK(m->expert_misses_decode == static_cast<std::uint64_t>(8 * decode_tokens(*m)));
+    const std::uint64_t card_bytes = rig.card.decode_bytes("q4_0").experts_streamed.storage;
+    // tiny-moe's q4_0 slices are whole 4 KiB pages: no alignment padding.
+    CHECK(static_cast<double>(m->read_bytes_decode) / decode_tokens(*m) == Approx(card_bytes).epsilon(1e-12));
+    REQUIRE(m->proc_read_bytes_decode.has_value());
+    CHECK(static_cast<double>(*m->proc_read_bytes_decode) == Approx(static_cast<double>(m->read_bytes_decode)).epsilon(0.02));
+  }
+}
+
+TEST_CASE("the resident engine touches exactly the card's weight bytes per decode token", "[engines]") {
+  Rig rig("tiny-moe", 1);
+  Point p = rig.point("resident");
+  auto e = engine_for(p);
+  auto m = rig.run(*e, p);
+  REQUIRE(m);
+  REQUIRE(m->status == RowStatus::kOk);
+  CHECK(m->read_bytes_decode == 0);
+  const std::uint64_t card_bytes = rig.card.decode_bytes("q4_0").all_resident.memory;
+  CHECK(static_cast<double>(m->mem_weight_bytes_decode) / decode_tokens(*m) == Approx(card_bytes).epsilon(1e-12));
+}
+
+TEST_CASE("hit rate is 1 when the budget holds every expert and the routing repeats", "[engines]") {
+  Rig rig("tiny-moe", 1);
+  Point p = rig.point("streaming");
+  p.routing = "sticky:1";
+  auto e = engine_for(p);
+  auto m = rig.run(*e, p);
+  REQUIRE(m);
+  REQUIRE(m->status == RowStatus::kOk);
+  CHECK(m->expert_misses_decode == 0);
+  CHECK(m->expert_hits_decode == static_cast<std::uint64_t>(8 * decode_tokens(*m)));
+  CHECK(m->read_bytes_decode == 0);
+}
+
+TEST_CASE("under uniform routing the hit rate is about the cached fraction", "[engines]") {
+  Rig rig("tiny-moe", 1);
+  Point p = rig.point("streaming");
+  p.gen_tokens = 400;
+  auto m = std::make_optional(run_with_slots(rig, p, 24));
+  const std::size_t slots = cache_slots(*m);
+  INFO("slots " << slots);
+  REQUIRE(slots < 48);
+  const double hit = static_cast<double>(m->expert_hits_decode) /
+                     static_cast<double>(m->expert_hits_decode + m->expert_misses_decode);
+  CHECK(hit == Approx(static_cast<double>(slots) / 64.0).margin(0.08));
+}
+
+TEST_CASE("a budget below trunk, state and one layer's experts is infeasible, stating the minimum", "[engines]") {
+  Rig rig("tiny-moe", 1);
+  Point p = rig.point("streaming");
+  p.ram_budget_bytes = 8ull << 20;
+  auto e = engine_for(p);
+  auto m = rig.run(*e, p);
+  REQUIRE(m);
+  CHECK(m->status == RowStatus::kInfeasible);
+  CHECK_THAT(m->reason, Catch::Contains("minimum budget"));
+  Point r = rig.point("resident");
+  r.ram_budget_bytes = 4ull << 20;
+  auto er = engine_for(r);
+  auto mr = rig.run(*er, r);
+  REQUIRE(mr);
+  CHECK(mr->status == RowStatus::kInfeasible);
+  CHECK_THAT(mr->reason, Catch::Contains("needs"));
+}
+
+TEST_CASE("injected read faults fail the run with a reason", "[engines]") {
+  for (const char* fault : {"eio@5", "short@3"}) {
+    INFO(fault);
+    Rig rig("tiny-moe", 1);
+    Point p = rig.point(std::string("streaming:fault=") + fault);
+    auto e = engine_for(p);
+    auto m = rig.run(*e, p);
+    REQUIRE_FALSE(m);
+    CHECK_THAT(m.error().message, Catch::Contains("injected"));
+  }
+}
+
+TEST_CASE("a missing or differing replica is refused with the drive named", "[engines]") {
+  Rig rig("tiny-moe", 2);
+  Point p = rig.point("streaming:make=0");
+  p.drives.count = 2;
+  {
+    auto e = engine_for(p);
+    auto m = rig.run(*e, p);
+    REQUIRE_FALSE(m);
+    CHECK_THAT(m.error().message, Catch::Contains("container missing on drive 0"));
+  }
+  // Make it, then replace drive 1's copy with another seed's container.
+  ContainerSpec spec;
+  spec.card_name = rig.card.name;
+  spec.card = rig.card;
+  spec.quant = "q4_0";
+  spec.seed = 42;
+  spec.drive_dirs = rig.drives;
+  REQUIRE(make_container(spec, rig.progress));
+  ContainerSpec other = spec;
+  other.seed = 7;
+  other.drive_dirs = {rig.dir.file("other")};
+  std::filesystem::create_directories(other.drive_dirs[0]);
+  auto made = make_container(other, rig.progress);
+  REQUIRE(made);
+  const std::string victim = rig.drives[1] + "/" + container_file_name(spec, 1);
+  std::filesystem::copy_file((*made)[0].path, victim, std::filesystem::copy_options::overwrite_existing);
+  auto e = engine_for(p);
+  auto m = rig.run(*e, p);
+  REQUIRE_FALSE(m);
+  CHECK_THAT(m.error().message, Catch::Contains("replica on drive 1"));
+  // Remove drive 1's file: missing, named.
+  std::filesystem::remove(victim);
+  auto e2 = engine_for(p);
+  auto m2 = rig.run(*e2, p);
+  REQUIRE_FALSE(m2);
+  CHECK_THAT(m2.error().message, Catch::Contains("container missing on drive 1"));
+}
+
+TEST_CASE("stripe reads each expert from its home drive; replicate spreads reads", "[engines]") {
+  for (const char* layout : {"stripe", "replicate"}) {
+    INFO(layout);
+    Rig rig("tiny-moe", 2);
+    Point p = rig.point("streaming");
+    p.drives.count = 2;
+    p.drives.layout = layout;
+    p.routing = "trace:" + write_cyclic_trace(rig.dir, rig.card.moe_layers(), 64);
+    auto m = std::make_optional(run_with_slots(rig, p, 8));
+    REQUIRE(cache_slots(*m) < 64);
+    CHECK(static_cast<double>(m->read_bytes_decode) / decode_tokens(*m) ==
+          Approx(rig.card.decode_bytes("q4_0").experts_streamed.storage).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("decode slows with context for GQA and MLA, and not for linear attention", "[engines]") {
+  auto best_rate = [](Rig& rig, Engine& e, Point p, std::int64_t ctx) {
+    p.context_tokens = ctx;
+    double best = 0;
+    for (int rep = 0; rep < 3; ++rep) {
+      auto m = rig.run(e, p, rep);
+      REQUIRE(m);
+      REQUIRE(m->status == RowStatus::kOk);
+      const double span = m->token_times_s.back() - m->token_times_s.front();
+      best = std::max(best, decode_tokens(*m) / span);
+    }
+    return best;
+  };
+  const std::string dir = std::string(MOEBENCH_TEST_DATA) + "/cards/";
+  for (const char* card : {"tiny-gqa", "tiny-mla", "tiny-linear"}) {
+    INFO(card);
+    Rig rig(dir + card + ".json", 1);
+    Point p = rig.point("resident");
+    p.gen_tokens = 6;
+    auto e = engine_for(p);
+    const double short_ctx = best_rate(rig, *e, p, 0);
+    const double long_ctx = best_rate(rig, *e, p, 32768);
+    INFO("tok/s at 0: " << short_ctx << ", at 32768: " << long_ctx);
+    if (std::string(card) == "tiny-linear") {
+      CHECK(long_ctx > 0.6 * short_ctx);
+    } else {
+      CHECK(long_ctx < 0.5 * short_ctx);
+    }
+  }
+}
