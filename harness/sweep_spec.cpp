@@ -304,6 +304,7 @@ std::optional<SweepSpec> load_sweep(const Json& j, Diagnostics& d, const SweepCo
       }
     }
   }
+  if (!ctx.drive_dirs_override.empty()) s.drive_dirs = ctx.drive_dirs_override;
   const auto parsers = make_parsers(ctx);
   if (const Json* axes = r.object("axes", true)) {
     ObjectReader a(*axes, "/axes", d);

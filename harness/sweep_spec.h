@@ -35,6 +35,8 @@ struct SweepContext {
   std::vector<std::string> card_names;
   std::function<Expected<ModelCard>(const std::string& name)> find_card;
   std::string base_dir;  // relative paths (trace files) resolve from here
+  // Drive directories given on the command line: replace the sweep's.
+  std::vector<std::string> drive_dirs_override;
 };
 
 // The axis names, in nesting order.

@@ -127,6 +127,7 @@ Status StreamingSource::layer_routed(int layer, const std::vector<int>& experts)
     }
   }
   last_[static_cast<std::size_t>(layer)] = experts;
+  io_.flush();
   return Status::success();
 }
 

@@ -34,6 +34,7 @@ struct RunArgs {
   double hard_grace_s = 30;
   std::vector<std::string> formats = {"md", "csv", "json", "jsonl"};
   std::string print = "md";
+  std::vector<std::string> drive_dirs;
 };
 
 Status write_outputs(const RunResults& results, const std::string& dir,
@@ -55,6 +56,7 @@ int run_command(const RunArgs& args, const CliState& state) {
   }
   SweepContext ctx = state.sweep_context(store);
   ctx.base_dir = src->dir;
+  ctx.drive_dirs_override = args.drive_dirs;
   auto spec = load_sweep_text(src->text, src->label, ctx);
   if (!spec) {
     std::fprintf(stderr, "%s\n", spec.error().message.c_str());
@@ -64,6 +66,27 @@ int run_command(const RunArgs& args, const CliState& state) {
   if (!points) {
     std::fprintf(stderr, "%s: %s\n", src->label.c_str(), points.error().message.c_str());
     return 1;
+  }
+  // Drive directories: --drive-dir replaces the sweep's; missing ones are
+  // created (they hold containers, made on first use).
+  int drives_needed = 0;
+  for (const Point& p : *points) {
+    const EngineInfo* e = find_engine(p.engine.name);
+    if (e != nullptr && e->uses_drives) drives_needed = std::max(drives_needed, p.drives.count);
+  }
+  if (drives_needed > static_cast<int>(spec->drive_dirs.size())) {
+    std::fprintf(stderr, "moebench run: the sweep needs %d drive directories but %zu are given; list them in "
+                 "drive_dirs or pass --drive-dir once per drive\n", drives_needed, spec->drive_dirs.size());
+    return 1;
+  }
+  for (const std::string& dir : spec->drive_dirs) {
+    std::error_code ec;
+    if (std::filesystem::exists(dir, ec)) continue;
+    if (!std::filesystem::create_directories(dir, ec) || ec) {
+      std::fprintf(stderr, "moebench run: cannot create drive directory %s: %s\n", dir.c_str(), ec.message().c_str());
+      return 1;
+    }
+    if (!args.quiet) std::fprintf(stderr, "moebench run: created drive directory %s\n", dir.c_str());
   }
 
   std::string profile_label;
@@ -195,6 +218,9 @@ void add_run_command(CLI::App& app, CliState& state) {
   cmd->add_option("--format", args->formats, "result files to write (default: md csv json jsonl)")
       ->check(CLI::IsMember({"md", "csv", "json", "jsonl"}))
       ->delimiter(',');
+  cmd->add_option("--drive-dir", args->drive_dirs,
+                  "drive directory (repeatable, one per drive): replaces the sweep's drive_dirs; created if "
+                  "missing. Containers are made there on first use and reused");
   cmd->add_option("--print", args->print, "what to print on stdout at the end: md, csv or none")
       ->check(CLI::IsMember({"md", "csv", "none"}));
   cmd->callback([args, &state] { state.exit_code = run_command(*args, state); });
