@@ -435,4 +435,34 @@ Expected<FioResult> run_fio(const std::string& fio_path, const FioCell& cell, co
   return result;
 }
 
+Expected<double> run_fio_seq_write(const std::string& fio_path, const std::string& dir, std::uint64_t bytes,
+                                   std::uint64_t block_bytes, int queue_depth) {
+  static std::atomic<unsigned> counter{0};
+  const std::string stem = dir + "/fio-write-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
+  const std::vector<std::string> argv = {fio_path, "--name=seqwrite", "--filename=" + stem + ".tmp", "--rw=write",
+                                         "--bs=" + std::to_string(block_bytes), "--size=" + std::to_string(bytes),
+                                         "--direct=1", "--ioengine=io_uring", "--iodepth=" + std::to_string(queue_depth),
+                                         "--end_fsync=1", "--output-format=json"};
+  ProcessOptions po;
+  po.stderr_path = stem + ".stderr.txt";
+  po.scratch_dir = dir;
+  po.timeout_s = 600;
+  auto proc = run_process(argv, po);
+  std::error_code ec;
+  std::filesystem::remove(stem + ".tmp", ec);
+  const std::string messages = fio_messages(proc ? proc->out : std::string(), po.stderr_path);
+  std::filesystem::remove(po.stderr_path, ec);
+  if (!proc) return make_error(proc.error().message + " (install fio or fix its path)");
+  if (proc->timed_out || proc->exit_code != 0) {
+    return make_error("fio sequential write " + proc->describe() + "\n  command: " + command_line(argv) + messages);
+  }
+  try {
+    const Json j = Json::parse(proc->out);
+    return j.at("jobs").at(0).at("write").at("bw_bytes").get<double>();
+  } catch (const std::exception& e) {
+    return make_error("fio sequential write: cannot read jobs[0].write.bw_bytes from its JSON (" + std::string(e.what()) +
+                      ")");
+  }
+}
+
 }  // namespace moebench

@@ -54,4 +54,11 @@ std::optional<std::string> find_fio();
 // include fio's stderr.
 Expected<FioResult> run_fio(const std::string& fio_path, const FioCell& cell, const std::string& scratch_dir);
 
+// Sequential O_DIRECT write bandwidth (bytes/s, jobs[0].write.bw_bytes) of
+// `bytes` written in `block_bytes` blocks with `queue_depth` in flight
+// (io_uring) to a scratch file in `dir`, fsynced at the end and deleted
+// after: the baseline `container make --fio-baseline` compares itself with.
+Expected<double> run_fio_seq_write(const std::string& fio_path, const std::string& dir, std::uint64_t bytes,
+                                   std::uint64_t block_bytes, int queue_depth);
+
 }  // namespace moebench

@@ -219,7 +219,7 @@ struct RowSegment {
 
 // Generates every segment's rows in `quant` and feeds the bytes to
 // sink(segment, data, n, segment_done) in order. Rows are produced in chunks
-// of about 1 MiB by one worker per core (up to 24 chunks ahead, across
+// of about 1 MiB by one worker per core (up to 96 chunks ahead, across
 // segment boundaries) while the caller hashes and writes the chunks before.
 template <typename Sink>
 Status emit_segments(const WeightGenerator& gen, const std::vector<RowSegment>& segments, const std::string& quant,
@@ -267,7 +267,7 @@ Status emit_segments(const WeightGenerator& gen, const std::vector<RowSegment>& 
   // One worker per core takes tasks in order into a ring of kWindow slots;
   // this thread consumes the slots in order. In-order work keeps the chunk
   // this thread waits for at the front of the queue.
-  constexpr std::size_t kWindow = 24;
+  constexpr std::size_t kWindow = 96;
   std::vector<Chunk> ring(kWindow);
   std::vector<char> ready(kWindow, 0);
   std::mutex mu;

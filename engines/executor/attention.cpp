@@ -110,7 +110,7 @@ class MlaLayer final : public AttentionLayer {
     const float scale = 1.0f / std::sqrt(static_cast<float>(qk));
     const std::uint64_t kvb_row_bytes = w_.kv_b.row_bytes();
     ops.pool().parallel_for(heads, [&](std::size_t h) {
-      std::vector<float> q_lat(batch * kv, 0.0f), wrow(kv), o_lat(kv);
+      std::vector<float> q_lat(batch * kv, 0.0f), wrow(kv), o_lat(kv), qcat(row);
       // q_lat[b] = W_UK_hᵀ q_nope[b]: each W_UK row decoded once for the batch.
       for (std::size_t d = 0; d < nope; ++d) {
         const std::size_t r = h * (nope + vd) + d;
@@ -126,10 +126,12 @@ class MlaLayer final : public AttentionLayer {
         const std::size_t visible = static_cast<std::size_t>(first) + b + 1;
         const float* ql = q_lat.data() + b * kv;
         const float* qr = q_.data() + b * heads * qk + h * qk + nope;
-        for (std::size_t t = 0; t < visible; ++t) {
-          const std::uint16_t* ct = cache_.data() + t * row;
-          s[t] = (dot_bf16(ql, ct, kv) + dot_bf16(qr, ct + kv, row - kv)) * scale;
-        }
+        // Scores over the whole context in one bf16 matvec: each cached row
+        // is [c_t, kr_t], the query [q_lat, q_rope].
+        std::copy_n(ql, kv, qcat.data());
+        std::copy_n(qr, row - kv, qcat.data() + kv);
+        (void)moebench::matvec("bf16", cache_.data(), visible, row, qcat.data(), s.data(), best_simd_level());
+        for (std::size_t t = 0; t < visible; ++t) s[t] *= scale;
         softmax(s.data(), visible);
         std::fill(o_lat.begin(), o_lat.end(), 0.0f);
         for (std::size_t t = 0; t < visible; ++t) axpy_bf16(s[t], cache_.data() + t * row, o_lat.data(), kv);

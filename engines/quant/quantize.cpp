@@ -496,6 +496,8 @@ namespace detail {
 void quantize_mxfp4_avx512(const float* x, std::uint8_t* out, std::size_t blocks,
                            void (*scalar_block)(const float*, std::uint8_t*));
 void quantize_bf16_avx512(const float* x, std::uint8_t* out, std::size_t n);
+void quantize_q8_0_avx512(const float* x, std::uint8_t* out, std::size_t blocks, std::uint16_t (*to_fp16)(float));
+void quantize_q4_0_avx512(const float* x, std::uint8_t* out, std::size_t blocks, std::uint16_t (*to_fp16)(float));
 }  // namespace detail
 #endif
 
@@ -517,6 +519,14 @@ Status quantize(std::string_view quant, const float* src, void* dst, std::size_t
     }
     if (quant == "bf16") {
       detail::quantize_bf16_avx512(src, out, n);
+      return Status::success();
+    }
+    if (quant == "q8_0") {
+      detail::quantize_q8_0_avx512(src, out, n / 32, fp32_to_fp16);
+      return Status::success();
+    }
+    if (quant == "q4_0") {
+      detail::quantize_q4_0_avx512(src, out, n / 32, fp32_to_fp16);
       return Status::success();
     }
   }

@@ -11,6 +11,7 @@
 #include "harness/cli/commands.h"
 #include "harness/text.h"
 #include "harness/units.h"
+#include "probes/fio_adapter.h"
 
 namespace moebench {
 namespace {
@@ -87,6 +88,7 @@ struct MakeArgs {
   std::string layout = "replicate";
   bool packed = false;
   std::string quantizer = "fast";
+  bool fio_baseline = false;
   std::uint64_t seed = 42;
   bool quiet = false;
 };
@@ -131,6 +133,22 @@ int make_command(const MakeArgs& a, const CliState& state) {
                          : ("written in " + format_duration_s(f.write_s) + " (" +
                             format_rate(static_cast<double>(f.bytes) / std::max(f.write_s, 1e-9)) + ")").c_str());
   }
+  if (a.fio_baseline) {
+    // fio's sequential write in the same run, same pattern as our writer
+    // (16 MiB blocks, 4 in flight, O_DIRECT), half the first file's size.
+    const ContainerFile& f = files->front();
+    if (f.reused || f.write_s <= 0) return fail("--fio-baseline: the file was reused, nothing was written to compare");
+    auto fio = find_fio();
+    if (!fio) return fail("--fio-baseline: fio is not on PATH (apt install fio)");
+    const std::uint64_t bytes = std::max<std::uint64_t>(1ull << 30, f.bytes / 2 / (16u << 20) * (16u << 20));
+    auto bw = run_fio_seq_write(*fio, spec.drive_dirs.front(), bytes, 16u << 20, 4);
+    if (!bw) return fail("--fio-baseline: " + bw.error().message);
+    const double ours = static_cast<double>(f.bytes) / f.write_s;
+    std::printf("fio sequential write (16 MiB blocks, QD 4, O_DIRECT, %s, same drive, just now): %s; container make "
+                "wrote at %s = %.0f %% of it\n",
+                format_bytes(static_cast<double>(bytes)).c_str(), format_rate(*bw).c_str(), format_rate(ours).c_str(),
+                100.0 * ours / *bw);
+  }
   return 0;
 }
 
@@ -171,6 +189,9 @@ void add_container_command(CLI::App& app, CliState& state) {
                    "fast (default: single-pass k-quant scales, keeps up with the disk) or ggml (ggml's reference "
                    "search, byte-identical to llama.cpp, 20-70x slower for q4_k/q3_k/q2_k)")
       ->check(CLI::IsMember({"fast", "ggml"}));
+  make->add_flag("--fio-baseline", margs->fio_baseline,
+                 "after writing, measure fio's sequential O_DIRECT write on the first drive (same block size and "
+                 "depth) and print the make's rate as a share of it");
   make->add_option("--seed", margs->seed, "weight seed (default 42)");
   make->add_flag("--quiet,-q", margs->quiet, "no progress line");
   make->callback([margs, &state] { state.exit_code = make_command(*margs, state); });

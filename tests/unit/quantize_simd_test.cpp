@@ -47,7 +47,13 @@ TEST_CASE("SIMD quantizers equal the scalar reference byte for byte", "[quant]")
     x[157] = -0.0f;
     x[158] = 12.0f;
     x[159] = -15.5f;
-    for (const char* q : {"mxfp4", "bf16"}) {
+    // NaN and infinities among ordinary values (ignored by the block maximum).
+    for (std::size_t j = 0; j < 32; ++j) x[160 + j] = static_cast<float>(j) - 16.0f;
+    x[161] = std::numeric_limits<float>::quiet_NaN();
+    x[170] = -std::numeric_limits<float>::quiet_NaN();
+    x[192] = std::numeric_limits<float>::quiet_NaN();
+    for (std::size_t j = 224; j < 256; ++j) x[j] = std::numeric_limits<float>::quiet_NaN();
+    for (const char* q : {"mxfp4", "bf16", "q8_0", "q4_0"}) {
       INFO(q << " at scale " << scale);
       const QuantFormat f = *find_quant(q);
       std::vector<std::uint8_t> ref(f.bytes_for(n)), fast(f.bytes_for(n));
