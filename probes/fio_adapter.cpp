@@ -244,9 +244,11 @@ std::string fio_job_text(const FioCell& cell) {
   t += "iodepth=" + std::to_string(cell.queue_depth < 1 ? 1 : cell.queue_depth) + "\n";
   t += "ioengine=" + cell.ioengine + "\n";
   t += std::string("direct=") + (cell.direct ? "1" : "0") + "\n";
+  if (cell.fixed_buffers && cell.ioengine == "io_uring") t += "fixedbufs=1\n";
   t += "time_based=1\n";
   t += "runtime=" + std::to_string(job_runtime_s(cell.runtime_s)) + "\n";
   // size=0 is not valid fio; without size= fio reads the whole file.
+  if (cell.file_offset != 0) t += "offset=" + std::to_string(cell.file_offset) + "\n";
   if (cell.file_bytes != 0) t += "size=" + std::to_string(cell.file_bytes) + "\n";
   t += "numjobs=1\n";
   t += "group_reporting\n";

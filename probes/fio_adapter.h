@@ -18,13 +18,15 @@ namespace moebench {
 
 struct FioCell {
   std::string file_path;       // an existing, fully written test file
-  std::uint64_t file_bytes = 0;
+  std::uint64_t file_bytes = 0;  // bytes to use (from file_offset); 0 = the whole file
+  std::uint64_t file_offset = 0; // start of the region read (4096-aligned)
   std::uint64_t block_bytes = 0;
   int queue_depth = 1;
   bool random = true;          // randread vs read
   double runtime_s = 3;        // time-based run length
   std::string ioengine = "io_uring";  // "io_uring", "libaio" or "psync"
   bool direct = true;          // O_DIRECT
+  bool fixed_buffers = false;  // io_uring registered buffers (fixedbufs=1), as the streaming engine reads
 };
 
 struct FioResult {

@@ -122,6 +122,7 @@ Status run_tokens(Executor& ex, const Point& point, RunContext& ctx, std::size_t
   m.expert_misses_decode = c1.misses - c0.misses;
   m.expert_misses_hidden_decode = c1.misses_hidden - c0.misses_hidden;
   m.io_wait_s_decode = c1.io_wait_s - c0.io_wait_s;
+  m.io_busy_s_decode = c1.io_busy_s - c0.io_busy_s;
   return Status::success();
 }
 

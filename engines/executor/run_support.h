@@ -47,6 +47,7 @@ struct EngineCounters {
   std::uint64_t read_bytes = 0;
   std::uint64_t hits = 0, misses = 0, misses_hidden = 0;
   double io_wait_s = 0;
+  double io_busy_s = 0;
 };
 
 // Prefill in chunks of at most `chunk` tokens, then gen_tokens - 1 decode

@@ -133,6 +133,7 @@ class ExpertIoImpl final : public ExpertIo {
       d.throttle_free = op.due;
     }
     ++reads_submitted_;
+    if (outstanding_++ == 0) busy_since_ = now;
     if (options_.fault.kind != FaultPlan::Kind::kNone && reads_submitted_ == options_.fault.nth_read) {
       op.fault = options_.fault.kind;
     }
@@ -340,6 +341,9 @@ class ExpertIoImpl final : public ExpertIo {
         continue;
       }
       op.complete = true;
+      if (outstanding_ > 0 && --outstanding_ == 0) {
+        counters_.busy_s += std::chrono::duration<double>(now - busy_since_).count();
+      }
       Drive& d = drives_[static_cast<std::size_t>(op.req.drive)];
       d.bytes_in_flight -= op.req.bytes;
       if (op.error.empty()) {
@@ -367,6 +371,8 @@ class ExpertIoImpl final : public ExpertIo {
   std::unique_ptr<io_detail::ReadQueue> queue_;
   std::unordered_map<std::uint64_t, Op> ops_;             // by tag, until waited for
   std::unordered_map<std::uint64_t, std::uint64_t> active_;  // piece id -> tag, at the device
+  std::size_t outstanding_ = 0;        // submitted reads not yet visibly complete
+  IoClock::time_point busy_since_{};   // when outstanding_ last rose from 0
   std::deque<std::uint64_t> backlog_;                     // tags beyond the queue depth, FIFO
   std::vector<std::uint64_t> landed_;                     // tags landed, not yet visible
   std::vector<Landed> scratch_;

@@ -89,6 +89,10 @@ struct IoCounters {
   std::uint64_t bytes = 0;                   // bytes delivered by completed reads
   std::vector<std::uint64_t> bytes_by_drive;
   std::uint64_t retries = 0;                 // real short reads resubmitted
+  // Seconds during which at least one read was outstanding (submitted and
+  // not yet visibly complete): bytes / busy_s is the bandwidth the read path
+  // achieved while it had work, independent of compute between reads.
+  double busy_s = 0;
 };
 
 class ExpertIo {

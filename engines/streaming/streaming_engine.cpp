@@ -14,6 +14,7 @@
 #include "engines/io/expert_io.h"
 #include "engines/routing/routing.h"
 #include "engines/streaming/streaming_source.h"
+#include "harness/text.h"
 #include "harness/units.h"
 
 namespace moebench {
@@ -91,13 +92,15 @@ class StreamingEngine final : public Engine {
         const std::uint64_t fixed = resident + margin_bytes(budget);
         slots = budget > fixed ? std::min(all, (budget - fixed) / slot_bytes) : 0;
         if (slots < static_cast<std::uint64_t>(k)) {
-          const std::uint64_t min_budget = fixed + static_cast<std::uint64_t>(k) * slot_bytes;
+          // The smallest B with B >= resident + margin(B) + k slots.
+          const std::uint64_t min_budget = static_cast<std::uint64_t>(
+              static_cast<double>(resident + margin_bytes(0) + static_cast<std::uint64_t>(k) * slot_bytes) / 0.99) + 1;
           m.status = RowStatus::kInfeasible;
           m.reason = "budget " + format_bytes(static_cast<double>(budget)) + " leaves room for " + std::to_string(slots) +
                      " expert slots but one layer's top-" + std::to_string(k) + " needs " + std::to_string(k) +
                      ": minimum budget " + format_bytes(static_cast<double>(min_budget)) + " (resident " +
-                     format_bytes(static_cast<double>(resident)) + " incl. trunk and KV/state, margin " +
-                     format_bytes(static_cast<double>(margin_bytes(budget))) + ", " + std::to_string(k) + " x " +
+                     format_bytes(static_cast<double>(resident)) + " incl. trunk and KV/state, margin 24 MiB + 1 % of "
+                     "the budget, " + std::to_string(k) + " x " +
                      format_bytes(static_cast<double>(slot_bytes)) + ")";
           return std::size_t{0};
         }
@@ -147,12 +150,18 @@ class StreamingEngine final : public Engine {
       c.misses = source.misses;
       c.misses_hidden = source.misses_hidden;
       c.io_wait_s = source.io_wait_s;
+      c.io_busy_s = (*io)->counters().busy_s;
       return c;
     };
     Status st = run_tokens(ex, point, ctx, chunk_, counters, m);
     (*io)->drain();
     if (!st) return st.error();
     m.peak_rss_bytes = peak_rss_bytes();
+    if (m.io_busy_s_decode > 0) {
+      m.notes.push_back("decode reads: " + format_rate(static_cast<double>(m.read_bytes_decode) / m.io_busy_s_decode) +
+                        " while reads were outstanding (" + format_fixed(100 * m.io_busy_s_decode /
+                        std::max(1e-9, m.token_times_s.back() - m.token_times_s.front()), 0) + " % of decode)");
+    }
     m.notes.push_back("cache " + std::to_string(*slots) + " slots x " + format_bytes(static_cast<double>(cache->slot_bytes())) +
                       " (" + point.cache_policy + "), " + std::to_string(cache->evictions()) + " evictions; I/O " +
                       (*io)->backend() + ", qd " + std::to_string(qd_) + (packed_ ? ", packed records" : ", split tensors"));

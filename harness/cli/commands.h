@@ -28,6 +28,7 @@ void add_schema_command(CLI::App& app, CliState& state);
 void add_probe_command(CLI::App& app, CliState& state);
 void add_card_command(CLI::App& app, CliState& state);
 void add_container_command(CLI::App& app, CliState& state);
+void add_bench_command(CLI::App& app, CliState& state);
 
 struct GgufFile;
 // The text `container inspect` prints for one file.
