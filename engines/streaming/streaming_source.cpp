@@ -99,8 +99,25 @@ void StreamingSource::reap() {
   }
 }
 
+Status StreamingSource::issue_prefetches() {
+  std::size_t done = 0;
+  for (; done < prefetch_queue_.size(); ++done) {
+    const int e = prefetch_queue_[done];
+    if (cache_.find(prefetch_layer_, e) != ExpertCache::kNone) continue;
+    const int s = cache_.claim(prefetch_layer_, e);
+    if (s == ExpertCache::kNone) break;  // no slot free now: retry on the next release
+    origin_[static_cast<std::size_t>(s)] = Origin::kPrefetch;
+    ++prefetches;
+    if (Status st = submit(s, prefetch_layer_, e); !st) return st;
+  }
+  prefetch_queue_.erase(prefetch_queue_.begin(), prefetch_queue_.begin() + static_cast<std::ptrdiff_t>(done));
+  if (done > 0) io_.flush();
+  return Status::success();
+}
+
 Status StreamingSource::layer_routed(int layer, const std::vector<int>& experts) {
   if (prefetch_) reap();
+  if (layer == prefetch_layer_) prefetch_queue_.clear();  // the real routing is known now
   // Every missing expert of the layer goes to the drives now, before the
   // shared experts compute; slots are pinned until their expert is used.
   for (int e : experts) {
@@ -115,16 +132,11 @@ Status StreamingSource::layer_routed(int layer, const std::vector<int>& experts)
   }
   if (prefetch_ && moe_layers_ > 0) {
     // The next MoE layer (the first one, for the next token, after the last
-    // layer), guessed from what the previous batch used there.
-    const int next = (layer + 1) % moe_layers_;
-    for (int e : last_[static_cast<std::size_t>(next)]) {
-      if (cache_.find(next, e) != ExpertCache::kNone) continue;
-      const int s = cache_.claim(next, e);
-      if (s == ExpertCache::kNone) break;
-      origin_[static_cast<std::size_t>(s)] = Origin::kPrefetch;
-      ++prefetches;
-      if (Status st = submit(s, next, e); !st) return st;
-    }
+    // layer), guessed from what the previous batch used there. What does not
+    // fit now is issued as this layer's experts are released.
+    prefetch_layer_ = (layer + 1) % moe_layers_;
+    prefetch_queue_ = last_[static_cast<std::size_t>(prefetch_layer_)];
+    if (Status st = issue_prefetches(); !st) return st;
   }
   last_[static_cast<std::size_t>(layer)] = experts;
   io_.flush();
@@ -135,6 +147,16 @@ Expected<ExpertWeights> StreamingSource::acquire(int layer, int expert) {
   int s = cache_.find(layer, expert);
   if (s == ExpertCache::kNone) {
     s = cache_.claim(layer, expert);
+    if (s == ExpertCache::kNone) {
+      // Slots held by prefetches still in flight: let them land (they become
+      // evictable), then try again.
+      const auto t0 = std::chrono::steady_clock::now();
+      for (std::size_t p = 0; p < pending_.size(); ++p) {
+        if (pending_[p] && origin_[p] == Origin::kPrefetch) (void)await(static_cast<int>(p));
+      }
+      io_wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      s = cache_.claim(layer, expert);
+    }
     if (s == ExpertCache::kNone) {
       return make_error("expert cache: every slot is in use; the budget leaves fewer slots than one layer needs");
     }
@@ -179,6 +201,10 @@ Expected<ExpertWeights> StreamingSource::acquire(int layer, int expert) {
 void StreamingSource::release(int layer, int expert) {
   const int s = cache_.find(layer, expert);
   if (s != ExpertCache::kNone) cache_.unpin(s);
+  // A slot may have come free: queued prefetches go to the drives now, while
+  // the rest of this layer and the next layer's attention compute. A failed
+  // prefetch submit is dropped; the expert is read on demand if needed.
+  if (prefetch_ && !prefetch_queue_.empty()) (void)issue_prefetches();
 }
 
 }  // namespace moebench

@@ -47,6 +47,8 @@ class StreamingSource final : public ExpertSource {
   // Marks prefetched slots whose reads have all landed as ready (so they
   // can be used or evicted); never blocks.
   void reap();
+  // Issues queued prefetches into slots that are free or evictable now.
+  Status issue_prefetches();
 
   std::vector<const ExpertTable*> tables_;
   bool stripe_;
@@ -58,6 +60,8 @@ class StreamingSource final : public ExpertSource {
   std::vector<char> pending_;           // per slot: reads in flight
   std::vector<ExpertReadPlan> plan_;    // per slot
   std::vector<std::vector<int>> last_;  // per layer: the experts the previous batch used
+  int prefetch_layer_ = -1;             // layer the queued prefetches are for
+  std::vector<int> prefetch_queue_;     // its predicted experts not yet issued
 };
 
 }  // namespace moebench

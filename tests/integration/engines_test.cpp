@@ -272,3 +272,21 @@ TEST_CASE("decode slows with context for GQA and MLA, and not for linear attenti
     }
   }
 }
+
+TEST_CASE("next-layer prefetch hides misses when the routing repeats", "[engines]") {
+  Rig rig("tiny-moe", 1);
+  Point p = rig.point("streaming");
+  p.routing = "sticky:1";  // 4 layers x 2 experts = 8 (layer, expert) pairs, cycled every token
+  p.gen_tokens = 12;
+  const Measurement plain = run_with_slots(rig, p, 3);
+  const std::size_t slots = cache_slots(plain);
+  INFO("slots " << slots);
+  REQUIRE(slots < 8);  // LRU below the cycle: every need is a miss
+  CHECK(plain.expert_hits_decode == 0);
+  CHECK(plain.expert_misses_hidden_decode == 0);
+  p.prefetch = "next-layer";
+  const Measurement pre = run_with_slots(rig, p, slots);
+  CHECK(cache_slots(pre) == slots);
+  CHECK(pre.expert_misses_hidden_decode > 0);
+  CHECK(pre.expert_misses_decode == plain.expert_misses_decode);  // still read, but ahead of need
+}
