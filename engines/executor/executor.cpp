@@ -275,7 +275,14 @@ Status Executor::moe(const TrunkLayer& L, std::size_t batch, const float* h, flo
     zin = z_.data();
   }
   acc_.assign(batch * ed, 0.0f);
-  for (int e : distinct) {
+  std::vector<int> remaining = distinct;
+  while (!remaining.empty()) {
+    // The first expert whose reads have landed, else the first listed
+    // (acquire then waits for it).
+    const int ready = experts_.pick_ready(l, remaining);
+    const std::size_t at = ready >= 0 ? static_cast<std::size_t>(ready) : 0;
+    const int e = remaining[at];
+    remaining.erase(remaining.begin() + static_cast<std::ptrdiff_t>(at));
     auto w = experts_.acquire(l, e);
     if (!w) return w.error();
     const auto& us = users[e];

@@ -47,6 +47,13 @@ class ExpertSource {
   virtual Status layer_routed(int moe_layer, const std::vector<int>& experts) = 0;
   // Blocks until expert `expert` of `moe_layer` is in memory.
   virtual Expected<ExpertWeights> acquire(int moe_layer, int expert) = 0;
+  // Among `candidates` (experts of `moe_layer` not yet computed), the index
+  // of one whose weights are in memory now, or -1 if none is: the executor
+  // computes experts in the order they land, not the order it listed them.
+  virtual int pick_ready(int moe_layer, const std::vector<int>& candidates) {
+    (void)moe_layer;
+    return candidates.empty() ? -1 : 0;
+  }
   virtual void release(int moe_layer, int expert) {
     (void)moe_layer;
     (void)expert;

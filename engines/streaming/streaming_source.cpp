@@ -165,7 +165,12 @@ Expected<ExpertWeights> StreamingSource::acquire(int layer, int expert) {
     cache_.pin(s);
   }
   const std::size_t si = static_cast<std::size_t>(s);
-  const bool was_ready = cache_.state(s) == ExpertCache::State::kReady && !pending_[si];
+  // Landed before the need: ready, or every read already complete.
+  bool was_ready = cache_.state(s) == ExpertCache::State::kReady && !pending_[si];
+  if (pending_[si]) {
+    was_ready = true;
+    for (int r = 0; r < plan_[si].reads && was_ready; ++r) was_ready = io_.done(si * 4 + static_cast<std::uint64_t>(r));
+  }
   if (pending_[si]) {
     const auto t0 = std::chrono::steady_clock::now();
     Status st = await(s);
@@ -196,6 +201,19 @@ Expected<ExpertWeights> StreamingSource::acquire(int layer, int expert) {
     views[m]->row_len = L.row_len[m];
   }
   return w;
+}
+
+int StreamingSource::pick_ready(int layer, const std::vector<int>& candidates) {
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const int s = cache_.find(layer, candidates[i]);
+    if (s == ExpertCache::kNone) continue;
+    const std::size_t si = static_cast<std::size_t>(s);
+    if (!pending_[si]) return static_cast<int>(i);  // cached before, or already awaited
+    bool all = true;
+    for (int r = 0; r < plan_[si].reads && all; ++r) all = io_.done(si * 4 + static_cast<std::uint64_t>(r));
+    if (all) return static_cast<int>(i);
+  }
+  return -1;
 }
 
 void StreamingSource::release(int layer, int expert) {

@@ -36,6 +36,7 @@ class StreamingSource final : public ExpertSource {
   Status layer_routed(int moe_layer, const std::vector<int>& experts) override;
   Expected<ExpertWeights> acquire(int moe_layer, int expert) override;
   void release(int moe_layer, int expert) override;
+  int pick_ready(int moe_layer, const std::vector<int>& candidates) override;
 
   std::uint64_t hits = 0, misses = 0, misses_hidden = 0, prefetches = 0;
   double io_wait_s = 0;
