@@ -41,6 +41,7 @@ struct Measurement {
   double prefill_s = 0;
   std::vector<double> token_times_s;
 
+  std::uint64_t read_bytes_prefill = 0;                // engine I/O counters, prefill window
   std::uint64_t read_bytes_decode = 0;                 // engine I/O counters
   std::optional<std::uint64_t> proc_read_bytes_decode; // /proc/self/io read_bytes
   std::uint64_t mem_weight_bytes_decode = 0;           // weight bytes touched in RAM

@@ -96,6 +96,7 @@ Status run_tokens(Executor& ex, const Point& point, RunContext& ctx, std::size_t
   const std::int64_t prompt = std::max<std::int64_t>(1, point.prompt_tokens);
   const std::int64_t gen = std::max<std::int64_t>(1, point.gen_tokens);
   m.prompt_tokens = prompt;
+  const std::uint64_t before_prefill = counters().read_bytes;
   const double t0 = ctx.clock.now_s();
   for (std::int64_t done = 0; done < prompt;) {
     if (ctx.cancelled()) return make_error("cancelled during prefill");
@@ -106,6 +107,7 @@ Status run_tokens(Executor& ex, const Point& point, RunContext& ctx, std::size_t
   m.prefill_s = ctx.clock.now_s() - t0;
   m.token_times_s.push_back(m.prefill_s);
   const EngineCounters c0 = counters();
+  m.read_bytes_prefill = c0.read_bytes - before_prefill;
   const auto proc0 = proc_read_bytes();
   const std::uint64_t w0 = ex.ops().weight_bytes_touched;
   for (std::int64_t t = 1; t < gen; ++t) {

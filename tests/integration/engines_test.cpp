@@ -291,3 +291,25 @@ TEST_CASE("next-layer prefetch hides misses when the routing repeats", "[engines
   CHECK(pre.expert_misses_hidden_decode > 0);  // read ahead of need, landed before it
   CHECK(pre.expert_hits_decode + pre.expert_misses_decode == plain.expert_misses_decode);  // same needs
 }
+
+TEST_CASE("prefill reads each distinct expert of a chunk once", "[engines]") {
+  // Every prompt token uses the same 8 (layer, expert) pairs; the cache holds
+  // fewer than 8, so only a chunk-wide read of each distinct expert avoids
+  // re-reading them token after token.
+  Rig rig("tiny-moe", 1);
+  const std::uint64_t per_expert = rig.card.decode_bytes("q4_0").experts_streamed.storage / 8;  // 4 layers x top-2
+  for (const char* engine : {"streaming:chunk=8", "streaming:chunk=1"}) {
+    INFO(engine);
+    Point p = rig.point(engine);
+    p.routing = "sticky:1";
+    p.prompt_tokens = 8;
+    p.gen_tokens = 2;
+    const Measurement m = run_with_slots(rig, p, 3);
+    REQUIRE(cache_slots(m) < 8);
+    if (std::string(engine) == "streaming:chunk=8") {
+      CHECK(m.read_bytes_prefill == 8 * per_expert);  // one read per distinct expert
+    } else {
+      CHECK(m.read_bytes_prefill == 8 * 8 * per_expert);  // token by token, LRU below the cycle: all again
+    }
+  }
+}
