@@ -53,11 +53,12 @@ std::optional<std::uint64_t> status_kib(const char* key) {
 std::uint64_t current_rss_bytes() { return status_kib("VmRSS:").value_or(0); }
 std::uint64_t peak_rss_bytes() { return status_kib("VmHWM:").value_or(0); }
 
-void reset_peak_rss() {
+bool reset_peak_rss() {
   const int fd = ::open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  (void)!::write(fd, "5", 1);
+  if (fd < 0) return false;
+  const bool wrote = ::write(fd, "5", 1) == 1;
   ::close(fd);
+  return wrote;
 }
 
 std::optional<std::uint64_t> proc_read_bytes() {

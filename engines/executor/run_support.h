@@ -36,7 +36,9 @@ Expected<ContainerUse> ensure_container(const Point& point, RunContext& ctx, boo
 
 std::uint64_t current_rss_bytes();
 std::uint64_t peak_rss_bytes();   // VmHWM
-void reset_peak_rss();            // /proc/self/clear_refs "5" (no-op where refused)
+// /proc/self/clear_refs "5": VmHWM restarts from the current RSS. False
+// where the kernel refuses (the peak then includes earlier points).
+bool reset_peak_rss();
 std::optional<std::uint64_t> proc_read_bytes();  // /proc/self/io read_bytes
 // What this process could hold: MemAvailable plus its own RSS, capped by a
 // cgroup memory limit when one applies.
