@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "../unit/test_support.h"
+#include "process.h"
 #include "engines/container/container.h"
 #include "engines/resident/resident_engine.h"
 #include "engines/streaming/streaming_engine.h"
@@ -20,6 +21,8 @@
 #include "harness/progress.h"
 
 using namespace moebench;
+using moebench::testing::Finished;
+using moebench::testing::run_moebench;
 using moebench::testing::TempDir;
 
 namespace {
@@ -312,4 +315,30 @@ TEST_CASE("prefill reads each distinct expert of a chunk once", "[engines]") {
       CHECK(m.read_bytes_prefill == 8 * 8 * per_expert);  // token by token, LRU below the cycle: all again
     }
   }
+}
+
+TEST_CASE("a sweep with failing and infeasible streaming points keeps every row", "[engines]") {
+  // Through the CLI: injected EIO, an impossible budget and healthy points in
+  // one sweep; each gets its row and status, nothing stops the sweep.
+  TempDir dir;
+  const std::string sweep = dir.file("faults.json");
+  std::ofstream(sweep) << R"({"name": "faults", "repetitions": 1, "warmup": 0, "seed": 3,
+    "drive_dirs": [")" << dir.file("d0") << R"("],
+    "axes": {"engine": ["streaming", "streaming:fault=eio@4", "resident"], "model": ["tiny-moe"],
+             "quant": ["q4_0"], "ram_budget": ["2MiB", "unlimited"], "gen_tokens": [4]}})";
+  const std::string out = dir.file("out");
+  const Finished f = run_moebench({"run", sweep, "--out", out, "--quiet"}, dir.path());
+  INFO(f.err);
+  CHECK(f.exit_code == 0);
+  std::ifstream rows(out + "/results.jsonl");
+  std::string line;
+  int ok = 0, failed = 0, infeasible = 0;
+  while (std::getline(rows, line)) {
+    ok += line.find("\"status\":\"ok\"") != std::string::npos;
+    failed += line.find("\"status\":\"failed\"") != std::string::npos;
+    infeasible += line.find("\"status\":\"infeasible\"") != std::string::npos;
+  }
+  CHECK(ok == 2);          // streaming and resident, unlimited
+  CHECK(failed == 1);      // the injected EIO (the 2 MiB one is infeasible first)
+  CHECK(infeasible == 3);  // 2 MiB for each engine spec
 }

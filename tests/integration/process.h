@@ -3,6 +3,7 @@
 #pragma once
 
 #include <signal.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
