@@ -197,7 +197,19 @@ std::map<std::string, AxisParser> make_parsers(const SweepContext& ctx) {
     return s ? std::optional<Json>(*s) : std::nullopt;
   };
   p["prefetch"] = [](const Json& j, const std::string& path, Diagnostics& d) -> std::optional<Json> {
-    auto s = read_enum(j, path, d, {"off", "next-layer"}, "prefetch mode");
+    // "pregate:P": a simulated pre-gating predictor that names each of the
+    // next layer's experts correctly with probability P.
+    if (j.is_string() && j.get<std::string>().rfind("pregate:", 0) == 0) {
+      const std::string arg = j.get<std::string>().substr(8);
+      double v = -1;
+      const auto [ptr, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), v);
+      if (ec != std::errc() || ptr != arg.data() + arg.size() || !(v >= 0 && v <= 1)) {
+        d.add(path, "pregate needs an accuracy in [0, 1], e.g. \"pregate:0.9\"");
+        return std::nullopt;
+      }
+      return Json(j.get<std::string>());
+    }
+    auto s = read_enum(j, path, d, {"off", "next-layer"}, "prefetch mode (or pregate:P)");
     return s ? std::optional<Json>(*s) : std::nullopt;
   };
   return p;

@@ -193,7 +193,10 @@ Status Executor::forward(std::size_t batch) {
   std::vector<float> gain(hidden);
   for (std::size_t li = 0; li < trunk_.layers.size(); ++li) {
     const TrunkLayer& L = trunk_.layers[li];
-    if (L.moe_index >= 0) experts_.layer_begin(L.moe_index);
+    if (L.moe_index >= 0) {
+      experts_.layer_begin(L.moe_index);
+      if (L.moe_index == 0) experts_.layer_upcoming(0, distinct_of(0, batch));
+    }
     ops_.load_vector(L.attn_norm, gain.data());
     std::copy(x_.begin(), x_.end(), h_.begin());
     for (std::size_t b = 0; b < batch; ++b) rms_norm(h_.data() + b * hidden, hidden, gain.data());
@@ -218,6 +221,18 @@ Status Executor::forward(std::size_t batch) {
   const auto best = std::max_element(logits_.begin(), logits_.end()) - logits_.begin();
   next_token_id_ = static_cast<std::int32_t>(best);
   return Status::success();
+}
+
+std::vector<int> Executor::distinct_of(int moe_layer, std::size_t batch) const {
+  const std::size_t k = static_cast<std::size_t>(card_.moe.active);
+  std::vector<int> ids;
+  for (std::size_t b = 0; b < batch; ++b) {
+    const int* r = token_routes_[b].data() + static_cast<std::size_t>(moe_layer) * k;
+    ids.insert(ids.end(), r, r + k);
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
 }
 
 void Executor::dense(const TrunkLayer& L, std::size_t batch, const float* h, float* out) {
@@ -252,6 +267,7 @@ Status Executor::moe(const TrunkLayer& L, std::size_t batch, const float* h, flo
   std::vector<int> distinct;
   for (const auto& [e, u] : users) distinct.push_back(e);
   if (Status st = experts_.layer_routed(l, distinct); !st) return st;
+  if (l + 1 < card_.moe_layers()) experts_.layer_upcoming(l + 1, distinct_of(l + 1, batch));
   // Shared experts while the routed experts' reads are in flight.
   std::fill(out, out + batch * hidden, 0.0f);
   if (L.gate_sh.valid()) {

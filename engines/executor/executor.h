@@ -43,6 +43,15 @@ class ExpertSource {
  public:
   virtual ~ExpertSource() = default;
   virtual void layer_begin(int moe_layer) { (void)moe_layer; }
+  // What a lookahead predictor could be asked about: the experts MoE layer
+  // `moe_layer` will really use for the current batch, told before its
+  // router runs (for layer 0 before its attention, otherwise right after the
+  // previous layer's routing). Sources that simulate a predictor of limited
+  // accuracy use it; the others ignore it.
+  virtual void layer_upcoming(int moe_layer, const std::vector<int>& experts) {
+    (void)moe_layer;
+    (void)experts;
+  }
   // The distinct experts of `moe_layer` the current batch needs.
   virtual Status layer_routed(int moe_layer, const std::vector<int>& experts) = 0;
   // Blocks until expert `expert` of `moe_layer` is in memory.
@@ -114,6 +123,7 @@ class Executor {
  private:
   Status moe(const TrunkLayer& L, std::size_t batch, const float* h, float* out);
   void dense(const TrunkLayer& L, std::size_t batch, const float* h, float* out);
+  std::vector<int> distinct_of(int moe_layer, std::size_t batch) const;
 
   const ModelCard& card_;
   const TrunkWeights& trunk_;

@@ -144,7 +144,8 @@ class StreamingEngine final : public Engine {
     io_opt.fault = fault_;
     auto io = ExpertIo::open(io_opt);
     if (!io) return io.error();
-    StreamingSource source(tables, stripe, *cache, **io, point.prefetch == "next-layer", layers);
+    StreamingSource source(tables, stripe, *cache, **io, point.prefetch, layers,
+                           ctx.seed + 7919 * static_cast<std::uint64_t>(ctx.repetition));
     Executor ex(ctx.card, *trunk_, source, **routing, ops);
     ex.prepare(point.context_tokens, point.prompt_tokens + point.gen_tokens, ctx.seed);
     auto counters = [&] {

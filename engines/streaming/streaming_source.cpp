@@ -1,6 +1,7 @@
 // streaming_source.cpp — see streaming_source.h.
 #include "engines/streaming/streaming_source.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace moebench {
@@ -43,9 +44,10 @@ ExpertReadPlan plan_expert_read(const std::vector<const ExpertTable*>& tables, b
 }
 
 StreamingSource::StreamingSource(std::vector<const ExpertTable*> tables, bool stripe, ExpertCache& cache,
-                                 ExpertIo& io, bool prefetch_next_layer, int moe_layers)
-    : tables_(std::move(tables)), stripe_(stripe), cache_(cache), io_(io), prefetch_(prefetch_next_layer),
-      moe_layers_(moe_layers) {
+                                 ExpertIo& io, const std::string& prefetch, int moe_layers, std::uint64_t seed)
+    : tables_(std::move(tables)), stripe_(stripe), cache_(cache), io_(io), prefetch_(prefetch != "off"),
+      rng_(seed * 0x9e3779b97f4a7c15ull + 1), moe_layers_(moe_layers) {
+  if (prefetch.rfind("pregate:", 0) == 0) pregate_ = std::stod(prefetch.substr(8));
   origin_.assign(cache_.slots(), Origin::kNone);
   pending_.assign(cache_.slots(), 0);
   plan_.assign(cache_.slots(), {});
@@ -130,7 +132,7 @@ Status StreamingSource::layer_routed(int layer, const std::vector<int>& experts)
     }
     cache_.pin(s);
   }
-  if (prefetch_ && moe_layers_ > 0) {
+  if (prefetch_ && pregate_ < 0 && moe_layers_ > 0) {
     // The next MoE layer (the first one, for the next token, after the last
     // layer), guessed from what the previous batch used there. What does not
     // fit now is issued as this layer's experts are released.
@@ -141,6 +143,35 @@ Status StreamingSource::layer_routed(int layer, const std::vector<int>& experts)
   last_[static_cast<std::size_t>(layer)] = experts;
   io_.flush();
   return Status::success();
+}
+
+void StreamingSource::layer_upcoming(int layer, const std::vector<int>& experts) {
+  if (pregate_ < 0) return;
+  // The simulated predictor: each real expert named with probability P,
+  // otherwise a uniformly drawn wrong one (a miss that wastes a read).
+  auto next = [this] {
+    rng_ += 0x9e3779b97f4a7c15ull;
+    std::uint64_t z = rng_;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  const int experts_per_layer = tables_[0]->experts;
+  std::vector<int> guess;
+  for (int e : experts) {
+    if (static_cast<double>(next() >> 11) * 0x1.0p-53 < pregate_) {
+      guess.push_back(e);
+    } else {
+      int wrong = e;
+      for (int tries = 0; tries < 64 && (wrong == e || std::find(experts.begin(), experts.end(), wrong) != experts.end()); ++tries) {
+        wrong = static_cast<int>(next() % static_cast<std::uint64_t>(experts_per_layer));
+      }
+      guess.push_back(wrong);
+    }
+  }
+  prefetch_layer_ = layer;
+  prefetch_queue_ = std::move(guess);
+  (void)issue_prefetches();
 }
 
 Expected<ExpertWeights> StreamingSource::acquire(int layer, int expert) {

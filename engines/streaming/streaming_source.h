@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "engines/cache/expert_cache.h"
@@ -30,10 +31,14 @@ ExpertReadPlan plan_expert_read(const std::vector<const ExpertTable*>& tables, b
 
 class StreamingSource final : public ExpertSource {
  public:
+  // prefetch: "off", "next-layer" (the previous token's experts of the next
+  // layer) or "pregate:P" (a simulated pre-gating predictor: each of the next
+  // layer's real experts named with probability P, else a wrong one).
   StreamingSource(std::vector<const ExpertTable*> tables, bool stripe, ExpertCache& cache, ExpertIo& io,
-                  bool prefetch_next_layer, int moe_layers);
+                  const std::string& prefetch, int moe_layers, std::uint64_t seed);
   void layer_begin(int moe_layer) override { (void)moe_layer; }
   Status layer_routed(int moe_layer, const std::vector<int>& experts) override;
+  void layer_upcoming(int moe_layer, const std::vector<int>& experts) override;
   Expected<ExpertWeights> acquire(int moe_layer, int expert) override;
   void release(int moe_layer, int expert) override;
   int pick_ready(int moe_layer, const std::vector<int>& candidates) override;
@@ -56,6 +61,8 @@ class StreamingSource final : public ExpertSource {
   ExpertCache& cache_;
   ExpertIo& io_;
   bool prefetch_;
+  double pregate_ = -1;     // predictor accuracy, < 0 = next-layer mode
+  std::uint64_t rng_;
   int moe_layers_;
   std::vector<Origin> origin_;          // per slot: why it was loaded (until first use)
   std::vector<char> pending_;           // per slot: reads in flight
