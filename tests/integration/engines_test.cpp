@@ -342,3 +342,19 @@ TEST_CASE("a sweep with failing and infeasible streaming points keeps every row"
   CHECK(failed == 1);      // the injected EIO (the 2 MiB one is infeasible first)
   CHECK(infeasible == 3);  // 2 MiB for each engine spec
 }
+
+TEST_CASE("a pre-gating predictor hides misses even under uniform routing", "[engines]") {
+  Rig rig("tiny-moe", 1);
+  Point p = rig.point("streaming");
+  p.gen_tokens = 12;
+  const Measurement plain = run_with_slots(rig, p, 6);
+  CHECK(plain.expert_misses_hidden_decode == 0);
+  p.prefetch = "pregate:1";
+  const Measurement gated = run_with_slots(rig, p, 6);
+  INFO("hidden " << gated.expert_misses_hidden_decode << " of " << gated.expert_misses_decode);
+  CHECK(gated.expert_misses_hidden_decode > 0);
+  p.prefetch = "pregate:0";  // always wrong: reads more, hides nothing it was asked for
+  const Measurement wrong = run_with_slots(rig, p, 6);
+  CHECK(wrong.expert_misses_hidden_decode <= gated.expert_misses_hidden_decode);
+  CHECK(wrong.read_bytes_decode > plain.read_bytes_decode);
+}
