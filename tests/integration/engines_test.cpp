@@ -88,16 +88,24 @@ std::size_t cache_slots(const Measurement& m) {
   return 0;
 }
 
-// Runs `p` at the smallest budget (1 MiB steps from 30 MiB) whose cache
-// holds at least `min_slots` slots: the process's resident memory differs
-// between machines and test orders, the slot count is what the test needs.
+// Runs `p` at about the smallest budget whose cache holds at least
+// `min_slots` slots (1 MiB steps from 30 MiB, then back one step and up in
+// 64 KiB steps, finer than a slot): the process's resident memory differs
+// between machines and test orders, the slot count is what a test needs.
 Measurement run_with_slots(Rig& rig, Point p, std::size_t min_slots) {
-  for (std::uint64_t mib = 30; mib < 200; ++mib) {
-    p.ram_budget_bytes = mib << 20;
+  auto attempt = [&](std::uint64_t budget) -> std::optional<Measurement> {
+    p.ram_budget_bytes = budget;
     auto e = engine_for(p);
     auto m = rig.run(*e, p);
     REQUIRE(m);
     if (m->status == RowStatus::kOk && cache_slots(*m) >= min_slots) return *m;
+    return std::nullopt;
+  };
+  for (std::uint64_t mib = 30; mib < 200; ++mib) {
+    if (!attempt(mib << 20)) continue;
+    for (std::uint64_t b = (mib - 1) << 20; b <= mib << 20; b += 64u << 10) {
+      if (auto m = attempt(b)) return *m;
+    }
   }
   FAIL("no budget up to 200 MiB gave " << min_slots << " slots");
   return {};
