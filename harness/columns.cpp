@@ -133,7 +133,7 @@ std::vector<Column> build() {
       "expert cache hits / (hits + misses) at the moment of need, decode, median",
       median_of(metric::kExpertHitRate), true, "hit rate");
   add(metric::kHiddenMissFrac, "fraction", T::kFraction, G::kMetric,
-      "share of misses whose read a prefetch had already issued, median",
+      "share of misses whose read a prefetch had completed before the need, median",
       median_of(metric::kHiddenMissFrac));
   add(metric::kIoWaitFrac, "fraction", T::kFraction, G::kMetric,
       "share of decode wall time compute waited on reads, median", median_of(metric::kIoWaitFrac), true,

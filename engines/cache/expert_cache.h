@@ -53,6 +53,7 @@ class ExpertCache {
   // A use at the moment of need: recency and frequency.
   void touch(int slot, int layer, int expert);
   void pin(int slot) { ++pins_[static_cast<std::size_t>(slot)]; }
+  bool pinned(int slot) const { return pins_[static_cast<std::size_t>(slot)] > 0; }
   void unpin(int slot) {
     if (pins_[static_cast<std::size_t>(slot)] > 0) --pins_[static_cast<std::size_t>(slot)];
   }

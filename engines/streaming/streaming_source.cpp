@@ -50,6 +50,7 @@ StreamingSource::StreamingSource(std::vector<const ExpertTable*> tables, bool st
   if (prefetch.rfind("pregate:", 0) == 0) pregate_ = std::stod(prefetch.substr(8));
   origin_.assign(cache_.slots(), Origin::kNone);
   pending_.assign(cache_.slots(), 0);
+  stalled_.assign(cache_.slots(), 0);
   plan_.assign(cache_.slots(), {});
   last_.assign(static_cast<std::size_t>(moe_layers), {});
 }
@@ -66,11 +67,16 @@ Status StreamingSource::submit(int slot, int layer, int expert) {
     r.bytes = p.bytes[i];
     r.dest = cache_.slot_data(slot) + p.slot_pos[i];
     if (Status st = io_.submit(r); !st) {
+      // Reads already in flight land in this slot: wait for them before it
+      // can be handed out again.
+      for (int j = 0; j < i; ++j) (void)io_.wait(static_cast<std::uint64_t>(slot) * 4 + static_cast<std::uint64_t>(j));
+      origin_[s] = Origin::kNone;
       cache_.drop(slot);
       return st;
     }
   }
   pending_[s] = 1;
+  stalled_[s] = 0;
   return Status::success();
 }
 
@@ -109,8 +115,11 @@ Status StreamingSource::issue_prefetches() {
     const int s = cache_.claim(prefetch_layer_, e);
     if (s == ExpertCache::kNone) break;  // no slot free now: retry on the next release
     origin_[static_cast<std::size_t>(s)] = Origin::kPrefetch;
+    if (Status st = submit(s, prefetch_layer_, e); !st) {
+      prefetch_queue_.clear();  // do not retry a failing submit on every release
+      return st;
+    }
     ++prefetches;
-    if (Status st = submit(s, prefetch_layer_, e); !st) return st;
   }
   prefetch_queue_.erase(prefetch_queue_.begin(), prefetch_queue_.begin() + static_cast<std::ptrdiff_t>(done));
   if (done > 0) io_.flush();
@@ -122,14 +131,26 @@ Status StreamingSource::layer_routed(int layer, const std::vector<int>& experts)
   if (layer == prefetch_layer_) prefetch_queue_.clear();  // the real routing is known now
   // Every missing expert of the layer goes to the drives now, before the
   // shared experts compute; slots are pinned until their expert is used.
+  // First pin what is already here (ready or landing), so that claiming
+  // slots for the missing ones can never evict an expert this layer needs.
+  std::vector<int> missing;
   for (int e : experts) {
-    int s = cache_.find(layer, e);
+    const int s = cache_.find(layer, e);
     if (s == ExpertCache::kNone) {
-      s = cache_.claim(layer, e);
-      if (s == ExpertCache::kNone) continue;  // all slots busy: acquire() fetches it after earlier releases
-      origin_[static_cast<std::size_t>(s)] = Origin::kNeed;
-      if (Status st = submit(s, layer, e); !st) return st;
+      missing.push_back(e);
+    } else {
+      cache_.pin(s);
     }
+  }
+  unslotted_ = 0;
+  for (int e : missing) {
+    const int s = cache_.claim(layer, e);
+    if (s == ExpertCache::kNone) {  // all slots busy: acquire() fetches it after earlier releases
+      ++unslotted_;
+      continue;
+    }
+    origin_[static_cast<std::size_t>(s)] = Origin::kNeed;
+    if (Status st = submit(s, layer, e); !st) return st;
     cache_.pin(s);
   }
   if (prefetch_ && pregate_ < 0 && moe_layers_ > 0) {
@@ -179,36 +200,51 @@ Expected<ExpertWeights> StreamingSource::acquire(int layer, int expert) {
   if (s == ExpertCache::kNone) {
     s = cache_.claim(layer, expert);
     if (s == ExpertCache::kNone) {
-      // Slots held by prefetches still in flight: let them land (they become
-      // evictable), then try again.
+      // Slots held by prefetches for later layers (not pinned) still in
+      // flight: let one land at a time (it becomes evictable), retry.
       const auto t0 = std::chrono::steady_clock::now();
-      for (std::size_t p = 0; p < pending_.size(); ++p) {
-        if (pending_[p] && origin_[p] == Origin::kPrefetch) (void)await(static_cast<int>(p));
+      for (std::size_t p = 0; p < pending_.size() && s == ExpertCache::kNone; ++p) {
+        if (!pending_[p] || origin_[p] != Origin::kPrefetch || cache_.pinned(static_cast<int>(p))) continue;
+        (void)await(static_cast<int>(p));
+        stalled_[p] = 1;  // waited for, not hidden
+        s = cache_.claim(layer, expert);
       }
       io_wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      s = cache_.claim(layer, expert);
     }
     if (s == ExpertCache::kNone) {
       return make_error("expert cache: every slot is in use; the budget leaves fewer slots than one layer needs");
     }
+    if (unslotted_ > 0) --unslotted_;
     origin_[static_cast<std::size_t>(s)] = Origin::kNeed;
     if (Status st = submit(s, layer, expert); !st) return st.error();
     cache_.pin(s);
   }
   const std::size_t si = static_cast<std::size_t>(s);
   // Landed before the need: ready, or every read already complete.
-  bool was_ready = cache_.state(s) == ExpertCache::State::kReady && !pending_[si];
+  bool was_ready = cache_.state(s) == ExpertCache::State::kReady && !pending_[si] && !stalled_[si];
   if (pending_[si]) {
     was_ready = true;
     for (int r = 0; r < plan_[si].reads && was_ready; ++r) was_ready = io_.done(si * 4 + static_cast<std::uint64_t>(r));
   }
   if (pending_[si]) {
+    const bool prefetched = origin_[si] == Origin::kPrefetch;
     const auto t0 = std::chrono::steady_clock::now();
     Status st = await(s);
+    if (!st && prefetched) {
+      // A failed prefetch is not the need's failure: read it on demand once.
+      s = cache_.claim(layer, expert);
+      if (s == ExpertCache::kNone) return st.error();
+      origin_[static_cast<std::size_t>(s)] = Origin::kNeed;
+      if (Status again = submit(s, layer, expert); !again) return again.error();
+      cache_.pin(s);
+      st = await(s);
+      was_ready = false;
+    }
     io_wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!st) return st.error();
   }
-  switch (origin_[si]) {
+  const std::size_t sj = static_cast<std::size_t>(s);
+  switch (origin_[sj]) {
     case Origin::kNone: ++hits; break;                 // in the cache before this need
     case Origin::kNeed: ++misses; break;               // read for this need
     case Origin::kPrefetch:
@@ -216,9 +252,9 @@ Expected<ExpertWeights> StreamingSource::acquire(int layer, int expert) {
       if (was_ready) ++misses_hidden;                  // prefetch landed before the need
       break;
   }
-  origin_[si] = Origin::kNone;  // from now on a plain cached expert
+  origin_[sj] = Origin::kNone;  // from now on a plain cached expert
   cache_.touch(s, layer, expert);
-  const ExpertReadPlan& p = plan_[si];
+  const ExpertReadPlan& p = plan_[sj];
   const int drive = stripe_ ? expert % static_cast<int>(tables_.size()) : 0;
   const ExpertTable& t = *tables_[static_cast<std::size_t>(drive)];
   const ExpertLocation& L = t.loc[static_cast<std::size_t>(layer) * static_cast<std::size_t>(t.experts) +
@@ -244,6 +280,11 @@ int StreamingSource::pick_ready(int layer, const std::vector<int>& candidates) {
     for (int r = 0; r < plan_[si].reads && all; ++r) all = io_.done(si * 4 + static_cast<std::uint64_t>(r));
     if (all) return static_cast<int>(i);
   }
+  // Nothing landed yet: wait for one that has a slot and reads in flight
+  // before one that has no slot at all.
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (cache_.find(layer, candidates[i]) != ExpertCache::kNone) return static_cast<int>(i);
+  }
   return -1;
 }
 
@@ -253,7 +294,7 @@ void StreamingSource::release(int layer, int expert) {
   // A slot may have come free: queued prefetches go to the drives now, while
   // the rest of this layer and the next layer's attention compute. A failed
   // prefetch submit is dropped; the expert is read on demand if needed.
-  if (prefetch_ && !prefetch_queue_.empty()) (void)issue_prefetches();
+  if (prefetch_ && unslotted_ == 0 && !prefetch_queue_.empty()) (void)issue_prefetches();
 }
 
 }  // namespace moebench

@@ -66,6 +66,8 @@ class StreamingSource final : public ExpertSource {
   int moe_layers_;
   std::vector<Origin> origin_;          // per slot: why it was loaded (until first use)
   std::vector<char> pending_;           // per slot: reads in flight
+  std::vector<char> stalled_;           // per slot: its landing was waited for (not hidden)
+  int unslotted_ = 0;                   // this layer's needs still without a slot
   std::vector<ExpertReadPlan> plan_;    // per slot
   std::vector<std::vector<int>> last_;  // per layer: the experts the previous batch used
   int prefetch_layer_ = -1;             // layer the queued prefetches are for
