@@ -34,6 +34,7 @@ void TensorOps::matvec(const TensorView& w, const float* x, float* y) {
     const std::uint64_t r0 = t * per;
     const std::uint64_t n = std::min(per, w.rows - r0);
     (void)moebench::matvec(w.format.name, w.data + r0 * w.row_bytes(), n, w.row_len, x, y + r0, level_);
+    maybe_poll();
   });
   weight_bytes_touched += w.bytes();
 }
@@ -57,6 +58,7 @@ void TensorOps::matmul(const TensorView& w, const float* x, std::size_t batch, f
     for (std::size_t b = 0; b < batch; ++b) {
       std::copy_n(buf.data() + b * n, n, y + b * w.rows + r0);
     }
+    maybe_poll();
   });
   weight_bytes_touched += w.bytes();
 }

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -31,8 +33,13 @@ struct TensorView {
 
 class TensorOps {
  public:
-  TensorOps(ThreadPool& pool, SimdLevel level) : pool_(pool), level_(level) {}
+  TensorOps(ThreadPool& pool, SimdLevel level)
+      : pool_(pool), level_(level), owner_(std::this_thread::get_id()) {}
   ThreadPool& pool() { return pool_; }
+  // Called by the engine thread between its row tasks of every matvec and
+  // matmul: a streaming engine reaps read completions there, so they are
+  // seen (and the next reads issued) while long matrices compute.
+  void set_poll(std::function<void()> poll) { poll_ = std::move(poll); }
 
   // y = W x. Counts W's bytes in weight_bytes_touched.
   void matvec(const TensorView& w, const float* x, float* y);
@@ -50,6 +57,11 @@ class TensorOps {
   ThreadPool& pool_;
   SimdLevel level_;
   std::vector<std::vector<float>> scratch_;  // per task, for the transposed product
+  std::thread::id owner_;
+  std::function<void()> poll_;
+  void maybe_poll() {
+    if (poll_ && std::this_thread::get_id() == owner_) poll_();
+  }
 };
 
 // x = x / rms(x) * gain (gain may be null: unit gain).

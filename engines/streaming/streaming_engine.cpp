@@ -148,6 +148,8 @@ class StreamingEngine final : public Engine {
                            ctx.seed + 7919 * static_cast<std::uint64_t>(ctx.repetition));
     Executor ex(ctx.card, *trunk_, source, **routing, ops);
     ex.prepare(point.context_tokens, point.prompt_tokens + point.gen_tokens, ctx.seed);
+    ExpertIo& io_ref = **io;
+    ops.set_poll([&io_ref] { io_ref.flush(); });  // reap completions while matrices compute
     auto counters = [&] {
       EngineCounters c;
       c.read_bytes = (*io)->counters().bytes;
