@@ -59,7 +59,7 @@ std::vector<float> vector_of(TensorOps& ops, const TensorView& v) {
 // ---- MLA ----------------------------------------------------------------
 class MlaLayer final : public AttentionLayer {
  public:
-  MlaLayer(const ModelCard& card, const AttentionWeights& w) : p_(*card.mla), hidden_(card.hidden_size), w_(w) {
+  MlaLayer(const ModelCard& card, const AttentionWeights& w) : p_(*card.mla), w_(w) {
     qk_ = p_.qk_nope_head_dim + p_.qk_rope_head_dim;
     row_ = p_.kv_lora_rank + p_.qk_rope_head_dim;
   }
@@ -147,13 +147,11 @@ class MlaLayer final : public AttentionLayer {
       ops.matmul(w_.gate, x, batch, gate_.data());
       for (std::size_t i = 0; i < gate_.size(); ++i) attn_[i] *= sigmoid(gate_[i]);
     }
-    (void)hidden_;
     ops.matmul(w_.output, attn_.data(), batch, out);
   }
 
  private:
   MlaParams p_;
-  int hidden_;
   AttentionWeights w_;
   int qk_ = 0, row_ = 0;
   std::int64_t tokens_ = 0, cap_ = 0;

@@ -12,9 +12,8 @@
 
 namespace moebench {
 
-Expected<ContainerUse> ensure_container(const Point& point, RunContext& ctx, bool packed) {
-  ContainerUse use;
-  ContainerSpec& s = use.spec;
+Expected<ContainerSpec> container_spec_for(const Point& point, const RunContext& ctx, bool packed) {
+  ContainerSpec s;
   s.card_name = point.model;
   s.card = ctx.card;
   s.scale = point.scale;
@@ -27,7 +26,21 @@ Expected<ContainerUse> ensure_container(const Point& point, RunContext& ctx, boo
                       std::to_string(ctx.drive_dirs.size()) + " (drive_dirs)");
   }
   for (int d = 0; d < point.drives.count; ++d) s.drive_dirs.push_back(ctx.drive_dirs[static_cast<std::size_t>(d)]);
-  auto files = make_container(s, ctx.progress);
+  return s;
+}
+
+bool whole_number_in(const std::string& v, unsigned long lo, unsigned long hi) {
+  if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos) return false;
+  const unsigned long n = std::stoul(v);
+  return n >= lo && n <= hi;
+}
+
+Expected<ContainerUse> ensure_container(const Point& point, RunContext& ctx, bool packed) {
+  auto spec = container_spec_for(point, ctx, packed);
+  if (!spec) return spec.error();
+  ContainerUse use;
+  use.spec = std::move(*spec);
+  auto files = make_container(use.spec, ctx.progress);
   if (!files) return files.error();
   use.files = std::move(*files);
   for (const ContainerFile& f : use.files) use.make_s += f.reused ? 0.0 : f.write_s;

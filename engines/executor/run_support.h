@@ -30,9 +30,15 @@ struct ContainerUse {
   double make_s = 0;                 // 0 when every file was reused
 };
 
-// The point's container on its first drives.count drive directories, made
-// on first use (same card, scale, quant, seed and layout: reused).
+// The point's container spec: card, scale, quant, seed, layout and its first
+// drives.count drive directories (an error when the sweep lists fewer).
+Expected<ContainerSpec> container_spec_for(const Point& point, const RunContext& ctx, bool packed);
+// The point's container, made on first use (same card, scale, quant, seed
+// and layout: reused).
 Expected<ContainerUse> ensure_container(const Point& point, RunContext& ctx, bool packed);
+
+// An engine option's value is a whole number in [lo, hi] (at most 6 digits).
+bool whole_number_in(const std::string& v, unsigned long lo, unsigned long hi);
 
 std::uint64_t current_rss_bytes();
 std::uint64_t peak_rss_bytes();   // VmHWM

@@ -175,9 +175,7 @@ std::string check_resident_options(const EngineSpec& spec) {
     if (k == "packed" || k == "mlock") {
       if (v != "0" && v != "1") return "resident option " + k + " must be 0 or 1";
     } else if (k == "chunk") {
-      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || std::stoul(v) == 0 || std::stoul(v) > 4096) {
-        return "resident option chunk must be a whole number of tokens in 1..4096";
-      }
+      if (!whole_number_in(v, 1, 4096)) return "resident option chunk must be a whole number of tokens in 1..4096";
     } else {
       return "unknown resident option \"" + k + "\"; expected packed, mlock or chunk";
     }

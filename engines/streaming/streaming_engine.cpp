@@ -187,17 +187,9 @@ class StreamingEngine final : public Engine {
       if (use.make_s > 0) m.notes.push_back("container made in " + format_duration_s(use.make_s) + " (not in load_s)");
     } else {
       // make=0: the container must already be on every drive.
-      ContainerSpec s;
-      s.card_name = point.model;
-      s.card = ctx.card;
-      s.scale = point.scale;
-      s.quant = point.quant;
-      s.seed = ctx.seed;
-      s.drive_layout = point.drives.layout;
-      s.packed = packed_;
-      for (int d = 0; d < point.drives.count && d < static_cast<int>(ctx.drive_dirs.size()); ++d) {
-        s.drive_dirs.push_back(ctx.drive_dirs[static_cast<std::size_t>(d)]);
-      }
+      auto spec = container_spec_for(point, ctx, packed_);
+      if (!spec) return spec.error();
+      const ContainerSpec& s = *spec;
       for (int d = 0; d < static_cast<int>(s.drive_dirs.size()); ++d) {
         const std::string path = (std::filesystem::path(s.drive_dirs[static_cast<std::size_t>(d)]) / container_file_name(s, d)).string();
         std::error_code ec;
@@ -270,12 +262,6 @@ class StreamingEngine final : public Engine {
   std::unique_ptr<TrunkWeights> trunk_;
 };
 
-bool whole(const std::string& v, unsigned long lo, unsigned long hi) {
-  if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos) return false;
-  const unsigned long n = std::stoul(v);
-  return n >= lo && n <= hi;
-}
-
 }  // namespace
 
 std::string check_streaming_options(const EngineSpec& spec) {
@@ -283,9 +269,9 @@ std::string check_streaming_options(const EngineSpec& spec) {
     if (k == "packed" || k == "make") {
       if (v != "0" && v != "1") return "streaming option " + k + " must be 0 or 1";
     } else if (k == "qd") {
-      if (!whole(v, 1, 1024)) return "streaming option qd must be a whole number in 1..1024 (reads in flight)";
+      if (!whole_number_in(v, 1, 1024)) return "streaming option qd must be a whole number in 1..1024 (reads in flight)";
     } else if (k == "chunk") {
-      if (!whole(v, 1, 4096)) return "streaming option chunk must be a whole number of tokens in 1..4096";
+      if (!whole_number_in(v, 1, 4096)) return "streaming option chunk must be a whole number of tokens in 1..4096";
     } else if (k == "io") {
       if (v != "auto" && v != "io_uring" && v != "pread") return "streaming option io must be auto, io_uring or pread";
     } else if (k == "fault") {

@@ -98,12 +98,17 @@ Status StreamingSource::await(int slot) {
   return Status::success();
 }
 
+bool StreamingSource::landed(std::size_t slot) {
+  for (int i = 0; i < plan_[slot].reads; ++i) {
+    if (!io_.done(slot * 4 + static_cast<std::uint64_t>(i))) return false;
+  }
+  return true;
+}
+
 void StreamingSource::reap() {
   for (std::size_t s = 0; s < pending_.size(); ++s) {
     if (!pending_[s] || origin_[s] != Origin::kPrefetch) continue;
-    bool all = true;
-    for (int i = 0; i < plan_[s].reads && all; ++i) all = io_.done(s * 4 + static_cast<std::uint64_t>(i));
-    if (all) (void)await(static_cast<int>(s));  // a failed prefetch just frees its slot
+    if (landed(s)) (void)await(static_cast<int>(s));  // a failed prefetch just frees its slot
   }
 }
 
@@ -222,10 +227,7 @@ Expected<ExpertWeights> StreamingSource::acquire(int layer, int expert) {
   const std::size_t si = static_cast<std::size_t>(s);
   // Landed before the need: ready, or every read already complete.
   bool was_ready = cache_.state(s) == ExpertCache::State::kReady && !pending_[si] && !stalled_[si];
-  if (pending_[si]) {
-    was_ready = true;
-    for (int r = 0; r < plan_[si].reads && was_ready; ++r) was_ready = io_.done(si * 4 + static_cast<std::uint64_t>(r));
-  }
+  if (pending_[si]) was_ready = landed(si);
   if (pending_[si]) {
     const bool prefetched = origin_[si] == Origin::kPrefetch;
     const auto t0 = std::chrono::steady_clock::now();
@@ -276,9 +278,7 @@ int StreamingSource::pick_ready(int layer, const std::vector<int>& candidates) {
     if (s == ExpertCache::kNone) continue;
     const std::size_t si = static_cast<std::size_t>(s);
     if (!pending_[si]) return static_cast<int>(i);  // cached before, or already awaited
-    bool all = true;
-    for (int r = 0; r < plan_[si].reads && all; ++r) all = io_.done(si * 4 + static_cast<std::uint64_t>(r));
-    if (all) return static_cast<int>(i);
+    if (landed(si)) return static_cast<int>(i);
   }
   // Nothing landed yet: wait for one that has a slot and reads in flight
   // before one that has no slot at all.

@@ -36,7 +36,6 @@ class StreamingSource final : public ExpertSource {
   // layer's real experts named with probability P, else a wrong one).
   StreamingSource(std::vector<const ExpertTable*> tables, bool stripe, ExpertCache& cache, ExpertIo& io,
                   const std::string& prefetch, int moe_layers, std::uint64_t seed);
-  void layer_begin(int moe_layer) override { (void)moe_layer; }
   Status layer_routed(int moe_layer, const std::vector<int>& experts) override;
   void layer_upcoming(int moe_layer, const std::vector<int>& experts) override;
   Expected<ExpertWeights> acquire(int moe_layer, int expert) override;
@@ -50,6 +49,8 @@ class StreamingSource final : public ExpertSource {
   enum class Origin : std::uint8_t { kNone, kNeed, kPrefetch };
   Status submit(int slot, int layer, int expert);
   Status await(int slot);
+  // Every read of the slot's pending load has completed (reaps, never blocks).
+  bool landed(std::size_t slot);
   // Marks prefetched slots whose reads have all landed as ready (so they
   // can be used or evicted); never blocks.
   void reap();
