@@ -48,21 +48,72 @@ std::optional<Reported> read_reported(ObjectReader& r, const char* key) {
   return rep;
 }
 
+// A string that must say something: "" is reported, not stored.
+std::optional<std::string> non_empty(ObjectReader& r, const char* key, bool required) {
+  auto v = r.string(key, required);
+  if (v && trim(*v).empty()) {
+    r.diagnostics().add(r.path_of(key), "must not be empty");
+    return std::nullopt;
+  }
+  return v;
+}
+
+// Claim ids are referenced from reports and verdicts: lowercase letters,
+// digits, '-', '.' and '_', starting with a letter or digit.
+bool is_claim_id(const std::string& id) {
+  if (id.empty()) return false;
+  const auto ok = [](char c, bool first) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+           (!first && (c == '-' || c == '.' || c == '_'));
+  };
+  for (std::size_t i = 0; i < id.size(); ++i) {
+    if (!ok(id[i], i == 0)) return false;
+  }
+  return true;
+}
+
 std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostics& d) {
   ObjectReader r(j, path, d);
   if (!r.is_object()) return std::nullopt;
   Claim c;
-  c.id = r.string("id", true).value_or("");
-  c.title = r.string("title", true).value_or("");
-  c.model = r.string("model", true).value_or("");
-  c.card = r.string("card", false);
-  c.quant = r.string("quant", false);
-  c.engine = r.string("engine", false);
-  c.machine = r.string("machine", false);
-  c.hardware = r.string("hardware", false);
+  const auto id = r.string("id", true);
+  c.id = id.value_or("");
+  if (id && !is_claim_id(*id)) {
+    d.add(r.path_of("id"), "claim id \"" + c.id + "\" must be lowercase letters, digits, '-', '.' "
+                                "or '_', starting with a letter or digit");
+  }
+  c.title = non_empty(r, "title", true).value_or("");
+  c.model = non_empty(r, "model", true).value_or("");
+  c.card = non_empty(r, "card", false);
+  c.quant = non_empty(r, "quant", false);
+  c.engine = non_empty(r, "engine", false);
+  c.machine = non_empty(r, "machine", false);
+  c.hardware = non_empty(r, "hardware", false);
   c.ram_budget_bytes = r.size("ram_budget", false);
   if (auto v = r.integer("drives", false, 1, 1024)) c.drives = static_cast<int>(*v);
   c.context_tokens = r.integer("context_tokens", false, 0, INT64_MAX);
+  c.prompt_tokens = r.integer("prompt_tokens", false, 1, INT64_MAX);
+  c.gen_tokens = r.integer("gen_tokens", false, 1, INT64_MAX);
+  c.container_bytes = r.size("container_bytes", false);
+  if (auto v = r.number("expert_bits_per_weight", false)) {
+    if (*v <= 0 || *v > 32) {
+      d.add(r.path_of("expert_bits_per_weight"),
+            "expected bits per routed-expert weight above 0 and at most 32 (MXFP4 is 4.25), got " +
+                format_fixed(*v, 4));
+    } else {
+      c.expert_bits_per_weight = *v;
+    }
+  }
+  if (auto v = r.integer("nodes", false, 1, 1 << 20)) c.nodes = static_cast<int>(*v);
+  if (auto v = r.integer("gpus", false, 1, 1 << 20)) c.gpus = static_cast<int>(*v);
+  if (auto v = r.integer("concurrency", false, 1, 1 << 20)) c.concurrency = static_cast<int>(*v);
+  c.notes = non_empty(r, "notes", false);
+  if (c.context_tokens && *c.context_tokens > 0 && c.prompt_tokens &&
+      *c.prompt_tokens + c.gen_tokens.value_or(0) > *c.context_tokens) {
+    d.add(r.path_of("prompt_tokens"),
+          "prompt_tokens + gen_tokens (" + std::to_string(*c.prompt_tokens + c.gen_tokens.value_or(0)) +
+              ") exceed context_tokens (" + std::to_string(*c.context_tokens) + ")");
+  }
   const std::size_t before = d.issues().size();
   if (const Json* rep = r.object("reported", true)) {
     ObjectReader rr(*rep, r.path_of("reported"), d);
@@ -70,18 +121,23 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
     c.s_per_token = read_reported(rr, "s_per_token");
     c.ttft_s = read_reported(rr, "ttft_s");
     c.prefill_tok_s = read_reported(rr, "prefill_tok_s");
+    c.aggregate_tok_s = read_reported(rr, "aggregate_tok_s");
     c.rss_bytes = rr.size("rss", false);
     rr.finish();
     if (d.issues().size() == before && !c.decode_tok_s && !c.s_per_token && !c.ttft_s &&
-        !c.prefill_tok_s) {
+        !c.prefill_tok_s && !c.aggregate_tok_s) {
       d.add(r.path_of("reported"), "a claim reports at least one of decode_tok_s, s_per_token, "
-                                   "ttft_s, prefill_tok_s");
+                                   "ttft_s, prefill_tok_s, aggregate_tok_s");
+    }
+    if (c.aggregate_tok_s && c.concurrency && *c.concurrency == 1) {
+      d.add(json_pointer_append(r.path_of("reported"), "aggregate_tok_s"),
+            "an aggregate over concurrency 1 is a single-stream figure; give it as decode_tok_s");
     }
   }
   if (const Json* src = r.object("source", true)) {
     ObjectReader s(*src, r.path_of("source"), d);
-    c.source_document = s.string("document", true).value_or("");
-    c.source_quote = s.string("quote", true).value_or("");
+    c.source_document = non_empty(s, "document", true).value_or("");
+    c.source_quote = non_empty(s, "quote", true).value_or("");
     s.finish();
   }
   if (const Json* missing = r.array("missing", false, false)) {

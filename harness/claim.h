@@ -15,7 +15,9 @@
 
 namespace moebench {
 
-// A reported figure: a value, or a range when the source gives one.
+// A reported figure: a value, or a range when the source gives one. A bound
+// the source states loosely ("20+ t/s", ">120 tok/s", "~0.6") is stored as the
+// stated number; the claim's `notes` say which way it leans.
 struct Reported {
   double low = 0;
   double high = 0;
@@ -34,14 +36,36 @@ struct Claim {
   std::optional<std::uint64_t> ram_budget_bytes;
   std::optional<int> drives;
   std::optional<std::int64_t> context_tokens;
+  // Run shape, when the source says how long the run was.
+  std::optional<std::int64_t> prompt_tokens;
+  std::optional<std::int64_t> gen_tokens;
+  // What was loaded: the on-disk size of the file/container the source names
+  // (a GGUF build, a converted container, or only the routed experts: `notes`
+  // says which), and the bits per routed-expert weight when the quant allows
+  // stating it (MXFP4 4.25, Q4_K 4.5; `notes` gives the reasoning).
+  std::optional<std::uint64_t> container_bytes;
+  std::optional<double> expert_bits_per_weight;
+  // Linked setups: machines joined for one model; GPUs holding weights.
+  std::optional<int> nodes;
+  std::optional<int> gpus;
+  // Concurrent requests / batch size the figure was measured at, when given.
+  // A figure summed over streams goes in aggregate_tok_s, never decode_tok_s.
+  std::optional<int> concurrency;
+  // Reported figures. decode_tok_s, s_per_token, ttft_s and prefill_tok_s are
+  // per stream; aggregate_tok_s is throughput summed over concurrent streams
+  // (a serving figure, not what one user sees).
   std::optional<Reported> decode_tok_s;
   std::optional<Reported> s_per_token;
   std::optional<Reported> ttft_s;
   std::optional<Reported> prefill_tok_s;
+  std::optional<Reported> aggregate_tok_s;
   std::optional<std::uint64_t> rss_bytes;
   std::string source_document;
-  std::string source_quote;
+  std::string source_quote;  // the exact sentence, copied from the document
   std::vector<std::string> missing;  // condition names the source leaves out
+  // Anything a verdict must know that has no field: speculative decoding,
+  // pruning, a half-width quant, the trunk streamed too, an inferred value.
+  std::optional<std::string> notes;
 };
 
 // Condition names that must be either given or listed in `missing`.

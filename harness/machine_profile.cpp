@@ -2,6 +2,8 @@
 // The writer is in machine_profile_writer.cpp; the two round-trip.
 #include "harness/machine_profile.h"
 
+#include "harness/text.h"
+
 #include "engines/quant/quant_format.h"
 
 namespace moebench {
@@ -157,6 +159,36 @@ std::optional<DriveDeviceInfo> read_device(ObjectReader& parent) {
   return v;
 }
 
+// {"model": ..., "count": N, "memory": {figure}, "memory_read_bw": {figure},
+//  "host_link_bw": {figure}, "peer_bw": {figure}}: per-device figures.
+std::optional<AcceleratorInfo> read_accelerators(ObjectReader& parent) {
+  const Json* j = parent.object("accelerators", false);
+  if (j == nullptr) return std::nullopt;
+  Diagnostics& d = parent.diagnostics();
+  ObjectReader r(*j, parent.path_of("accelerators"), d);
+  AcceleratorInfo a;
+  const auto model = r.string("model", true);
+  if (model && model->empty()) {
+    d.add(r.path_of("model"), "name the device model, e.g. \"NVIDIA A100-SXM4-40GB\"");
+  }
+  const auto count = r.integer("count", true, 1, 1 << 20);
+  const auto memory = read_figure(r, "memory", true, FigureKind::kSize);
+  const auto read_bw = read_figure(r, "memory_read_bw", true, FigureKind::kRate);
+  a.host_link_bytes_s = read_figure(r, "host_link_bw", false, FigureKind::kRate);
+  a.peer_bytes_s = read_figure(r, "peer_bw", false, FigureKind::kRate);
+  if (count && *count == 1 && a.peer_bytes_s) {
+    d.add(r.path_of("peer_bw"), "a single device has no peer link; drop peer_bw or raise count "
+                                "(count is over the whole setup, all nodes)");
+  }
+  r.finish();
+  if (!model || !count || !memory || !read_bw) return std::nullopt;
+  a.model = *model;
+  a.count = static_cast<int>(*count);
+  a.memory_bytes = *memory;
+  a.memory_read_bytes_s = *read_bw;
+  return a;
+}
+
 void read_probe_sections(ObjectReader& r, MachineProfile& m) {
   Diagnostics& d = r.diagnostics();
   if (const Json* j = r.object("probe", false)) {
@@ -260,11 +292,33 @@ std::optional<MachineProfile> load_machine_profile(const Json& j, Diagnostics& d
   m.memory_total_bytes = read_figure(r, "memory_total", true, FigureKind::kSize).value_or(Figure{});
   m.memory_usable_bytes = read_figure(r, "memory_usable", true, FigureKind::kSize).value_or(Figure{});
   m.memory_read_bytes_s = read_figure(r, "memory_read_bw", true, FigureKind::kRate).value_or(Figure{});
+  m.accelerators = read_accelerators(r);
   m.nodes = static_cast<int>(r.integer("nodes", false, 1, 4096).value_or(1));
   m.interconnect_bytes_s = read_figure(r, "interconnect_bw", m.nodes > 1, FigureKind::kRate);
   m.sync_s_per_token = read_figure(r, "sync_s_per_token", false, FigureKind::kSeconds);
   m.price_usd = read_figure(r, "price_usd", false, FigureKind::kMoney);
   m.price_basis = r.enumeration("price_basis", m.price_usd.has_value(), {"purchase", "hourly"}, "price basis");
+  if (const Json* cal = r.object("calibration", false)) {
+    ObjectReader c(*cal, r.path_of("calibration"), d);
+    CalibrationInfo info;
+    auto factor = [&](const char* key, double lo, double hi) {
+      const auto v = c.number(key, true);
+      if (v && (*v < lo || *v > hi)) {
+        d.add(c.path_of(key), "expected a factor in [" + format_fixed(lo, 1) + ", " + format_fixed(hi, 1) +
+                                  "]; recalibrate with `moebench calibrate`");
+      }
+      return v.value_or(1.0);
+    };
+    info.io_efficiency = factor("io_efficiency", 0.01, 100);
+    info.compute_efficiency = factor("compute_efficiency", 0.01, 100);
+    info.overlap = factor("overlap", 0, 1);
+    info.fit_error = factor("fit_error", 0, 100);
+    if (c.get("holdout_error", false)) info.holdout_error = factor("holdout_error", 0, 100);
+    info.rows = static_cast<int>(c.integer("rows", true, 1, 1000000).value_or(0));
+    info.source = c.string("source", true).value_or("");
+    c.finish();
+    m.calibration = info;
+  }
 
   if (const Json* drives = r.array("drives", true, false)) {
     for (std::size_t i = 0; i < drives->size(); ++i) {

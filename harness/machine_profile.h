@@ -5,7 +5,34 @@
 // the same schema for machines moebench cannot measure. Each figure says
 // whether it was `measured` (and how), taken from a `spec` sheet (and which),
 // or is an `estimate` (and why) — a prediction built on a figure inherits
-// that figure's standing. An optional range carries spec uncertainty.
+// that figure's standing. An optional range carries spec uncertainty (e.g.
+// sustained CPU-achievable bandwidth against the peak of the spec sheet).
+//
+// What the figures describe — one convention for every profile:
+//
+// - Whole setup. cores, memory_total, memory_usable, memory_read_bw, the
+//   drives list and price are for everything the profile describes, summed
+//   over its `nodes`: four linked 512 GB Mac Studios are memory_total
+//   2048 GiB, memory_read_bw 4 × 819 GB/s, four internal SSDs in /drives.
+//   What linking costs is carried separately by `interconnect_bw` (one
+//   node's network bandwidth to the others, one direction, all its ports
+//   together — a link is crossed, not summed) and `sync_s_per_token` (the
+//   time a decode token spends synchronizing the nodes; it grows with the
+//   model's layer count, so its source names the model it assumes and how
+//   the model is split). Nodes are alike,
+//   so one node's figure is the whole-setup figure divided by `nodes` (what
+//   a model split across the nodes must fit on each).
+// - Unified memory (Apple silicon, DGX Spark / GB10): no accelerator block;
+//   memory_total and memory_read_bw describe the one pool CPU and GPU share.
+// - Discrete GPUs: memory_total, memory_usable and memory_read_bw describe
+//   HOST RAM; the `accelerators` block describes the GPUs, its figures per
+//   device and its count over the whole setup (all nodes), so the setup's
+//   GPU memory is count × memory. A machine whose engine ignores its GPUs
+//   (a CPU-only campaign) leaves the block out and says so in its
+//   description.
+// - Link rates (host_link_bw, peer_bw, interconnect_bw) are one direction;
+//   vendors often quote both directions added (NVLink "600 GB/s" is
+//   300 GB/s each way), and a figure's source says which was halved.
 #pragma once
 
 #include <cstdint>
@@ -135,6 +162,29 @@ struct ProbeInfo {
   std::vector<std::string> notes;
 };
 
+// The GPUs of a discrete-GPU machine (see the conventions above): figures
+// per device, count over the whole setup.
+struct AcceleratorInfo {
+  std::string model;                        // "NVIDIA A100-SXM4-40GB"
+  int count = 0;                            // devices in the whole setup (all nodes)
+  Figure memory_bytes;                      // per device (HBM/GDDR capacity)
+  Figure memory_read_bytes_s;               // per device (HBM/GDDR bandwidth)
+  std::optional<Figure> host_link_bytes_s;  // per device, host RAM <-> device, one direction (PCIe, NVLink-C2C)
+  std::optional<Figure> peer_bytes_s;       // per device, device <-> devices, one direction (NVLink), when there is one
+};
+
+// The analytic engine's efficiency factors fitted to measured rows of this
+// machine (`moebench calibrate`), with the fit's error.
+struct CalibrationInfo {
+  double io_efficiency = 1;       // achieved read bandwidth ÷ the profile's
+  double compute_efficiency = 1;  // achieved kernel rate ÷ the profile's
+  double overlap = 1;             // share of min(I/O, compute after routing) hidden
+  double fit_error = 0;           // median |predicted/measured − 1| of decode tok/s, fitted rows
+  std::optional<double> holdout_error;  // the same on held-out rows
+  int rows = 0;                   // rows fitted
+  std::string source;             // results file and sweep
+};
+
 struct MachineProfile {
   std::string name;
   std::string description;
@@ -143,14 +193,16 @@ struct MachineProfile {
   Figure memory_total_bytes;
   Figure memory_usable_bytes;
   Figure memory_read_bytes_s;  // all threads, read-only stream
+  std::optional<AcceleratorInfo> accelerators;  // discrete GPUs only
+  std::optional<CalibrationInfo> calibration;   // written by `moebench calibrate`
   std::vector<DriveProfile> drives;
   std::vector<DriveSetProfile> drive_sets;
   std::vector<KernelFigure> kernels;
-  int nodes = 1;                         // linked machines acting as one
-  std::optional<Figure> interconnect_bytes_s;
-  std::optional<Figure> sync_s_per_token;
-  std::optional<Figure> price_usd;
-  std::optional<std::string> price_basis;  // "purchase" | "hourly"
+  int nodes = 1;                               // linked machines acting as one
+  std::optional<Figure> interconnect_bytes_s;  // per node, one direction (required when nodes > 1)
+  std::optional<Figure> sync_s_per_token;      // added to each decode token by linking the nodes
+  std::optional<Figure> price_usd;             // whole setup
+  std::optional<std::string> price_basis;      // "purchase" | "hourly"
   // Written by `moebench probe`; absent in hand-written catalog entries.
   std::optional<ProbeInfo> probe;
   std::optional<TopologyInfo> topology;

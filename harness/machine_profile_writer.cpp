@@ -66,11 +66,34 @@ OJson machine_profile_to_json(const MachineProfile& m) {
   j["memory_total"] = figure(m.memory_total_bytes);
   j["memory_usable"] = figure(m.memory_usable_bytes);
   j["memory_read_bw"] = figure(m.memory_read_bytes_s);
+  if (m.accelerators) {
+    const AcceleratorInfo& a = *m.accelerators;
+    OJson aj = OJson::object();
+    aj["model"] = a.model;
+    aj["count"] = a.count;
+    aj["memory"] = figure(a.memory_bytes);
+    aj["memory_read_bw"] = figure(a.memory_read_bytes_s);
+    if (a.host_link_bytes_s) aj["host_link_bw"] = figure(*a.host_link_bytes_s);
+    if (a.peer_bytes_s) aj["peer_bw"] = figure(*a.peer_bytes_s);
+    j["accelerators"] = aj;
+  }
   if (m.nodes != 1) j["nodes"] = m.nodes;
   if (m.interconnect_bytes_s) j["interconnect_bw"] = figure(*m.interconnect_bytes_s);
   if (m.sync_s_per_token) j["sync_s_per_token"] = figure(*m.sync_s_per_token);
   if (m.price_usd) j["price_usd"] = figure(*m.price_usd);
   if (m.price_basis) j["price_basis"] = *m.price_basis;
+  if (m.calibration) {
+    const CalibrationInfo& c = *m.calibration;
+    nlohmann::ordered_json cj = nlohmann::ordered_json::object();
+    cj["io_efficiency"] = c.io_efficiency;
+    cj["compute_efficiency"] = c.compute_efficiency;
+    cj["overlap"] = c.overlap;
+    cj["fit_error"] = c.fit_error;
+    if (c.holdout_error) cj["holdout_error"] = *c.holdout_error;
+    cj["rows"] = c.rows;
+    cj["source"] = c.source;
+    j["calibration"] = cj;
+  }
   OJson drives = OJson::array();
   for (const DriveProfile& d : m.drives) {
     OJson dj = OJson::object();

@@ -50,6 +50,7 @@ struct Measurement {
   std::uint64_t expert_misses_hidden_decode = 0;       // misses a prefetch had in flight
   double io_wait_s_decode = 0;                         // compute blocked on reads
   double io_busy_s_decode = 0;                         // time with ≥ 1 read outstanding
+  double routed_phase_s_decode = 0;  // MoE layers' routing decision → expert output (Executor::routed_phase_s)
   std::uint64_t peak_rss_bytes = 0;
   bool budget_enforced = false;  // engine promises to stay within ram_budget
 

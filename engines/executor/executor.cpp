@@ -2,6 +2,7 @@
 #include "engines/executor/executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 
@@ -266,6 +267,7 @@ Status Executor::moe(const TrunkLayer& L, std::size_t batch, const float* h, flo
   }
   std::vector<int> distinct;
   for (const auto& [e, u] : users) distinct.push_back(e);
+  const auto routed_at = std::chrono::steady_clock::now();
   if (Status st = experts_.layer_routed(l, distinct); !st) return st;
   if (l + 1 < card_.moe_layers()) experts_.layer_upcoming(l + 1, distinct_of(l + 1, batch));
   // Shared experts while the routed experts' reads are in flight.
@@ -320,6 +322,7 @@ Status Executor::moe(const TrunkLayer& L, std::size_t batch, const float* h, flo
       for (std::size_t c = 0; c < ed; ++c) dst[c] += wt * y_[i * ed + c];
     }
   }
+  routed_phase_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - routed_at).count();
   if (L.latent_out.valid()) {
     y_.resize(batch * hidden);
     ops_.matmul(L.latent_out, acc_.data(), batch, y_.data());

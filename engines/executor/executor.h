@@ -119,6 +119,12 @@ class Executor {
   Status forward(std::size_t batch);
   std::uint64_t cache_bytes() const;
   TensorOps& ops() { return ops_; }
+  // Seconds spent, over the run, from each MoE layer's routing decision to
+  // its experts' summed output: the window in which that layer's expert
+  // reads can overlap compute (shared experts, latent projection, experts
+  // whose reads landed). The rest of a token (embedding, attention, router,
+  // lm_head) runs before the router has chosen and cannot hide those reads.
+  double routed_phase_s() const { return routed_phase_s_; }
 
  private:
   Status moe(const TrunkLayer& L, std::size_t batch, const float* h, float* out);
@@ -133,6 +139,7 @@ class Executor {
   std::vector<std::unique_ptr<AttentionLayer>> attention_;
   std::vector<std::vector<int>> token_routes_;  // per batch token: all layers' ids
   std::int32_t next_token_id_ = 1;
+  double routed_phase_s_ = 0;
   // scratch
   std::vector<float> x_, h_, a_, f_, logits_, router_, z_, zin_, g_, u_, y_, acc_, sh_g_, sh_u_;
 };

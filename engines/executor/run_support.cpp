@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "harness/text.h"
+
 namespace moebench {
 
 Expected<ContainerSpec> container_spec_for(const Point& point, const RunContext& ctx, bool packed) {
@@ -124,6 +126,7 @@ Status run_tokens(Executor& ex, const Point& point, RunContext& ctx, std::size_t
   m.read_bytes_prefill = c0.read_bytes - before_prefill;
   const auto proc0 = proc_read_bytes();
   const std::uint64_t w0 = ex.ops().weight_bytes_touched;
+  const double routed0 = ex.routed_phase_s();
   for (std::int64_t t = 1; t < gen; ++t) {
     if (ctx.cancelled()) return make_error("cancelled during decode (token " + std::to_string(t + 1) + ")");
     if (Status st = ex.forward(1); !st) return st;
@@ -139,6 +142,13 @@ Status run_tokens(Executor& ex, const Point& point, RunContext& ctx, std::size_t
   m.expert_misses_hidden_decode = c1.misses_hidden - c0.misses_hidden;
   m.io_wait_s_decode = c1.io_wait_s - c0.io_wait_s;
   m.io_busy_s_decode = c1.io_busy_s - c0.io_busy_s;
+  m.routed_phase_s_decode = ex.routed_phase_s() - routed0;
+  const double decode_s = m.token_times_s.back() - m.token_times_s.front();
+  if (decode_s > 0 && m.read_bytes_decode > 0) {
+    m.notes.push_back("decode before routing (embedding, attention, routers, lm_head): " +
+                      format_fixed(100 * (1 - m.routed_phase_s_decode / decode_s), 0) +
+                      " % of decode time; expert reads cannot overlap it without a lookahead");
+  }
   return Status::success();
 }
 

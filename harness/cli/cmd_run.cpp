@@ -1,12 +1,15 @@
 // cmd_run.cpp — `moebench run`: load and expand a sweep, open (or resume)
 // its journal, drive the points through the engines, and write the results
 // files after every point (atomically) and the markdown table to stdout.
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 
+#include "engines/analytic/analytic_engine.h"
 #include "engines/registry.h"
 #include "harness/cli/commands.h"
 #include "harness/environment.h"
@@ -35,7 +38,17 @@ struct RunArgs {
   std::vector<std::string> formats = {"md", "csv", "json", "jsonl"};
   std::string print = "md";
   std::vector<std::string> drive_dirs;
+  bool predict = false;  // `moebench predict`: every point through the analytic engine
 };
+
+const char* kCommand[2] = {"moebench run", "moebench predict"};
+
+// Where `moebench probe` writes this machine's profile by default.
+std::string default_probe_path() {
+  char host[256] = {0};
+  if (gethostname(host, sizeof host - 1) != 0) return "results/probe.json";
+  return "results/probe-" + std::string(host) + ".json";
+}
 
 Status write_outputs(const RunResults& results, const std::string& dir,
                      const std::vector<std::string>& formats) {
@@ -48,10 +61,11 @@ Status write_outputs(const RunResults& results, const std::string& dir,
 }
 
 int run_command(const RunArgs& args, const CliState& state) {
+  const char* cmd = kCommand[args.predict ? 1 : 0];
   const ConfigStore store = state.store();
   auto src = store.find("sweeps", args.sweep);
   if (!src) {
-    std::fprintf(stderr, "moebench run: %s\n", src.error().message.c_str());
+    std::fprintf(stderr, "%s: %s\n", cmd, src.error().message.c_str());
     return 1;
   }
   SweepContext ctx = state.sweep_context(store);
@@ -68,18 +82,20 @@ int run_command(const RunArgs& args, const CliState& state) {
     return 1;
   }
   // Drive directories: --drive-dir replaces the sweep's; missing ones are
-  // created (they hold containers, made on first use).
+  // created (they hold containers, made on first use). Predictions read none.
   int drives_needed = 0;
   for (const Point& p : *points) {
     const EngineInfo* e = find_engine(p.engine.name);
     if (e != nullptr && e->uses_drives) drives_needed = std::max(drives_needed, p.drives.count);
   }
+  if (args.predict) drives_needed = 0;
   if (drives_needed > static_cast<int>(spec->drive_dirs.size())) {
     std::fprintf(stderr, "moebench run: the sweep needs %d drive directories but %zu are given; list them in "
                  "drive_dirs or pass --drive-dir once per drive\n", drives_needed, spec->drive_dirs.size());
     return 1;
   }
   for (const std::string& dir : spec->drive_dirs) {
+    if (args.predict) break;
     std::error_code ec;
     if (std::filesystem::exists(dir, ec)) continue;
     if (!std::filesystem::create_directories(dir, ec) || ec) {
@@ -91,10 +107,15 @@ int run_command(const RunArgs& args, const CliState& state) {
 
   std::string profile_label;
   std::string machine_label;
-  if (!args.machine.empty()) {
-    auto msrc = store.find("hardware", args.machine);
+  std::optional<MachineProfile> machine;
+  std::string machine_arg = args.machine;
+  if (args.predict && machine_arg.empty()) machine_arg = default_probe_path();
+  if (!machine_arg.empty()) {
+    auto msrc = store.find("hardware", machine_arg);
     if (!msrc) {
-      std::fprintf(stderr, "moebench run: --machine: %s\n", msrc.error().message.c_str());
+      std::fprintf(stderr, "%s: --machine: %s%s\n", cmd, msrc.error().message.c_str(),
+                   args.machine.empty() ? " (no --machine given: run `moebench probe` first, or pass --machine "
+                                          "with a profile file or a configs/hardware name)" : "");
       return 1;
     }
     auto profile = load_config_text<MachineProfile>(msrc->text, msrc->label, load_machine_profile);
@@ -104,6 +125,7 @@ int run_command(const RunArgs& args, const CliState& state) {
     }
     profile_label = profile->name + " (" + msrc->label + ")";
     machine_label = profile->name;
+    machine = *profile;
   }
   Environment env = capture_environment(profile_label, state.command_line);
   if (machine_label.empty()) machine_label = "unprofiled:" + env.hostname;
@@ -111,7 +133,9 @@ int run_command(const RunArgs& args, const CliState& state) {
     std::fprintf(stderr, "\n*** WARNING: %s ***\n\n", env.build_warning().c_str());
   }
 
-  const std::string out_dir = args.out_dir.empty() ? "results/" + spec->name : args.out_dir;
+  const std::string out_dir = !args.out_dir.empty() ? args.out_dir
+                             : args.predict        ? "results/" + spec->name + "-predicted-" + machine_label
+                                                   : "results/" + spec->name;
   if (Status st = ensure_directory(out_dir); !st) {
     std::fprintf(stderr, "moebench run: %s\n", st.error().message.c_str());
     return 1;
@@ -132,7 +156,8 @@ int run_command(const RunArgs& args, const CliState& state) {
   Progress& progress = (!args.quiet && is_terminal(stderr)) ? static_cast<Progress&>(terminal)
                                                               : static_cast<Progress&>(quiet);
   RunnerDeps deps{clock, progress, [&store](const std::string& n) { return store.card(n); },
-                  [](const EngineSpec& s) -> Expected<std::unique_ptr<Engine>> {
+                  [&args, &machine](const EngineSpec& s) -> Expected<std::unique_ptr<Engine>> {
+                    if (args.predict) return make_analytic_engine(*machine, profile_efficiency(*machine));
                     const EngineInfo* e = find_engine(s.name);
                     if (e == nullptr) return make_error("unknown engine \"" + s.name + "\"");
                     return e->make(s);
@@ -179,8 +204,8 @@ int run_command(const RunArgs& args, const CliState& state) {
   }
   std::vector<std::string> written;
   for (const std::string& f : args.formats) written.push_back(f);
-  std::fprintf(stderr, "moebench run: %zu/%zu points in %s (journal.jsonl + results.{%s})\n",
-               results.rows.size(), points->size(), out_dir.c_str(), join(written, ",").c_str());
+  std::fprintf(stderr, "%s: %zu/%zu points in %s (journal.jsonl + results.{%s})\n",
+               cmd, results.rows.size(), points->size(), out_dir.c_str(), join(written, ",").c_str());
   if (*outcome == RunOutcome::kInterrupted) {
     std::fprintf(stderr, "moebench run: interrupted; finished points are saved. Continue with the same "
                          "command plus --resume.\n");
@@ -223,6 +248,30 @@ void add_run_command(CLI::App& app, CliState& state) {
                   "missing. Containers are made there on first use and reused");
   cmd->add_option("--print", args->print, "what to print on stdout at the end: md, csv or none")
       ->check(CLI::IsMember({"md", "csv", "none"}));
+  cmd->callback([args, &state] { state.exit_code = run_command(*args, state); });
+}
+
+void add_predict_command(CLI::App& app, CliState& state) {
+  auto args = std::make_shared<RunArgs>();
+  args->predict = true;
+  CLI::App* cmd = app.add_subcommand("predict", "Predict a sweep on a machine with the analytic engine (same results table).");
+  cmd->footer("Runs every point of a sweep through the analytic cost model instead of the real engines: nothing is "
+      "loaded or read. The machine is a probe output (default: this machine's, results/probe-<host>.json) or a "
+      "configs/hardware profile; its calibration (moebench calibrate), when present, applies. Rows carry "
+      "provenance \"predicted\" and the same columns as measured rows.\n\n"
+      "Example:\n"
+      "  moebench predict quick                              # this machine (after moebench probe)\n"
+      "  moebench predict my-sweep.json --machine macbook-pro-m5-max-128gb");
+  cmd->add_option("sweep", args->sweep, "sweep file, or the name of one in configs/sweeps (default: quick)");
+  cmd->add_option("--machine", args->machine, "machine profile: file, or name in configs/hardware");
+  cmd->add_option("--out", args->out_dir, "results directory (default: results/<sweep>-predicted-<machine>)");
+  cmd->add_flag("--quiet,-q", args->quiet, "no progress line on stderr");
+  cmd->add_option("--format", args->formats, "result files to write (default: md csv json jsonl)")
+      ->check(CLI::IsMember({"md", "csv", "json", "jsonl"}))
+      ->delimiter(',');
+  cmd->add_option("--print", args->print, "what to print on stdout at the end: md, csv or none")
+      ->check(CLI::IsMember({"md", "csv", "none"}));
+  args->fresh = true;  // a prediction is cheap: always start over
   cmd->callback([args, &state] { state.exit_code = run_command(*args, state); });
 }
 

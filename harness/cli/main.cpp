@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
                  "(holds models/, hardware/, sweeps/, claims/)")
       ->check(CLI::ExistingDirectory);
   moebench::add_run_command(app, state);
+  moebench::add_predict_command(app, state);
+  moebench::add_calibrate_command(app, state);
   moebench::add_probe_command(app, state);
   moebench::add_card_command(app, state);
   moebench::add_container_command(app, state);

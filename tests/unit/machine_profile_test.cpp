@@ -2,12 +2,78 @@
 // a profile written by `moebench probe` on this machine (committed as
 // tests/data/profiles/probed-vm-quick.json) is reproduced byte for byte by
 // load → write, and hand-written catalog entries survive load → write → load.
+// Also: every file in configs/hardware loads and keeps the catalog's
+// conventions (machine_profile.h), and the accelerator block is as strict as
+// the rest of the schema.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
 
 #include "harness/file_io.h"
 #include "harness/machine_profile.h"
 
 using namespace moebench;
+
+namespace {
+
+const std::string kCatalogDir = std::string(MOEBENCH_SOURCE_DIR) + "/configs/hardware";
+
+std::vector<std::string> catalog_files() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(kCatalogDir)) {
+    if (e.is_regular_file() && e.path().extension() == ".json") out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Every figure of a profile with a label, for checks that apply to all.
+std::vector<std::pair<std::string, const Figure*>> all_figures(const MachineProfile& m) {
+  std::vector<std::pair<std::string, const Figure*>> out = {
+      {"cores", &m.cores},
+      {"memory_total", &m.memory_total_bytes},
+      {"memory_usable", &m.memory_usable_bytes},
+      {"memory_read_bw", &m.memory_read_bytes_s}};
+  auto opt = [&](const char* label, const std::optional<Figure>& f) {
+    if (f) out.emplace_back(label, &*f);
+  };
+  opt("interconnect_bw", m.interconnect_bytes_s);
+  opt("sync_s_per_token", m.sync_s_per_token);
+  opt("price_usd", m.price_usd);
+  for (const DriveProfile& d : m.drives) {
+    out.emplace_back("drive " + d.name + " seq_read_bw", &d.seq_read_bytes_s);
+    if (d.capacity_bytes) out.emplace_back("drive " + d.name + " capacity", &*d.capacity_bytes);
+  }
+  if (m.accelerators) {
+    out.emplace_back("accelerators/memory", &m.accelerators->memory_bytes);
+    out.emplace_back("accelerators/memory_read_bw", &m.accelerators->memory_read_bytes_s);
+    opt("accelerators/host_link_bw", m.accelerators->host_link_bytes_s);
+    opt("accelerators/peer_bw", m.accelerators->peer_bytes_s);
+  }
+  return out;
+}
+
+// A minimal valid profile with `accelerators` spliced in.
+std::string with_accelerators(const std::string& block) {
+  return R"({"name": "gpu-box",
+    "cores": {"value": 64, "provenance": "spec", "source": "AMD EPYC 7542 spec"},
+    "memory_total": {"value": "2TB", "provenance": "spec", "source": "vendor"},
+    "memory_usable": {"value": "1900GB", "provenance": "estimate", "source": "OS reserve"},
+    "memory_read_bw": {"value": "409.6GB/s", "provenance": "spec", "source": "8 × DDR4-3200 × 2"},
+    "accelerators": )" + block + R"(,
+    "drives": []})";
+}
+
+const char* kGoodAccelerators = R"({"model": "NVIDIA A100-SXM4-40GB", "count": 4,
+    "memory": {"value": "40GiB", "provenance": "spec", "source": "NVIDIA A100 datasheet"},
+    "memory_read_bw": {"value": "1555GB/s", "provenance": "spec", "range": ["1300GB/s", "1555GB/s"],
+                       "source": "NVIDIA A100 datasheet"},
+    "host_link_bw": {"value": "31.5GB/s", "provenance": "spec", "source": "PCIe 4.0 x16, one direction"},
+    "peer_bw": {"value": "300GB/s", "provenance": "spec", "source": "NVLink 600 GB/s both ways"}})";
+
+}  // namespace
 
 TEST_CASE("a probed profile round-trips byte for byte", "[profile]") {
   const std::string path = std::string(MOEBENCH_TEST_DATA) + "/profiles/probed-vm-quick.json";
@@ -35,15 +101,155 @@ TEST_CASE("a probed profile round-trips byte for byte", "[profile]") {
 }
 
 TEST_CASE("catalog profiles survive load → write → load", "[profile]") {
-  const std::string path = std::string(MOEBENCH_SOURCE_DIR) + "/configs/hardware/macbook-pro-m5-pro-64gb.json";
-  auto first = load_machine_profile_file(path);
-  if (!first) FAIL(first.error().message);
-  const std::string once = machine_profile_to_json(*first).dump(2);
-  auto second = load_config_text<MachineProfile>(once, "rewritten", load_machine_profile);
-  if (!second) FAIL(second.error().message);
-  CHECK(machine_profile_to_json(*second).dump(2) == once);
-  CHECK(second->memory_usable_bytes.low.value() == first->memory_usable_bytes.low.value());
-  CHECK(second->drives.size() == 2);
+  const std::vector<std::string> files = catalog_files();
+  REQUIRE(!files.empty());
+  for (const std::string& path : files) {
+    INFO(path);
+    auto first = load_machine_profile_file(path);
+    if (!first) FAIL(first.error().message);
+    const std::string once = machine_profile_to_json(*first).dump(2);
+    auto second = load_config_text<MachineProfile>(once, "rewritten", load_machine_profile);
+    if (!second) FAIL(second.error().message);
+    CHECK(machine_profile_to_json(*second).dump(2) == once);
+    CHECK(second->accelerators.has_value() == first->accelerators.has_value());
+  }
+  auto laptop = load_machine_profile_file(kCatalogDir + "/macbook-pro-m5-pro-64gb.json");
+  REQUIRE(laptop.ok());
+  CHECK(laptop->memory_usable_bytes.low.value() == 48.0 * (1ull << 30));
+  CHECK(laptop->drives.size() == 2);
+  CHECK(laptop->drives[0].seq_read_bytes_s.provenance == Provenance::kMeasured);
+
+  // A discrete-GPU entry: the accelerator block comes back whole.
+  auto gpu = load_machine_profile_file(kCatalogDir + "/a100-40gb-x4.json");
+  if (!gpu) FAIL(gpu.error().message);
+  auto again = load_config_text<MachineProfile>(machine_profile_to_json(*gpu).dump(2), "rewritten",
+                                                load_machine_profile);
+  if (!again) FAIL(again.error().message);
+  REQUIRE(again->accelerators.has_value());
+  const AcceleratorInfo& a = *again->accelerators;
+  CHECK(a.model == "NVIDIA A100-SXM4-40GB");
+  CHECK(a.count == 4);
+  CHECK(a.memory_bytes.value == 40.0 * (1ull << 30));
+  CHECK(a.memory_read_bytes_s.value == 1555e9);
+  CHECK(a.memory_read_bytes_s.low.value() == 1300e9);
+  REQUIRE(a.host_link_bytes_s.has_value());
+  CHECK(a.host_link_bytes_s->value == 31.5e9);
+  REQUIRE(a.peer_bytes_s.has_value());
+  CHECK(a.peer_bytes_s->value == 300e9);
+  CHECK(a.peer_bytes_s->source == gpu->accelerators->peer_bytes_s->source);
+  CHECK(again->price_basis == std::optional<std::string>("hourly"));
+}
+
+TEST_CASE("an accelerator block round-trips with every field", "[profile]") {
+  auto p = load_config_text<MachineProfile>(with_accelerators(kGoodAccelerators), "gpu.json", load_machine_profile);
+  if (!p) FAIL(p.error().message);
+  const std::string once = machine_profile_to_json(*p).dump(2);
+  auto q = load_config_text<MachineProfile>(once, "rewritten", load_machine_profile);
+  if (!q) FAIL(q.error().message);
+  CHECK(machine_profile_to_json(*q).dump(2) == once);
+  REQUIRE(q->accelerators.has_value());
+  CHECK(q->accelerators->count == 4);
+  CHECK(q->accelerators->memory_read_bytes_s.high.value() == 1555e9);
+  CHECK(q->accelerators->host_link_bytes_s->provenance == Provenance::kSpec);
+
+  // Optional links may be left out; the writer leaves them out too.
+  const std::string minimal = R"({"model": "NVIDIA GeForce RTX 3090", "count": 1,
+      "memory": {"value": "24GiB", "provenance": "spec", "source": "NVIDIA"},
+      "memory_read_bw": {"value": "936GB/s", "provenance": "spec", "source": "NVIDIA"}})";
+  auto m = load_config_text<MachineProfile>(with_accelerators(minimal), "gpu.json", load_machine_profile);
+  if (!m) FAIL(m.error().message);
+  CHECK(!m->accelerators->host_link_bytes_s.has_value());
+  CHECK(!m->accelerators->peer_bytes_s.has_value());
+  const auto j = machine_profile_to_json(*m);
+  CHECK(!j["accelerators"].contains("host_link_bw"));
+  CHECK(!j["accelerators"].contains("peer_bw"));
+}
+
+TEST_CASE("a bad accelerator field names its JSON path", "[profile]") {
+  struct Case {
+    std::string block;
+    const char* expected;
+  };
+  const std::vector<Case> cases = {
+      {R"({"model": "A100", "count": 0,
+           "memory": {"value": "40GiB", "provenance": "spec", "source": "x"},
+           "memory_read_bw": {"value": "1555GB/s", "provenance": "spec", "source": "x"}})",
+       "gpu.json: /accelerators/count: expected an integer between 1 and"},
+      {R"({"model": "A100", "count": 4, "hbm_bw": "1555GB/s",
+           "memory": {"value": "40GiB", "provenance": "spec", "source": "x"},
+           "memory_read_bw": {"value": "1555GB/s", "provenance": "spec", "source": "x"}})",
+       "gpu.json: /accelerators/hbm_bw: unknown key \"hbm_bw\""},
+      {R"({"model": "A100", "count": 4,
+           "memory": {"value": "40GiB", "provenance": "spec", "source": "x"}})",
+       "gpu.json: /accelerators/memory_read_bw: missing required field"},
+      {R"({"model": "A100", "count": 4,
+           "memory": {"value": "40GiB", "provenance": "spec", "source": "x"},
+           "memory_read_bw": {"value": "1.5 TB per second", "provenance": "spec", "source": "x"}})",
+       "gpu.json: /accelerators/memory_read_bw/value: expected a rate like"},
+      {R"({"model": "A100", "count": 4,
+           "memory": {"value": "40GiB", "provenance": "spec", "source": "x"},
+           "memory_read_bw": {"value": "1555GB/s", "provenance": "spec", "source": "x"},
+           "host_link_bw": {"value": "31.5GB/s", "provenance": "datasheet", "source": "x"}})",
+       "gpu.json: /accelerators/host_link_bw/provenance:"},
+      {R"({"model": "RTX 3090", "count": 1,
+           "memory": {"value": "24GiB", "provenance": "spec", "source": "x"},
+           "memory_read_bw": {"value": "936GB/s", "provenance": "spec", "source": "x"},
+           "peer_bw": {"value": "56GB/s", "provenance": "spec", "source": "x"}})",
+       "gpu.json: /accelerators/peer_bw: a single device has no peer link"},
+      {R"({"model": "", "count": 4,
+           "memory": {"value": "40GiB", "provenance": "spec", "source": "x"},
+           "memory_read_bw": {"value": "1555GB/s", "provenance": "spec", "source": "x"}})",
+       "gpu.json: /accelerators/model: name the device model"},
+      {R"(["A100", 4])", "gpu.json: /accelerators: expected an object"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.block);
+    auto p = load_config_text<MachineProfile>(with_accelerators(c.block), "gpu.json", load_machine_profile);
+    REQUIRE_FALSE(p.ok());
+    CHECK_THAT(p.error().message, Catch::Contains(c.expected));
+  }
+}
+
+TEST_CASE("every catalog machine loads and keeps the catalog's conventions", "[profile]") {
+  // The names other configs (claims) point at; each is one file.
+  const std::set<std::string> expected = {
+      "macbook-pro-m5-pro-64gb", "macbook-pro-m5-max-128gb", "macbook-pro-m1-max-64gb",
+      "mac-studio-m3-ultra-512gb", "mac-studio-m3-ultra-512gb-x4", "dgx-spark", "dgx-spark-x3",
+      "dgx-spark-x16", "epyc-7763-2s-228gb", "rtx3090-optane-pmem", "a100-40gb-x4", "a100-80gb-x8",
+      "b200-x4", "b300-x8", "h200-x16"};
+  // Unified memory (Apple silicon, GB10) and the CPU-only EPYC campaign have
+  // no accelerator block; discrete-GPU machines have one.
+  const std::set<std::string> discrete_gpu = {"rtx3090-optane-pmem", "a100-40gb-x4", "a100-80gb-x8",
+                                              "b200-x4", "b300-x8", "h200-x16"};
+  std::set<std::string> seen;
+  for (const std::string& path : catalog_files()) {
+    INFO(path);
+    auto m = load_machine_profile_file(path);  // no diagnostics at all
+    if (!m) FAIL(m.error().message);
+    const std::string stem = std::filesystem::path(path).stem().string();
+    CHECK(m->name == stem);
+    seen.insert(m->name);
+    CHECK(!m->description.empty());
+    CHECK(!m->probe.has_value());  // catalog entries are hand-written
+    CHECK(m->accelerators.has_value() == (discrete_gpu.count(m->name) == 1));
+    CHECK(m->memory_usable_bytes.value <= m->memory_total_bytes.value);
+    if (m->nodes > 1) {
+      CHECK(m->interconnect_bytes_s.has_value());
+      CHECK(m->sync_s_per_token.has_value());
+      CHECK(m->drives.size() % static_cast<std::size_t>(m->nodes) == 0);  // nodes are alike
+    }
+    if (m->accelerators) CHECK(m->accelerators->count % m->nodes == 0);
+    for (const auto& [label, f] : all_figures(*m)) {
+      INFO(label);
+      CHECK(f->value > 0);
+      CHECK(!f->source.empty());
+      // A catalog entry measured nothing itself: a measured figure names the
+      // reference text it comes from.
+      if (f->provenance == Provenance::kMeasured) CHECK(f->source.find(".txt") != std::string::npos);
+      if (f->low && f->high) CHECK((*f->low <= f->value && f->value <= *f->high));
+    }
+  }
+  CHECK(seen == expected);
 }
 
 TEST_CASE("a drive set must name listed drives", "[profile]") {

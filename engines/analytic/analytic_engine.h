@@ -1,0 +1,16 @@
+// analytic_engine.h — the cost model as an engine: for each point it
+// predicts the Measurement the real engine named by the point (resident or
+// streaming) would give on the profiled machine, without loading or reading
+// anything. Rows carry provenance "predicted".
+#pragma once
+
+#include <memory>
+
+#include "engines/analytic/cost_model.h"
+#include "engines/engine.h"
+
+namespace moebench {
+
+std::unique_ptr<Engine> make_analytic_engine(MachineProfile profile, Efficiency eff);
+
+}  // namespace moebench

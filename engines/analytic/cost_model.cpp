@@ -1,0 +1,424 @@
+// cost_model.cpp — see cost_model.h.
+#include "engines/analytic/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "engines/analytic/hit_rate.h"
+#include "engines/quant/quant_format.h"
+#include "harness/card_tensors.h"
+#include "harness/text.h"
+#include "harness/units.h"
+
+namespace moebench {
+
+namespace {
+
+constexpr double kAlign = 4096;
+// What the engines' process holds beside weights and caches when the
+// streaming engine sizes its cache (binary, thread stacks, scratch vectors,
+// I/O rings): measured on this project's engines as 100-200 MiB.
+constexpr double kProcessOverheadBytes = 160.0 * 1048576;
+double margin_bytes(double budget) { return 24.0 * 1048576 + budget / 100; }
+double align_up(double v) { return std::ceil(v / kAlign) * kAlign; }
+
+std::string gbps(double b) { return format_rate(b); }
+
+// Nearest read-curve point: random reads, the largest queue depth <= qd (or
+// the smallest), block sizes interpolated on a log scale.
+std::optional<double> curve_bw(const std::vector<DriveReadPoint>& curve, std::uint64_t block, int qd) {
+  int best_qd = -1;
+  for (const DriveReadPoint& p : curve) {
+    if (p.pattern != "random") continue;
+    if (p.queue_depth <= qd && p.queue_depth > best_qd) best_qd = p.queue_depth;
+  }
+  if (best_qd < 0) {
+    for (const DriveReadPoint& p : curve) {
+      if (p.pattern == "random" && (best_qd < 0 || p.queue_depth < best_qd)) best_qd = p.queue_depth;
+    }
+  }
+  if (best_qd < 0) return std::nullopt;
+  std::map<std::uint64_t, double> by_block;
+  for (const DriveReadPoint& p : curve) {
+    if (p.pattern == "random" && p.queue_depth == best_qd) by_block[p.block_bytes] = p.read_bytes_s.value;
+  }
+  if (by_block.empty()) return std::nullopt;
+  if (block <= by_block.begin()->first) return by_block.begin()->second;
+  if (block >= by_block.rbegin()->first) return by_block.rbegin()->second;
+  auto hi = by_block.lower_bound(block);
+  auto lo = std::prev(hi);
+  const double x = (std::log(static_cast<double>(block)) - std::log(static_cast<double>(lo->first))) /
+                   (std::log(static_cast<double>(hi->first)) - std::log(static_cast<double>(lo->first)));
+  return lo->second + x * (hi->second - lo->second);
+}
+
+double one_drive_bw(const DriveProfile& d, std::uint64_t block, int qd, std::string* how) {
+  if (auto c = curve_bw(d.read_curve, block, qd)) {
+    if (how) *how = d.name + ": read curve at " + format_bytes(static_cast<double>(block)) + " QD" + std::to_string(qd);
+    return *c;
+  }
+  if (how) *how = d.name + ": sequential read figure × 0.85 (large random reads, no curve in the profile)";
+  return d.seq_read_bytes_s.value * 0.85;
+}
+
+}  // namespace
+
+double drive_set_read_bw(const MachineProfile& profile, int drives, std::uint64_t block_bytes, int queue_depth,
+                         std::optional<double> throttle_bytes_s, std::string* how) {
+  if (profile.drives.empty()) {
+    if (how) *how = "no drives in the profile";
+    return 0;
+  }
+  std::string part;
+  // A measured all-drives curve answers directly when the counts match.
+  for (const DriveSetProfile& set : profile.drive_sets) {
+    if (static_cast<int>(set.drives.size()) != drives || throttle_bytes_s) continue;
+    if (auto c = curve_bw(set.read_curve, block_bytes, queue_depth)) {
+      if (how) *how = "all " + std::to_string(drives) + " drives read together (probe), " +
+                      format_bytes(static_cast<double>(block_bytes)) + " QD" + std::to_string(queue_depth);
+      return *c;
+    }
+  }
+  // Otherwise: drives beyond the profile's are copies of the first; drives
+  // on one device share its bandwidth (a throttle caps each directory).
+  std::map<std::string, std::pair<double, int>> devices;  // device -> (bw, directories)
+  for (int i = 0; i < drives; ++i) {
+    const bool copy = i >= static_cast<int>(profile.drives.size());
+    const DriveProfile& d = profile.drives[static_cast<std::size_t>(copy ? 0 : i)];
+    std::string dev = d.device && !d.device->disk.empty() ? d.device->disk : d.name;
+    if (copy) dev += "#copy" + std::to_string(i);
+    auto& entry = devices[dev];
+    entry.first = one_drive_bw(d, block_bytes, queue_depth, &part);
+    entry.second += 1;
+  }
+  double total = 0;
+  for (const auto& [dev, e] : devices) {
+    const double capped = throttle_bytes_s ? std::min(e.first, *throttle_bytes_s * e.second) : e.first;
+    total += capped;
+  }
+  if (how) {
+    *how = part + "; " + std::to_string(drives) + " director" + (drives == 1 ? "y" : "ies") + " on " +
+           std::to_string(devices.size()) + " device" + (devices.size() == 1 ? "" : "s") +
+           (throttle_bytes_s ? ", each capped at " + gbps(*throttle_bytes_s) : "");
+  }
+  return total;
+}
+
+double matvec_rate(const MachineProfile& profile, const std::string& quant, std::string* how) {
+  const KernelFigure* best = nullptr;
+  for (const KernelFigure& k : profile.kernels) {
+    if (k.quant != quant || k.shape != "matvec") continue;
+    if (!best || k.threads > best->threads) best = &k;
+  }
+  if (best) {
+    if (how) *how = quant + " matvec, " + std::to_string(best->threads) + " threads (probe): " + gbps(best->weight_bytes_s.value);
+    return best->weight_bytes_s.value;
+  }
+  if (how) *how = "memory read bandwidth × 0.8 (no " + quant + " kernel figure in the profile)";
+  return profile.memory_read_bytes_s.value * 0.8;
+}
+
+namespace {
+double matmul_gflops(const MachineProfile& profile, const std::string& quant) {
+  double best = 0;
+  int threads = 0;
+  for (const KernelFigure& k : profile.kernels) {
+    if (k.quant == quant && k.shape == "matmul" && k.gflop_s && k.threads >= threads) {
+      threads = k.threads;
+      best = *k.gflop_s;
+    }
+  }
+  return best;
+}
+}  // namespace
+
+Efficiency profile_efficiency(const MachineProfile& profile) {
+  Efficiency e;
+  if (profile.calibration) {
+    e.io = profile.calibration->io_efficiency;
+    e.compute = profile.calibration->compute_efficiency;
+    e.overlap = profile.calibration->overlap;
+  }
+  return e;
+}
+
+TrunkSplit trunk_split(const ModelCard& card) {
+  TrunkSplit s;
+  const auto tf = find_quant(card.trunk_quant);
+  const auto sf = find_quant(card_small_quant(card));
+  if (!tf || !sf) return s;
+  for (const CardTensor& t : card_trunk_tensors(card)) {
+    const QuantFormat& f = t.small ? *sf : *tf;
+    const double bytes = static_cast<double>(t.rows) * static_cast<double>(f.bytes_for(t.row_len));
+    switch (t.role) {
+      case TensorRole::kEmbedding: s.pre_bytes += static_cast<double>(f.bytes_for(t.row_len)); break;  // one row
+      case TensorRole::kShared: s.post_bytes += bytes; break;
+      case TensorRole::kLatent:
+        (t.name.find("latent_in") != std::string::npos ? s.post_bytes : s.pre_bytes) += bytes;
+        break;
+      default: s.pre_bytes += bytes; break;
+    }
+  }
+  if (card.tied_embeddings) {  // the lm_head is the embedding table, read whole
+    s.pre_bytes += static_cast<double>(card.trunk().embedding);
+  }
+  return s;
+}
+
+Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCard& card, const Point& point,
+                                   const Efficiency& eff, const PredictContext& ctx) {
+  Prediction pr;
+  Measurement& m = pr.m;
+  m.provenance = "predicted";
+  auto step = [&pr](std::string name, double v, std::string unit, std::string how) {
+    pr.steps.push_back({std::move(name), v, std::move(unit), std::move(how)});
+  };
+  const auto qf = find_quant(point.quant);
+  if (!qf) return make_error("unknown quant \"" + point.quant + "\"");
+  const bool streaming = point.engine.name == "streaming";
+  if (!streaming && point.engine.name != "resident") {
+    return make_error("the analytic engine models the resident and streaming engines, not \"" + point.engine.name + "\"");
+  }
+  const int L = card.moe_layers(), E = card.moe.experts, k = card.moe.active;
+  const std::int64_t prompt = std::max<std::int64_t>(1, point.prompt_tokens);
+  const std::int64_t gen = std::max<std::int64_t>(1, point.gen_tokens);
+  const std::int64_t decode_tokens = gen - 1;
+  const double expert_bytes = static_cast<double>(card.expert_bytes(point.quant));
+  const bool packed = point.engine.options.count("packed") && point.engine.options.at("packed") == "1";
+  // Aligned read per expert: one record, or three slices each padded.
+  const double ed = card.moe.expert_dim, inter = card.moe.expert_intermediate;
+  const double slice_gu = inter * static_cast<double>(qf->bytes_for(static_cast<std::uint64_t>(ed)));
+  const double slice_d = ed * static_cast<double>(qf->bytes_for(static_cast<std::uint64_t>(inter)));
+  const double record = packed ? align_up(expert_bytes) : 2 * align_up(slice_gu) + align_up(slice_d);
+  const double read_block = packed ? record : std::max(slice_gu, slice_d);
+  step("expert record", record, "B", packed ? "one aligned record per expert" : "gate, up, down slices, each 4 KiB aligned");
+
+  const TrunkBytes tb = card.trunk();
+  const TrunkSplit split = trunk_split(card);
+  const double context = static_cast<double>(point.context_tokens);
+  const double kv_bytes = static_cast<double>(card.cache_bytes(static_cast<std::uint64_t>(point.context_tokens + prompt + gen)));
+  // KV read per decode token: every cached token of every MLA/GQA layer,
+  // and the linear state read and written.
+  const double kv_read = static_cast<double>(card.kv_bytes_per_token()) * (context + static_cast<double>(prompt) + static_cast<double>(gen) / 2) +
+                         2.0 * static_cast<double>(card.linear_state_bytes());
+  const double routed_active = static_cast<double>(k) * L * expert_bytes;
+  step("trunk bytes before routing / token", split.pre_bytes, "B", "attention, routers, norms, dense FFNs, lm_head, embedding row");
+  step("trunk bytes after routing / token", split.post_bytes, "B", "shared experts, latent projection in");
+  step("routed expert bytes / token", routed_active, "B", std::to_string(k) + " × " + std::to_string(L) + " layers × expert");
+  step("KV/state read / token", kv_read, "B", "cache at context " + std::to_string(point.context_tokens));
+
+  const double usable = profile.memory_usable_bytes.value;
+  const double container = static_cast<double>(card.container_bytes(point.quant));
+  std::size_t slots = 0;
+  bool cliff = false;
+  double paged_share = 0;
+  if (!streaming) {
+    const double need = container + kv_bytes + kProcessOverheadBytes;
+    step("resident memory", need, "B", "container + KV/state + process");
+    if (need > usable) {
+      m.status = RowStatus::kInfeasible;
+      m.reason = "the container (" + format_bytes(container) + ") plus KV/state (" + format_bytes(kv_bytes) +
+                 ") does not fit usable memory (" + format_bytes(usable) + ")";
+      return pr;
+    }
+    if (point.ram_budget_bytes && static_cast<double>(*point.ram_budget_bytes) < need) {
+      m.status = RowStatus::kInfeasible;
+      m.reason = "budget " + format_bytes(static_cast<double>(*point.ram_budget_bytes)) + " is below the resident engine's " +
+                 format_bytes(need) + " (container + KV/state)";
+      return pr;
+    }
+  } else {
+    const double resident = static_cast<double>(tb.total()) + kv_bytes + kProcessOverheadBytes;
+    const double all = static_cast<double>(L) * E;
+    const double slot = align_up(record);
+    double n = all;
+    if (point.ram_budget_bytes) {
+      const double budget = static_cast<double>(*point.ram_budget_bytes);
+      n = std::min(all, std::floor(std::max(0.0, budget - resident - margin_bytes(budget)) / slot));
+      if (n < k) {
+        const double min_budget = (resident + margin_bytes(0) + k * slot) / 0.99 + 1;
+        m.status = RowStatus::kInfeasible;
+        m.reason = "budget " + format_bytes(budget) + " leaves room for " + std::to_string(static_cast<long long>(n)) +
+                   " expert slots but one layer's top-" + std::to_string(k) + " needs " + std::to_string(k) +
+                   ": minimum budget " + format_bytes(min_budget) + " (predicted: trunk " +
+                   format_bytes(static_cast<double>(tb.total())) + ", KV/state " + format_bytes(kv_bytes) + ")";
+        return pr;
+      }
+      if (budget > usable) {
+        cliff = true;
+        const double fits = std::max(0.0, std::floor((usable - resident - margin_bytes(usable)) / slot));
+        paged_share = n > 0 ? std::max(0.0, (n - fits) / n) : 0;
+        m.notes.push_back("WARNING: budget " + format_bytes(budget) + " is beyond usable memory (" + format_bytes(usable) +
+                          "): " + format_fixed(100 * paged_share, 0) +
+                          " % of the cache would page, so those hits become page-fault reads (predicted collapse)");
+      }
+    } else {
+      const double room = std::max(0.0, usable - resident - 1073741824.0);
+      n = std::min(all, std::floor(room / slot));
+    }
+    slots = static_cast<std::size_t>(n);
+    step("cache slots", n, "slots", "budget − trunk − KV/state − process − margin, ÷ slot " + format_bytes(slot));
+  }
+
+  // Hits, misses, reads: replay the run when it is small enough.
+  WindowCounts dec, pre;
+  std::string hit_how;
+  if (streaming) {
+    const CacheShape shape{L, E, k, slots};
+    const double ops = static_cast<double>(L) * k * static_cast<double>(prompt + gen) * static_cast<double>(slots);
+    if (ops <= ctx.replay_limit) {
+      ReplayPlan plan;
+      plan.routing = point.routing;
+      plan.prefetch = point.prefetch;
+      plan.policy = point.cache_policy == "lfu" ? CachePolicy::kLfu : CachePolicy::kLru;
+      plan.seed = ctx.seed * 1000003ull + static_cast<std::uint64_t>(ctx.repetition);
+      plan.source_seed = ctx.seed + 7919 * static_cast<std::uint64_t>(ctx.repetition);
+      plan.prompt_tokens = prompt;
+      plan.gen_tokens = gen;
+      plan.chunk = point.engine.options.count("chunk") ? std::stoul(point.engine.options.at("chunk")) : 32;
+      plan.base_dir = ctx.base_dir;
+      auto r = simulate_cache(shape, plan);
+      if (!r) return r.error();
+      dec = r->decode;
+      pre = r->prefill;
+      hit_how = "replay of this run through the engine's cache (" + std::to_string(slots) + " slots, cold start)";
+    } else {
+      double h = 0;
+      if (point.routing == "uniform") {
+        h = uniform_lru_hit_rate(shape);
+        hit_how = "closed form, uniform routing, LRU, steady state";
+      } else {
+        auto p = routing_popularity(point.routing, shape, ctx.seed * 1000003ull, 2000, ctx.base_dir);
+        if (!p) return p.error();
+        h = che_lru_hit_rate(shape, *p);
+        hit_how = "Che's computation over the routing's popularity, LRU, steady state";
+      }
+      const double needs = static_cast<double>(decode_tokens) * L * k;
+      dec.hits = static_cast<std::uint64_t>(std::llround(needs * h));
+      dec.misses = static_cast<std::uint64_t>(std::llround(needs)) - dec.hits;
+      dec.reads = dec.misses;
+      if (point.prefetch.rfind("pregate:", 0) == 0) {
+        dec.misses_hidden = static_cast<std::uint64_t>(std::llround(static_cast<double>(dec.misses) * std::stod(point.prefetch.substr(8))));
+      }
+      // Prefill: each chunk reads its distinct experts once (uniform).
+      const double chunk = point.engine.options.count("chunk") ? std::stod(point.engine.options.at("chunk")) : 32;
+      double distinct = 0;
+      for (double done = 0; done < static_cast<double>(prompt); done += chunk) {
+        const double c = std::min(chunk, static_cast<double>(prompt) - done);
+        distinct += L * E * (1 - std::pow(1 - static_cast<double>(k) / E, c));
+      }
+      pre.reads = static_cast<std::uint64_t>(std::llround(distinct * (1 - h)));
+      pre.misses = pre.reads;
+    }
+    pr.hit_rate_decode = dec.needs() ? static_cast<double>(dec.hits) / static_cast<double>(dec.needs()) : 0;
+    step("decode hit rate", pr.hit_rate_decode, "", hit_how);
+  }
+
+  // Rates.
+  std::string how_t, how_e, how_d;
+  const double rate_trunk = matvec_rate(profile, card.trunk_quant, &how_t) * eff.compute;
+  const double rate_expert = matvec_rate(profile, point.quant, &how_e) * eff.compute;
+  step("trunk matvec rate", rate_trunk, "B/s", how_t + (eff.compute != 1 ? " × compute efficiency " + format_fixed(eff.compute, 3) : ""));
+  step("expert matvec rate", rate_expert, "B/s", how_e);
+  const int qd = point.engine.options.count("qd") ? std::stoi(point.engine.options.at("qd")) : 32;
+  double io_bw = 0;
+  if (streaming) {
+    io_bw = drive_set_read_bw(profile, point.drives.count, static_cast<std::uint64_t>(read_block), qd,
+                              point.drives.throttle_bytes_s, &how_d) * eff.io;
+    if (!(io_bw > 0)) return make_error("the profile has no drive figures: cannot predict a streaming point");
+    step("drive set read bandwidth", io_bw, "B/s", how_d + (eff.io != 1 ? " × I/O efficiency " + format_fixed(eff.io, 3) : ""));
+  }
+
+  // Decode token.
+  const double per_tok = decode_tokens > 0 ? static_cast<double>(decode_tokens) : 1.0;
+  const double t_pre = (split.pre_bytes + kv_read) / rate_trunk;
+  const double t_post = split.post_bytes / rate_trunk + routed_active / rate_expert;
+  double read_bytes_tok = streaming ? static_cast<double>(dec.reads) * record / per_tok : 0;
+  double t_io = read_bytes_tok / std::max(1.0, io_bw);
+  if (cliff && paged_share > 0) {
+    // Hits in the paged part of the cache fault in 4 KiB pages at QD1.
+    std::string how_pf;
+    const double pf_bw = std::max(1.0, drive_set_read_bw(profile, 1, 4096, 1, std::nullopt, &how_pf));
+    const double faulted = static_cast<double>(dec.hits) / per_tok * paged_share * record;
+    t_io += faulted / pf_bw;
+    read_bytes_tok += faulted;
+    step("page-fault reads / token", faulted, "B", "hits in the paged part at " + gbps(pf_bw) + " (" + how_pf + ")");
+  }
+  const double hidden = dec.misses ? static_cast<double>(dec.misses_hidden) / static_cast<double>(dec.misses) : 0;
+  double t_tok = std::max({t_pre + t_post, t_pre + (1 - hidden) * t_io, t_io});
+  t_tok += (1 - std::clamp(eff.overlap, 0.0, 1.0)) * std::min(t_io, t_post);
+  pr.t_pre_s = t_pre;
+  pr.t_post_s = t_post;
+  pr.t_io_s = t_io;
+  pr.t_token_s = t_tok;
+  pr.hidden_share = hidden;
+  step("compute before routing / token", t_pre, "s", "trunk-before bytes + KV ÷ trunk rate");
+  step("compute after routing / token", t_post, "s", "shared ÷ trunk rate + routed experts ÷ expert rate");
+  if (streaming) step("I/O / token", t_io, "s", "read bytes ÷ drive set bandwidth");
+  step("decode time / token", t_tok, "s",
+       "max(pre + post, pre + (1 − hidden " + format_fixed(hidden, 2) + ") × I/O, I/O) + (1 − overlap " +
+           format_fixed(eff.overlap, 2) + ") × min(I/O, post)");
+
+  // Prefill: chunks; trunk once per chunk, compute at the matmul rate.
+  const double chunk = point.engine.options.count("chunk") ? std::stod(point.engine.options.at("chunk")) : 32;
+  const double gflops_t = matmul_gflops(profile, card.trunk_quant) * eff.compute;
+  const double gflops_e = matmul_gflops(profile, point.quant) * eff.compute;
+  double prefill_s = 0;
+  const double n_chunks = std::ceil(static_cast<double>(prompt) / chunk);
+  const double prefill_reads = streaming ? static_cast<double>(pre.reads) * record : 0;
+  const double w = std::clamp(eff.overlap, 0.0, 1.0);
+  for (double done = 0; done < static_cast<double>(prompt); done += chunk) {
+    const double c = std::min(chunk, static_cast<double>(prompt) - done);
+    // Memory: trunk weights once per chunk, each distinct expert once;
+    // compute: 2 flops per weight per token. Before routing as in decode.
+    const double distinct = streaming ? static_cast<double>(pre.needs()) / n_chunks
+                                      : L * E * (1 - std::pow(1 - static_cast<double>(k) / E, c));
+    const double tbpw = static_cast<double>(find_quant(card.trunk_quant)->bits_per_weight()) / 8;
+    const double flops_pre = 2.0 * c * split.pre_bytes / tbpw, flops_post = 2.0 * c * split.post_bytes / tbpw;
+    const double flops_e = 2.0 * c * static_cast<double>(k) * L * expert_bytes / (qf->bits_per_weight() / 8);
+    const double pre_c = std::max(split.pre_bytes / rate_trunk, gflops_t > 0 ? flops_pre / (gflops_t * 1e9) : 0.0);
+    const double post_c = std::max(split.post_bytes / rate_trunk + distinct * expert_bytes / rate_expert,
+                                   (gflops_t > 0 ? flops_post / (gflops_t * 1e9) : 0.0) +
+                                       (gflops_e > 0 ? flops_e / (gflops_e * 1e9) : 0.0));
+    const double io_c = streaming ? prefill_reads / n_chunks / std::max(1.0, io_bw) : 0;
+    prefill_s += pre_c + std::max(post_c, io_c) + (1 - w) * std::min(post_c, io_c);
+  }
+  const double chunks = n_chunks;
+  step("prefill", prefill_s, "s", std::to_string(prompt) + " tokens in " + format_fixed(chunks, 0) + " chunk(s) of " +
+                                      format_fixed(chunk, 0) + "; reads " + format_bytes(prefill_reads));
+
+  // Load: the trunk (streaming) or the container (resident) at sequential speed.
+  const double load_bytes = streaming ? static_cast<double>(tb.total()) : container;
+  double seq = 0;
+  for (const DriveProfile& d : profile.drives) seq = std::max(seq, d.seq_read_bytes_s.value);
+  m.load_s = seq > 0 ? load_bytes / seq : 0;
+  step("load", m.load_s, "s", format_bytes(load_bytes) + " at the fastest drive's sequential read");
+
+  m.prompt_tokens = prompt;
+  m.prefill_s = prefill_s;
+  m.token_times_s.push_back(prefill_s);
+  for (std::int64_t t = 1; t < gen; ++t) m.token_times_s.push_back(prefill_s + static_cast<double>(t) * t_tok);
+  m.read_bytes_prefill = static_cast<std::uint64_t>(prefill_reads);
+  m.read_bytes_decode = static_cast<std::uint64_t>(std::llround(read_bytes_tok * static_cast<double>(decode_tokens)));
+  m.proc_read_bytes_decode = m.read_bytes_decode;
+  m.mem_weight_bytes_decode =
+      static_cast<std::uint64_t>((split.pre_bytes + split.post_bytes + routed_active) * static_cast<double>(decode_tokens));
+  m.expert_hits_decode = dec.hits;
+  m.expert_misses_decode = dec.misses;
+  m.expert_misses_hidden_decode = dec.misses_hidden;
+  m.io_wait_s_decode = std::max(0.0, t_tok - t_pre - t_post) * static_cast<double>(decode_tokens);
+  m.io_busy_s_decode = t_io * static_cast<double>(decode_tokens);
+  m.routed_phase_s_decode = (t_tok - t_pre) * static_cast<double>(decode_tokens);
+  m.peak_rss_bytes = static_cast<std::uint64_t>(
+      streaming ? static_cast<double>(tb.total()) + kv_bytes + kProcessOverheadBytes + static_cast<double>(slots) * align_up(record)
+                : container + kv_bytes + kProcessOverheadBytes);
+  m.budget_enforced = false;
+  m.notes.push_back("predicted on " + profile.name + " (efficiency io " + format_fixed(eff.io, 3) + ", compute " +
+                    format_fixed(eff.compute, 3) + ", overlap " + format_fixed(eff.overlap, 3) + ")");
+  if (streaming) m.notes.push_back("hits: " + hit_how);
+  return pr;
+}
+
+}  // namespace moebench
