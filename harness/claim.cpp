@@ -104,6 +104,22 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
       c.expert_bits_per_weight = *v;
     }
   }
+  if (auto v = r.string("scale", false)) {
+    auto sc = parse_scale(*v);
+    if (!sc) {
+      d.add(r.path_of("scale"), sc.error().message + " (a pruned build: \"experts=242\")");
+    } else {
+      c.scale = *sc;
+    }
+  }
+  if (auto v = r.number("trunk_bits_per_weight", false)) {
+    if (*v <= 0 || *v > 32) {
+      d.add(r.path_of("trunk_bits_per_weight"), "expected bits per trunk weight above 0 and at most 32 (bf16 is 16), got " +
+                                                    format_fixed(*v, 4));
+    } else {
+      c.trunk_bits_per_weight = *v;
+    }
+  }
   if (auto v = r.integer("nodes", false, 1, 1 << 20)) c.nodes = static_cast<int>(*v);
   if (auto v = r.integer("gpus", false, 1, 1 << 20)) c.gpus = static_cast<int>(*v);
   if (auto v = r.integer("concurrency", false, 1, 1 << 20)) c.concurrency = static_cast<int>(*v);

@@ -12,6 +12,7 @@
 
 #include "harness/expected.h"
 #include "harness/json_reader.h"
+#include "harness/model_card.h"
 
 namespace moebench {
 
@@ -45,6 +46,11 @@ struct Claim {
   // stating it (MXFP4 4.25, Q4_K 4.5; `notes` gives the reasoning).
   std::optional<std::uint64_t> container_bytes;
   std::optional<double> expert_bits_per_weight;
+  // A build that changes the card: pruned experts ("experts=242", as
+  // `card show --scale`) and the trunk's bits per weight when it is not the
+  // card's (Q8 non-experts: 8.5).
+  std::optional<Scale> scale;
+  std::optional<double> trunk_bits_per_weight;
   // Linked setups: machines joined for one model; GPUs holding weights.
   std::optional<int> nodes;
   std::optional<int> gpus;

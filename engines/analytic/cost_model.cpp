@@ -17,41 +17,40 @@ namespace moebench {
 namespace {
 
 constexpr double kAlign = 4096;
-// What the engines' process holds beside weights and caches when the
-// streaming engine sizes its cache (binary, thread stacks, scratch vectors,
-// I/O rings): measured on this project's engines as 100-200 MiB.
-constexpr double kProcessOverheadBytes = 160.0 * 1048576;
+// What the engines' process holds beside weights and KV when the streaming
+// engine sizes its cache (binary, thread stacks, scratch vectors, I/O
+// rings): 25 MiB (beside the KV/state) reproduces the slot counts of every streaming row of the
+// quick sweep on the build machine (46-94 slots, two quants).
+constexpr double kProcessOverheadBytes = 25.0 * 1048576;
 double margin_bytes(double budget) { return 24.0 * 1048576 + budget / 100; }
 double align_up(double v) { return std::ceil(v / kAlign) * kAlign; }
 
 std::string gbps(double b) { return format_rate(b); }
 
-// Nearest read-curve point: random reads, the largest queue depth <= qd (or
-// the smallest), block sizes interpolated on a log scale.
+// Read bandwidth from a curve: random reads; at each block size the point
+// with the largest queue depth <= qd (else the smallest depth measured);
+// between block sizes, interpolated on a log scale (clamped at the ends).
 std::optional<double> curve_bw(const std::vector<DriveReadPoint>& curve, std::uint64_t block, int qd) {
-  int best_qd = -1;
+  std::map<std::uint64_t, std::pair<int, double>> by_block;  // block -> (qd, bw)
   for (const DriveReadPoint& p : curve) {
     if (p.pattern != "random") continue;
-    if (p.queue_depth <= qd && p.queue_depth > best_qd) best_qd = p.queue_depth;
-  }
-  if (best_qd < 0) {
-    for (const DriveReadPoint& p : curve) {
-      if (p.pattern == "random" && (best_qd < 0 || p.queue_depth < best_qd)) best_qd = p.queue_depth;
+    auto it = by_block.find(p.block_bytes);
+    if (it == by_block.end()) {
+      by_block[p.block_bytes] = {p.queue_depth, p.read_bytes_s.value};
+      continue;
     }
-  }
-  if (best_qd < 0) return std::nullopt;
-  std::map<std::uint64_t, double> by_block;
-  for (const DriveReadPoint& p : curve) {
-    if (p.pattern == "random" && p.queue_depth == best_qd) by_block[p.block_bytes] = p.read_bytes_s.value;
+    const int have = it->second.first;
+    const bool better = p.queue_depth <= qd ? (have > qd || p.queue_depth > have) : (have > qd && p.queue_depth < have);
+    if (better) it->second = {p.queue_depth, p.read_bytes_s.value};
   }
   if (by_block.empty()) return std::nullopt;
-  if (block <= by_block.begin()->first) return by_block.begin()->second;
-  if (block >= by_block.rbegin()->first) return by_block.rbegin()->second;
+  if (block <= by_block.begin()->first) return by_block.begin()->second.second;
+  if (block >= by_block.rbegin()->first) return by_block.rbegin()->second.second;
   auto hi = by_block.lower_bound(block);
   auto lo = std::prev(hi);
   const double x = (std::log(static_cast<double>(block)) - std::log(static_cast<double>(lo->first))) /
                    (std::log(static_cast<double>(hi->first)) - std::log(static_cast<double>(lo->first)));
-  return lo->second + x * (hi->second - lo->second);
+  return lo->second.second + x * (hi->second.second - lo->second.second);
 }
 
 double one_drive_bw(const DriveProfile& d, std::uint64_t block, int qd, std::string* how) {
@@ -121,6 +120,19 @@ double matvec_rate(const MachineProfile& profile, const std::string& quant, std:
 }
 
 namespace {
+// GFLOP/s of a matvec in `quant`, all threads (2 flops per weight at the
+// weight rate when the probe gave no flop figure).
+double matvec_gflops(const MachineProfile& profile, const std::string& quant) {
+  const KernelFigure* best = nullptr;
+  for (const KernelFigure& k : profile.kernels) {
+    if (k.quant == quant && k.shape == "matvec" && (!best || k.threads > best->threads)) best = &k;
+  }
+  if (best && best->gflop_s) return *best->gflop_s;
+  const auto f = find_quant(quant);
+  const double bytes_per_weight = f ? f->bits_per_weight() / 8 : 2.0;
+  return matvec_rate(profile, quant, nullptr) / bytes_per_weight * 2 / 1e9;
+}
+
 double matmul_gflops(const MachineProfile& profile, const std::string& quant) {
   double best = 0;
   int threads = 0;
@@ -204,6 +216,18 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
   const double kv_read = static_cast<double>(card.kv_bytes_per_token()) * (context + static_cast<double>(prompt) + static_cast<double>(gen) / 2) +
                          2.0 * static_cast<double>(card.linear_state_bytes());
   const double routed_active = static_cast<double>(k) * L * expert_bytes;
+  // Attention over the cached context is arithmetic on the cache, not a
+  // weight read: MLA (absorbed) scores each cached latent per head and sums
+  // the latents back, GQA does q·k and p·v per head; 2 flops per MAC.
+  double attn_flops = 0;
+  const double ctx_avg = context + static_cast<double>(prompt) + static_cast<double>(gen) / 2;
+  for (const LayerGroup& g : card.layers) {
+    if (g.attention == AttentionKind::kMla && card.mla) {
+      attn_flops += g.count * 2.0 * card.mla->heads * (2.0 * card.mla->kv_lora_rank + card.mla->qk_rope_head_dim) * ctx_avg;
+    } else if (g.attention == AttentionKind::kGqa && card.gqa) {
+      attn_flops += g.count * 2.0 * card.gqa->heads * 2.0 * card.gqa->head_dim * ctx_avg;
+    }
+  }
   step("trunk bytes before routing / token", split.pre_bytes, "B", "attention, routers, norms, dense FFNs, lm_head, embedding row");
   step("trunk bytes after routing / token", split.post_bytes, "B", "shared experts, latent projection in");
   step("routed expert bytes / token", routed_active, "B", std::to_string(k) + " × " + std::to_string(L) + " layers × expert");
@@ -333,7 +357,13 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
 
   // Decode token.
   const double per_tok = decode_tokens > 0 ? static_cast<double>(decode_tokens) : 1.0;
-  const double t_pre = (split.pre_bytes + kv_read) / rate_trunk;
+  const double attn_gflops = matvec_gflops(profile, card.kv_dtype) * eff.compute;
+  const double t_attn = attn_flops > 0 ? attn_flops / (attn_gflops * 1e9) : 0;
+  const double t_pre = (split.pre_bytes + kv_read) / rate_trunk + t_attn;
+  if (attn_flops > 0) {
+    step("attention over the context / token", t_attn, "s",
+         format_fixed(attn_flops / 1e9, 2) + " GFLOP at the " + card.kv_dtype + " matvec rate " + format_fixed(attn_gflops, 1) + " GFLOP/s");
+  }
   const double t_post = split.post_bytes / rate_trunk + routed_active / rate_expert;
   double read_bytes_tok = streaming ? static_cast<double>(dec.reads) * record / per_tok : 0;
   double t_io = read_bytes_tok / std::max(1.0, io_bw);

@@ -18,6 +18,7 @@
 #include "harness/machine_profile.h"
 #include "harness/runner.h"
 #include "harness/text.h"
+#include "harness/units.h"
 #include "reports/writers.h"
 
 namespace moebench {
@@ -39,6 +40,7 @@ struct RunArgs {
   std::string print = "md";
   std::vector<std::string> drive_dirs;
   bool predict = false;  // `moebench predict`: every point through the analytic engine
+  int explain = 0;       // predict: print point N's derivation instead of running
 };
 
 const char* kCommand[2] = {"moebench run", "moebench predict"};
@@ -126,6 +128,44 @@ int run_command(const RunArgs& args, const CliState& state) {
     profile_label = profile->name + " (" + msrc->label + ")";
     machine_label = profile->name;
     machine = *profile;
+  }
+  if (args.predict && args.explain > 0) {
+    if (args.explain > static_cast<int>(points->size())) {
+      std::fprintf(stderr, "%s: --explain %d: the sweep has %zu points\n", cmd, args.explain, points->size());
+      return 1;
+    }
+    const Point& p = (*points)[static_cast<std::size_t>(args.explain - 1)];
+    auto card = store.card(p.model);
+    if (!card) {
+      std::fprintf(stderr, "%s: %s\n", cmd, card.error().message.c_str());
+      return 1;
+    }
+    auto scaled = apply_scale(*card, p.scale);
+    if (!scaled) {
+      std::fprintf(stderr, "%s: %s\n", cmd, scaled.error().message.c_str());
+      return 1;
+    }
+    PredictContext pc;
+    pc.seed = spec->seed;
+    auto pred = predict_point(*machine, *scaled, p, profile_efficiency(*machine), pc);
+    if (!pred) {
+      std::fprintf(stderr, "%s: %s\n", cmd, pred.error().message.c_str());
+      return 1;
+    }
+    std::printf("point %d: %s on %s\n", args.explain, p.label().c_str(), profile_label.c_str());
+    for (const Step& st : pred->steps) {
+      const std::string v = st.unit == "B" ? format_bytes(st.value) : st.unit == "B/s" ? format_rate(st.value)
+                                                                   : format_fixed(st.value, 4) + (st.unit.empty() ? "" : " " + st.unit);
+      std::printf("  %-36s %-14s %s\n", st.name.c_str(), v.c_str(), st.how.c_str());
+    }
+    if (pred->m.status != RowStatus::kOk) {
+      std::printf("status %s: %s\n", to_string(pred->m.status), pred->m.reason.c_str());
+    } else {
+      std::printf("decode %s tok/s, TTFT %s s\n", format_fixed(1 / pred->t_token_s, 3).c_str(),
+                  format_fixed(pred->m.prefill_s, 3).c_str());
+    }
+    for (const std::string& n : pred->m.notes) std::printf("note: %s\n", n.c_str());
+    return 0;
   }
   Environment env = capture_environment(profile_label, state.command_line);
   if (machine_label.empty()) machine_label = "unprofiled:" + env.hostname;
@@ -264,6 +304,8 @@ void add_predict_command(CLI::App& app, CliState& state) {
       "  moebench predict my-sweep.json --machine macbook-pro-m5-max-128gb");
   cmd->add_option("sweep", args->sweep, "sweep file, or the name of one in configs/sweeps (default: quick)");
   cmd->add_option("--machine", args->machine, "machine profile: file, or name in configs/hardware");
+  cmd->add_option("--explain", args->explain, "print point N's derivation (1-based, sweep order) step by step and stop")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--out", args->out_dir, "results directory (default: results/<sweep>-predicted-<machine>)");
   cmd->add_flag("--quiet,-q", args->quiet, "no progress line on stderr");
   cmd->add_option("--format", args->formats, "result files to write (default: md csv json jsonl)")

@@ -25,6 +25,8 @@ struct CliState {
 void add_run_command(CLI::App& app, CliState& state);
 void add_predict_command(CLI::App& app, CliState& state);
 void add_calibrate_command(CLI::App& app, CliState& state);
+void add_claims_command(CLI::App& app, CliState& state);
+void add_plan_command(CLI::App& app, CliState& state);
 void add_validate_command(CLI::App& app, CliState& state);
 void add_schema_command(CLI::App& app, CliState& state);
 void add_probe_command(CLI::App& app, CliState& state);

@@ -48,6 +48,8 @@ int main(int argc, char** argv) {
   moebench::add_run_command(app, state);
   moebench::add_predict_command(app, state);
   moebench::add_calibrate_command(app, state);
+  moebench::add_claims_command(app, state);
+  moebench::add_plan_command(app, state);
   moebench::add_probe_command(app, state);
   moebench::add_card_command(app, state);
   moebench::add_container_command(app, state);
