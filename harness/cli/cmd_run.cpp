@@ -73,6 +73,8 @@ int run_command(const RunArgs& args, const CliState& state) {
   SweepContext ctx = state.sweep_context(store);
   ctx.base_dir = src->dir;
   ctx.drive_dirs_override = args.drive_dirs;
+  // A prediction reads no drive: its points need no drive directories.
+  if (args.predict) ctx.engine_uses_drives = [](const std::string&) { return false; };
   auto spec = load_sweep_text(src->text, src->label, ctx);
   if (!spec) {
     std::fprintf(stderr, "%s\n", spec.error().message.c_str());

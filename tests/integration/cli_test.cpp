@@ -305,3 +305,48 @@ TEST_CASE("container make and verify from the command line; a flipped byte is na
   CHECK(bad.out.find("tensor " + packed->name) != std::string::npos);
   CHECK(bad.out.find("expert 1 of layer") != std::string::npos);
 }
+
+TEST_CASE("predict, calibrate, claims and plan end to end", "[integration]") {
+  TempDir dir;
+  const std::string sweep = dir.file("tiny.json");
+  REQUIRE(write_file_atomic(sweep, R"({"name": "tiny", "repetitions": 1, "warmup": 0, "seed": 3,
+    "axes": {"engine": ["resident", "streaming"], "model": ["tiny-moe"], "quant": ["mxfp4"],
+             "ram_budget": ["1MiB", "1GiB"], "drives": [1, 2], "gen_tokens": [4]}})").ok());
+  const std::string out = dir.file("pred");
+  Finished p = run_moebench({"predict", sweep, "--machine", "macbook-pro-m5-pro-64gb", "--out", out, "--quiet"}, dir.path(), "predict");
+  INFO(p.err);
+  REQUIRE(p.exit_code == 0);
+  const Json rows = results_json(out)["rows"];
+  REQUIRE(rows.size() == 8);
+  int infeasible = 0;
+  for (const Json& r : rows) {
+    CHECK(r["provenance"] == "predicted");
+    if (r["status"] == "infeasible") ++infeasible;
+  }
+  CHECK(infeasible >= 2);  // 1 MiB holds neither the container nor the trunk
+  // Predicted rows do not calibrate: the command says why.
+  Finished c = run_moebench({"calibrate", out + "/results.json", "--machine", "macbook-pro-m5-pro-64gb"}, dir.path(), "calibrate");
+  CHECK(c.exit_code == 1);
+  CHECK(c.err.find("usable measured rows") != std::string::npos);
+  Finished e = run_moebench({"predict", sweep, "--machine", "macbook-pro-m5-pro-64gb", "--explain", "4"}, dir.path(), "explain");
+  REQUIRE(e.exit_code == 0);
+  CHECK(e.out.find("decode time / token") != std::string::npos);
+
+  Finished cl = run_moebench({"claims"}, dir.path(), "claims");
+  INFO(cl.err);
+  REQUIRE(cl.exit_code == 0);
+  CHECK(cl.out.find("| k3c-k3-epyc-laptop-preset-8gb |") != std::string::npos);
+  Finished ex = run_moebench({"claims", "--explain", "k3c-k3-epyc-laptop-preset-8gb"}, dir.path(), "explain-claim");
+  REQUIRE(ex.exit_code == 0);
+  CHECK(ex.out.find("implied storage rate") != std::string::npos);
+  CHECK(ex.out.find("verdict: ") != std::string::npos);
+  Finished bad = run_moebench({"claims", "--explain", "no-such-claim"}, dir.path(), "bad-claim");
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.err.find("no claim \"no-such-claim\"") != std::string::npos);
+
+  Finished pl = run_moebench({"plan", "--model", "kimi-k3", "--quant", "mxfp4", "--min-decode-tok-s", "1"}, dir.path(), "plan");
+  INFO(pl.err);
+  REQUIRE(pl.exit_code == 0);
+  CHECK(pl.out.find("| 1 | ") != std::string::npos);
+  CHECK(pl.out.find("does not fit") != std::string::npos);
+}
