@@ -376,6 +376,18 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
     read_bytes_tok += faulted;
     step("page-fault reads / token", faulted, "B", "hits in the paged part at " + gbps(pf_bw) + " (" + how_pf + ")");
   }
+  if (streaming && point.drives.layout == "stripe" && point.drives.count > 1 && dec.misses > 0) {
+    // Each expert has a home drive: a layer's misses land on the drives
+    // like balls in bins, and the layer waits for the busiest drive. The
+    // expected maximum of m reads over n drives ≈ m/n + sqrt(2 (m/n) ln n).
+    const double n = point.drives.count;
+    const double m = static_cast<double>(dec.misses) / per_tok / std::max(1, L);
+    const double busiest = m / n + std::sqrt(2 * (m / n) * std::log(n));
+    const double factor = std::max(1.0, busiest / (m / n));
+    t_io *= factor;
+    step("stripe imbalance", factor, "×", format_fixed(m, 1) + " reads per layer over " + format_fixed(n, 0) +
+                                            " home drives: the busiest carries ×" + format_fixed(factor, 2) + " its share");
+  }
   const double hidden = dec.misses ? static_cast<double>(dec.misses_hidden) / static_cast<double>(dec.misses) : 0;
   double t_tok = std::max({t_pre + t_post, t_pre + (1 - hidden) * t_io, t_io});
   t_tok += (1 - std::clamp(eff.overlap, 0.0, 1.0)) * std::min(t_io, t_post);

@@ -114,3 +114,15 @@ TEST_CASE("calibrated factors scale the times they name", "[analytic]") {
   CHECK(io2->t_io_s == Approx(base->t_io_s / 2));
   CHECK(io2->t_pre_s == Approx(base->t_pre_s));
 }
+
+TEST_CASE("striped experts wait for the busiest home drive; replicas balance", "[analytic]") {
+  const MachineProfile m = machine(4, false);
+  Point rep = streaming(7.25, 4);
+  Point str = rep;
+  str.drives.layout = "stripe";
+  auto a = predict_point(m, scaled_k3(), rep, {}, {});
+  auto b = predict_point(m, scaled_k3(), str, {}, {});
+  REQUIRE((a && b));
+  CHECK(b->t_io_s > 1.2 * a->t_io_s);
+  CHECK(b->m.read_bytes_decode == a->m.read_bytes_decode);
+}
