@@ -381,11 +381,11 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
     // like balls in bins, and the layer waits for the busiest drive. The
     // expected maximum of m reads over n drives ≈ m/n + sqrt(2 (m/n) ln n).
     const double n = point.drives.count;
-    const double m = static_cast<double>(dec.misses) / per_tok / std::max(1, L);
-    const double busiest = m / n + std::sqrt(2 * (m / n) * std::log(n));
-    const double factor = std::max(1.0, busiest / (m / n));
+    const double reads_per_layer = static_cast<double>(dec.misses) / per_tok / std::max(1, L);
+    const double busiest = reads_per_layer / n + std::sqrt(2 * (reads_per_layer / n) * std::log(n));
+    const double factor = std::max(1.0, busiest / (reads_per_layer / n));
     t_io *= factor;
-    step("stripe imbalance", factor, "×", format_fixed(m, 1) + " reads per layer over " + format_fixed(n, 0) +
+    step("stripe imbalance", factor, "×", format_fixed(reads_per_layer, 1) + " reads per layer over " + format_fixed(n, 0) +
                                             " home drives: the busiest carries ×" + format_fixed(factor, 2) + " its share");
   }
   const double hidden = dec.misses ? static_cast<double>(dec.misses_hidden) / static_cast<double>(dec.misses) : 0;
