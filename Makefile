@@ -13,8 +13,9 @@
 #   fio                 storage cross-check beside the built-in reads (probe)
 #   sysbench            memory-bandwidth cross-check (probe)
 #   libbenchmark-dev    Google Benchmark: the probe's kernel throughput and bench/
+#   libsqlite3-dev      moebench history (results across commits)
 PACKAGES := cmake g++ make nlohmann-json3-dev libcli11-dev catch2 git pkg-config libhwloc-dev liburing-dev \
-            fio sysbench libbenchmark-dev
+            fio sysbench libbenchmark-dev libsqlite3-dev
 BUILD    ?= build
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -44,6 +45,8 @@ build: configure
 run: configure
 	cmake --build $(BUILD) -j $(JOBS) --target moebench
 	./$(BUILD)/moebench run --fresh
+	./$(BUILD)/moebench report results/quick/results.json --html results/quick/report.html -q
+	@echo "HTML report: $(CURDIR)/results/quick/report.html"
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

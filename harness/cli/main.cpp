@@ -50,6 +50,9 @@ int main(int argc, char** argv) {
   moebench::add_calibrate_command(app, state);
   moebench::add_claims_command(app, state);
   moebench::add_plan_command(app, state);
+  moebench::add_compare_command(app, state);
+  moebench::add_history_command(app, state);
+  moebench::add_report_command(app, state);
   moebench::add_probe_command(app, state);
   moebench::add_card_command(app, state);
   moebench::add_container_command(app, state);

@@ -1,0 +1,43 @@
+// html_report.h — `moebench report`: one self-contained HTML file (inline CSS
+// and SVG, no script, no external resource) with the conditions of a run,
+// its results table, the rows that are not ok with their reasons, and charts:
+// decode tok/s against RAM budget, drive count and context length, TTFT
+// against prompt length, bytes read per token against budget, predicted
+// against measured, achieved against probed read bandwidth, and (with a
+// base run) the per-point ratio of decode tok/s.
+//
+// A pure function of its inputs: the same inputs give the same bytes (no
+// clock, no locale, no file access — the command loads the files). Every
+// chart is always present; one without data says why.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/machine_profile.h"
+#include "harness/run_results.h"
+
+namespace moebench {
+
+struct HtmlReportInput {
+  const RunResults* results = nullptr;  // required
+  std::string results_label;            // its file, for the header
+  const RunResults* base = nullptr;     // --compare: ratios NEW/BASE by point id
+  std::string base_label;
+  const RunResults* predicted = nullptr;  // --predicted: analytic rows matched by point id
+  std::string predicted_label;
+  std::optional<MachineProfile> profile;  // the run's machine profile, when found
+  std::string profile_note;               // where it came from, or why there is none
+};
+
+// The ids of the chart sections, in document order (tests look for them).
+const std::vector<std::string>& report_chart_ids();
+
+std::string write_html_report(const HtmlReportInput& in);
+
+// The rate in the streaming engine's "decode reads: X GB/s while reads were
+// outstanding" notes of a row, averaged over its repetitions (bytes/s).
+std::optional<double> outstanding_read_rate(const ResultRow& row);
+
+}  // namespace moebench

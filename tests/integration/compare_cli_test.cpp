@@ -1,0 +1,105 @@
+// compare_cli_test.cpp — the CI recipe end to end on the tiny-moe card:
+// `moebench run --io-throttle` slows the streaming engine without changing
+// point ids and says so in every row, and `moebench compare` passes a run
+// against itself (exit 0), flags the throttled run (exit 1, REGRESSED on
+// stdout) and tells an input error apart from a regression.
+#include <catch2/catch.hpp>
+
+#include "../unit/test_support.h"
+#include "harness/metrics.h"
+#include "process.h"
+#include "reports/results_reader.h"
+
+using namespace moebench;
+using namespace moebench::testing;
+
+namespace {
+
+// Streaming reads experts on demand (uniform routing over 4 MoE layers × 16
+// experts: a cold cache misses often in decode); resident reads nothing.
+std::string write_sweep(const TempDir& dir) {
+  const std::string s = R"({"name": "throttle-test", "repetitions": 5, "warmup": 0, "seed": 3,
+    "drive_dirs": [")" + dir.file("d0") + R"("],
+    "axes": {"engine": ["streaming", "resident"], "model": ["tiny-moe"], "quant": ["q4_0"],
+             "prompt_tokens": [4], "gen_tokens": [9], "threads": [1]}})";
+  REQUIRE(write_file_atomic(dir.file("sweep.json"), s).ok());
+  return dir.file("sweep.json");
+}
+
+const ResultRow& row_of(const RunResults& r, const std::string& engine) {
+  for (const ResultRow& row : r.rows) {
+    if (row.point.engine.name == engine) return row;
+  }
+  FAIL("no " << engine << " row");
+  return r.rows.front();
+}
+
+bool has_note(const ResultRow& row, const std::string& text) {
+  for (const std::string& n : row.notes) {
+    if (n.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("run --io-throttle slows streaming with the same point ids; compare flags it", "[integration][compare]") {
+  TempDir dir;
+  const std::string sweep = write_sweep(dir);
+  const std::string base = dir.file("base"), slow = dir.file("slow");
+  Finished b = run_moebench({"run", sweep, "--out", base, "--quiet", "--print", "none"}, dir.path(), "base");
+  INFO(b.err);
+  REQUIRE(b.exit_code == 0);
+  Finished s = run_moebench({"run", sweep, "--out", slow, "--quiet", "--print", "none", "--io-throttle", "16MB/s"},
+                            dir.path(), "slow");
+  INFO(s.err);
+  REQUIRE(s.exit_code == 0);
+
+  auto rb = load_results_file(base + "/results.json");
+  auto rs = load_results_file(slow + "/results.json");
+  REQUIRE(rb);
+  REQUIRE(rs);
+  const ResultRow& sb = row_of(*rb, "streaming");
+  const ResultRow& ss = row_of(*rs, "streaming");
+  REQUIRE(sb.status == RowStatus::kOk);
+  REQUIRE(ss.status == RowStatus::kOk);
+  CHECK(sb.point.id() == ss.point.id());
+  CHECK_FALSE(ss.point.drives.throttle_bytes_s);  // the row keeps the sweep's point
+  CHECK(has_note(ss, "io throttled to 16.00 MB/s per drive by --io-throttle (sweep: none"));
+  CHECK_FALSE(has_note(sb, "--io-throttle"));
+  CHECK(has_note(row_of(*rs, "resident"), "--io-throttle 16.00 MB/s not applied"));
+  REQUIRE(sb.median(metric::kReadBytesPerToken).value_or(0) > 0);  // decode does read
+  CHECK(*ss.median(metric::kDecodeTokS) < 0.8 * *sb.median(metric::kDecodeTokS));
+
+  Finished same = run_moebench({"compare", base, base}, dir.path(), "same");
+  INFO(same.out << same.err);
+  CHECK(same.exit_code == 0);
+  CHECK_THAT(same.out, Catch::Contains("NO REGRESSION"));
+
+  Finished flagged = run_moebench({"compare", base, slow}, dir.path(), "flagged");
+  INFO(flagged.out << flagged.err);
+  CHECK(flagged.exit_code == 1);
+  CHECK_THAT(flagged.out, Catch::Contains("**REGRESSED**"));
+  CHECK_THAT(flagged.out, Catch::Contains("decode_tok_s"));
+  CHECK_THAT(flagged.err, Catch::Contains("moebench compare: regression:"));
+
+  Finished json = run_moebench({"compare", base + "/results.json", slow + "/results.json", "--format", "json"},
+                               dir.path(), "json");
+  CHECK(json.exit_code == 1);
+  CHECK(Json::parse(json.out)["verdict"] == "regressed");
+
+  Finished missing = run_moebench({"compare", base, dir.file("nope.json")}, dir.path(), "missing");
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.out.empty());
+  CHECK_THAT(missing.err, Catch::Contains("moebench compare: error: NEW"));
+  CHECK_THAT(missing.err, Catch::Contains("nope.json"));
+  CHECK_THAT(missing.err, Catch::Contains("not a regression verdict"));
+
+  Finished bad_threshold = run_moebench({"compare", base, slow, "--threshold", "5"}, dir.path(), "threshold");
+  CHECK(bad_threshold.exit_code == 1);
+  CHECK_THAT(bad_threshold.err, Catch::Contains("ambiguous"));
+
+  Finished bad_rate = run_moebench({"run", sweep, "--out", dir.file("x"), "--io-throttle", "fast"}, dir.path(), "rate");
+  CHECK(bad_rate.exit_code == 1);
+  CHECK_THAT(bad_rate.err, Catch::Contains("--io-throttle"));
+}
