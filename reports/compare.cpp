@@ -65,6 +65,11 @@ std::string fmt_ratio(double r) {
   return format_fixed(r, 3);
 }
 
+std::string fmt_interval(const RatioInterval& ci) {
+  if (std::isnan(ci.low) && std::isnan(ci.high)) return "-";
+  return fmt_ratio(ci.low) + "–" + fmt_ratio(ci.high);
+}
+
 const Column* column(const std::string& name) {
   for (const Column& c : result_columns()) {
     if (c.name == name) return &c;
@@ -383,7 +388,7 @@ std::string comparison_to_markdown(const Comparison& c) {
         if (m.verdict != v) continue;
         s += "- " + r.label + ": " + m.metric + " " + fmt_value(m.metric, m.median_base) + " → " +
              fmt_value(m.metric, m.median_new) + " (" + pct(m.rel_change) + ", p = " + fmt_p(m.test.p_value) +
-             ", ratio " + fmt_ratio(m.ratio_ci.low) + "–" + fmt_ratio(m.ratio_ci.high) + ")\n";
+             ", ratio " + fmt_interval(m.ratio_ci) + ")\n";
       }
     }
     if (!s.empty()) out += std::string("\n## ") + title + "\n\n" + s;
@@ -411,7 +416,7 @@ std::string comparison_to_markdown(const Comparison& c) {
       out += "| " + r.label + " | " + status + " | " + m.metric + " | " + fmt_value(m.metric, m.median_base) +
              " (n=" + std::to_string(m.n_base) + ") | " + fmt_value(m.metric, m.median_new) + " (n=" +
              std::to_string(m.n_new) + ") | " + (std::isnan(m.rel_change) ? "-" : pct(m.rel_change)) + " | " +
-             fmt_ratio(m.ratio_ci.low) + "–" + fmt_ratio(m.ratio_ci.high) + " | " +
+             fmt_interval(m.ratio_ci) + " | " +
              (no_test ? "-" : fmt_p(m.test.p_value) + (m.test.exact ? "" : " (normal)")) + " | " +
              to_string(m.verdict) + (m.verdict == Verdict::kUnchanged || m.verdict == Verdict::kInsufficient
                                          ? ": " + m.reason : "") +
