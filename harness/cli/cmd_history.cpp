@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "harness/cli/commands.h"
 #include "harness/columns.h"
@@ -355,15 +357,23 @@ int show_command(const ShowArgs& a) {
 }
 
 int add_command(const AddArgs& a) {
-  auto db = HistoryDb::open(a.db, HistoryDb::Mode::kReadWrite);
-  if (!db) return fail("add", db.error().message);
+  // Read every file before touching the database, so that a command whose
+  // files are all unreadable creates no (empty) database file.
   int rc = 0;
+  std::vector<std::pair<std::string, RunResults>> loaded;
   for (const std::string& file : a.files) {
     auto results = load_results_file(file);
     if (!results) {
       rc = fail("add", results.error().message);
       continue;
     }
+    loaded.emplace_back(file, std::move(*results));
+  }
+  if (loaded.empty()) return rc;
+  auto db = HistoryDb::open(a.db, HistoryDb::Mode::kReadWrite);
+  if (!db) return fail("add", db.error().message);
+  for (auto& [file, loaded_results] : loaded) {
+    const RunResults* results = &loaded_results;
     std::error_code ec;
     const std::string abs = std::filesystem::absolute(file, ec).lexically_normal().string();
     HistoryAddOptions opt;

@@ -131,10 +131,10 @@ void add_plan_command(CLI::App& app, CliState& state) {
       "  moebench plan --model deepseek-v3-671b --min-decode-tok-s 5 --context 32768 --max-ttft 10");
   cmd->add_option("--model", args->model, "model card")->required();
   cmd->add_option("--quant", args->quant, "expert quant (default: the card's native)");
-  cmd->add_option("--min-decode-tok-s", args->min_tok_s, "target single-stream decode speed")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--min-decode-tok-s", args->min_tok_s, "target single-stream decode speed")->required()->check(positive_number());
   cmd->add_option("--context", args->context, "context length in tokens (default 4096)")->check(CLI::Range(0, 1 << 24));
   cmd->add_option("--prompt", args->prompt, "prompt length for the TTFT bound (default 1000)")->check(CLI::Range(1, 1 << 24));
-  cmd->add_option("--max-ttft", args->max_ttft_s, "TTFT limit in seconds")->check(CLI::PositiveNumber);
+  cmd->add_option("--max-ttft", args->max_ttft_s, "TTFT limit in seconds")->check(positive_number());
   cmd->add_option("--machine", args->machines, "also rank this profile file (repeatable)");
   cmd->callback([args, &state] { state.exit_code = plan_command(*args, state); });
 }

@@ -329,11 +329,11 @@ void add_run_command(CLI::App& app, CliState& state) {
   cmd->add_option("--machine", args->machine,
                   "machine profile (file, or name in configs/hardware) recorded as the rows' machine");
   cmd->add_option("--timeout", args->timeout_s, "per-point timeout in seconds (overrides the sweep's timeout_s)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--hard-grace", args->hard_grace_s,
                   "seconds an engine may overrun its timeout before moebench records the point as "
                   "failed and exits (default 30)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--format", args->formats, "result files to write (default: md csv json jsonl)")
       ->check(CLI::IsMember({"md", "csv", "json", "jsonl"}))
       ->delimiter(',');
@@ -363,7 +363,7 @@ void add_predict_command(CLI::App& app, CliState& state) {
   cmd->add_option("sweep", args->sweep, "sweep file, or the name of one in configs/sweeps (default: quick)");
   cmd->add_option("--machine", args->machine, "machine profile: file, or name in configs/hardware");
   cmd->add_option("--explain", args->explain, "print point N's derivation (1-based, sweep order) step by step and stop")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--out", args->out_dir, "results directory (default: results/<sweep>-predicted-<machine>)");
   cmd->add_flag("--quiet,-q", args->quiet, "no progress line on stderr");
   cmd->add_option("--format", args->formats, "result files to write (default: md csv json jsonl)")

@@ -22,6 +22,10 @@ struct CliState {
   SweepContext sweep_context(const ConfigStore& store) const;
 };
 
+// A CLI11 check for options that take a number > 0, with a message that
+// names what was given (CLI::PositiveNumber prints DBL_MAX as the range).
+CLI::Validator positive_number();
+
 void add_run_command(CLI::App& app, CliState& state);
 void add_predict_command(CLI::App& app, CliState& state);
 void add_calibrate_command(CLI::App& app, CliState& state);

@@ -2,8 +2,11 @@
 // dispatches to the subcommands in cmd_*.cpp. Exit codes: 0 success, 1 bad
 // input or a failed command, 124 a point's engine ignored its timeout,
 // 130 interrupted (results so far are saved; --resume continues).
+#include <cerrno>
 #include <clocale>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "engines/registry.h"
@@ -24,6 +27,20 @@ SweepContext CliState::sweep_context(const ConfigStore& store) const {
   ctx.card_names = store.names("models");
   ctx.find_card = [store](const std::string& name) { return store.card(name); };
   return ctx;
+}
+
+CLI::Validator positive_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v) || v <= 0) {
+          return "expected a number > 0, got \"" + text + "\"";
+        }
+        return {};
+      },
+      "NUMBER>0", "positive_number");
 }
 
 }  // namespace moebench

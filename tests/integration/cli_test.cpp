@@ -117,7 +117,7 @@ TEST_CASE("an engine that ignores its timeout is recorded as failed and --resume
   CHECK(res["rows"][3]["status"] == "ok");
 }
 
-TEST_CASE("SIGINT stops after saving finished points; --resume completes", "[integration]") {
+TEST_CASE("SIGINT stops after saving finished points, --resume completes", "[integration]") {
   TempDir dir;
   const std::string sweep = write_sweep(dir, "null:sleep_ms=15");
   const std::string out = dir.file("out");
@@ -133,7 +133,7 @@ TEST_CASE("SIGINT stops after saving finished points; --resume completes", "[int
   CHECK(results_json(out)["rows"].size() == 24);
 }
 
-TEST_CASE("resuming with a changed sweep is refused; an existing run needs --resume or --fresh", "[integration]") {
+TEST_CASE("resuming with a changed sweep is refused, an existing run needs --resume or --fresh", "[integration]") {
   TempDir dir;
   const std::string sweep = write_sweep(dir, "null");
   const std::string out = dir.file("out");
@@ -267,7 +267,7 @@ TEST_CASE("card from-gguf writes a card that validates, for every reference file
   }
 }
 
-TEST_CASE("container make and verify from the command line; a flipped byte is named", "[integration]") {
+TEST_CASE("container make and verify from the command line, a flipped byte is named", "[integration]") {
   TempDir dir;
   const std::string d0 = dir.file("d0"), d1 = dir.file("d1");
   std::filesystem::create_directories(d0);
@@ -349,4 +349,40 @@ TEST_CASE("predict, calibrate, claims and plan end to end", "[integration]") {
   REQUIRE(pl.exit_code == 0);
   CHECK(pl.out.find("| 1 | ") != std::string::npos);
   CHECK(pl.out.find("does not fit") != std::string::npos);
+  for (const char* bad_target : {"-1", "0", "abc", "1e999"}) {
+    Finished bt = run_moebench({"plan", "--model", "kimi-k3", "--quant", "mxfp4", "--min-decode-tok-s", bad_target},
+                               dir.path(), "plan-bad");
+    CHECK(bt.exit_code != 0);
+    CHECK(bt.out.empty());
+    CHECK(bt.err.find(std::string("--min-decode-tok-s: expected a number > 0, got \"") + bad_target + "\"") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("history add: unreadable files create no database, a good file is added once", "[integration]") {
+  TempDir dir;
+  const std::string sweep = dir.file("tiny.json");
+  REQUIRE(write_file_atomic(sweep, R"({"name": "tiny", "repetitions": 1, "warmup": 0, "seed": 3,
+    "axes": {"engine": ["streaming"], "model": ["tiny-moe"], "quant": ["mxfp4"], "gen_tokens": [4]}})").ok());
+  const std::string out = dir.file("pred");
+  Finished p = run_moebench({"predict", sweep, "--machine", "macbook-pro-m5-pro-64gb", "--out", out, "--quiet"},
+                            dir.path(), "predict");
+  INFO(p.err);
+  REQUIRE(p.exit_code == 0);
+  const std::string db = dir.file("h.sqlite");
+  REQUIRE(write_file_atomic(dir.file("empty.json"), "{}").ok());
+  Finished bad = run_moebench({"history", "add", dir.file("empty.json"), "--db", db}, dir.path(), "add-bad");
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.err.find("empty.json") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(db));
+  Finished good = run_moebench({"history", "add", dir.file("empty.json"), out + "/results.json", "--db", db},
+                               dir.path(), "add-good");
+  CHECK(good.exit_code == 1);  // one of the two files was bad
+  CHECK(good.out.find("added run") != std::string::npos);
+  Finished again = run_moebench({"history", "add", out + "/results.json", "--db", db}, dir.path(), "add-again");
+  CHECK(again.exit_code == 0);
+  CHECK(again.out.find("already in") != std::string::npos);
+  Finished show = run_moebench({"history", "show", "--db", db}, dir.path(), "show");
+  CHECK(show.exit_code == 0);
+  CHECK(show.out.find("1 runs") != std::string::npos);
 }

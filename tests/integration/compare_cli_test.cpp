@@ -43,7 +43,7 @@ bool has_note(const ResultRow& row, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("run --io-throttle slows streaming with the same point ids; compare flags it", "[integration][compare]") {
+TEST_CASE("run --io-throttle slows streaming with the same point ids, compare flags it", "[integration][compare]") {
   TempDir dir;
   const std::string sweep = write_sweep(dir);
   const std::string base = dir.file("base"), slow = dir.file("slow");

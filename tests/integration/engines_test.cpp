@@ -238,7 +238,7 @@ TEST_CASE("a missing or differing replica is refused with the drive named", "[en
   CHECK_THAT(m2.error().message, Catch::Contains("container missing on drive 1"));
 }
 
-TEST_CASE("stripe reads each expert from its home drive; replicate spreads reads", "[engines]") {
+TEST_CASE("stripe reads each expert from its home drive, replicate spreads reads", "[engines]") {
   for (const char* layout : {"stripe", "replicate"}) {
     INFO(layout);
     Rig rig("tiny-moe", 2);

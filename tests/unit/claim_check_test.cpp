@@ -54,7 +54,7 @@ TEST_CASE("kimi-k3-in-c at 32.69 s/token in 8.24 GB implies ~4 GB/s from storage
   CHECK_FALSE(j.steps.empty());
 }
 
-TEST_CASE("a claim faster than its machine can move the bytes is implausible; unknown parts are under-specified", "[claims]") {
+TEST_CASE("a claim faster than its machine can move the bytes is implausible, unknown parts are under-specified", "[claims]") {
   auto card = testing::shipped_store().card("kimi-k3");
   REQUIRE(card);
   const MachineProfile m = catalog("macbook-pro-m5-pro-64gb");
@@ -91,7 +91,7 @@ TEST_CASE("every shipped claim gets a verdict and a reason", "[claims]") {
   CHECK(n >= 15);
 }
 
-TEST_CASE("plan: more drives make a streaming machine faster; a model that cannot fit says why", "[claims]") {
+TEST_CASE("plan: more drives make a streaming machine faster, a model that cannot fit says why", "[claims]") {
   auto card = testing::shipped_store().card("kimi-k3");
   REQUIRE(card);
   const MachineProfile m = catalog("macbook-pro-m5-max-128gb");

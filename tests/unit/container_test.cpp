@@ -106,7 +106,7 @@ TEST_CASE("split and packed layouts hold the same expert bytes", "[container]") 
   CHECK(gs->get_string("moebench.expert_checksums") == gp->get_string("moebench.expert_checksums"));
 }
 
-TEST_CASE("replicate copies are byte-identical; stripe spreads experts", "[container]") {
+TEST_CASE("replicate copies are byte-identical, stripe spreads experts", "[container]") {
   QuietProgress quiet;
   TempDir d0, d1;
   auto rep = make_container(tiny_spec({d0.path(), d1.path()}, "replicate", false), quiet);

@@ -66,7 +66,7 @@ TEST_CASE("a budget below trunk + one layer's experts is infeasible with the min
   CHECK(rr->m.status == RowStatus::kInfeasible);
 }
 
-TEST_CASE("read bytes follow the hits: more budget, fewer bytes; all cached, none", "[analytic]") {
+TEST_CASE("read bytes follow the hits: more budget, fewer bytes, all cached, none", "[analytic]") {
   const MachineProfile m = machine(1, false);
   auto lo = predict_point(m, scaled_k3(), streaming(7.25, 1), {}, {});
   auto mid = predict_point(m, scaled_k3(), streaming(8.0, 1), {}, {});
@@ -80,7 +80,7 @@ TEST_CASE("read bytes follow the hits: more budget, fewer bytes; all cached, non
   CHECK(lo->t_token_s > all->t_token_s);
 }
 
-TEST_CASE("drive directories on one device share it; on separate devices they add up", "[analytic]") {
+TEST_CASE("drive directories on one device share it, on separate devices they add up", "[analytic]") {
   std::string how;
   const double one = drive_set_read_bw(machine(2, true), 1, 1 << 20, 32, std::nullopt, &how);
   CHECK(drive_set_read_bw(machine(2, true), 2, 1 << 20, 32, std::nullopt, &how) == Approx(one));
@@ -115,7 +115,7 @@ TEST_CASE("calibrated factors scale the times they name", "[analytic]") {
   CHECK(io2->t_pre_s == Approx(base->t_pre_s));
 }
 
-TEST_CASE("striped experts wait for the busiest home drive; replicas balance", "[analytic]") {
+TEST_CASE("striped experts wait for the busiest home drive, replicas balance", "[analytic]") {
   const MachineProfile m = machine(4, false);
   Point rep = streaming(7.25, 4);
   Point str = rep;

@@ -50,7 +50,7 @@ TEST_CASE("LFU keeps the experts needed most often, across evictions", "[cache]"
   CHECK(c->find(0, 9) == ExpertCache::kNone);
 }
 
-TEST_CASE("pinned and loading slots are never evicted; a full cache says so", "[cache]") {
+TEST_CASE("pinned and loading slots are never evicted, a full cache says so", "[cache]") {
   auto c = ExpertCache::create(2, 4096, CachePolicy::kLru);
   REQUIRE(c);
   const int a = c->claim(1, 0);  // loading

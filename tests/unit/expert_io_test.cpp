@@ -209,7 +209,7 @@ TEST_CASE("buffers the kernel will not register are read into with plain reads",
   ::munmap(map, 256 * kKiB);
 }
 
-TEST_CASE("replicated reads spread over the drives; explicit drives read their own file", "[io]") {
+TEST_CASE("replicated reads spread over the drives, explicit drives read their own file", "[io]") {
   const IoBackend backend = GENERATE(IoBackend::kIoUring, IoBackend::kPread);
   TempDir dir;
   SECTION("kAnyDrive shares the load between identical copies") {
@@ -416,7 +416,7 @@ TEST_CASE("bad requests and unknown tags are errors", "[io]") {
   CHECK(same_as_file(arena.get(), 2, 8192, 4096));
 }
 
-TEST_CASE("drain() returns with reads in flight; done() polls; the engine closes with reads in flight", "[io]") {
+TEST_CASE("drain() returns with reads in flight, done() polls, the engine closes with reads in flight", "[io]") {
   const IoBackend backend = GENERATE(IoBackend::kIoUring, IoBackend::kPread);
   TempDir dir;
   const std::string path = write_file(dir, "q0", 6, 2 * kMiB);

@@ -52,7 +52,7 @@ TEST_CASE("the closed form is not the naive cached fraction: layers share the ca
   CHECK(uniform_lru_hit_rate(s) > 0.44);
 }
 
-TEST_CASE("a cache holding every expert hits always; one holding a layer never does under uniform routing", "[analytic]") {
+TEST_CASE("a cache holding every expert hits always, one holding a layer never does under uniform routing", "[analytic]") {
   CHECK(uniform_lru_hit_rate({2, 64, 16, 128}) == 1.0);
   CHECK(uniform_lru_hit_rate({2, 64, 16, 16}) < 0.01);
   CHECK(simulated_decode_hit_rate({2, 64, 16, 16}, "uniform", 200) == 0.0);
@@ -84,7 +84,7 @@ TEST_CASE("LFU beats LRU under zipf routing in the replay", "[analytic]") {
         simulated_decode_hit_rate(s, "zipf:1.2", 3000, CachePolicy::kLru));
 }
 
-TEST_CASE("replay counts: a cyclic trace never hits; prefill reads each distinct expert of a chunk once", "[analytic]") {
+TEST_CASE("replay counts: a cyclic trace never hits, prefill reads each distinct expert of a chunk once", "[analytic]") {
   const std::string path = "hit_rate_test_cyclic.trace";
   {
     std::ofstream out(path);

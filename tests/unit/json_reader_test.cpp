@@ -6,7 +6,7 @@
 
 using namespace moebench;
 
-TEST_CASE("comments are allowed; syntax errors name line and column", "[json]") {
+TEST_CASE("comments are allowed, syntax errors name line and column", "[json]") {
   auto ok = parse_json_text("// a comment\n{\"a\": 1 /* inline */}\n", "x.json");
   REQUIRE(ok.ok());
   CHECK((*ok)["a"] == 1);

@@ -321,7 +321,7 @@ TEST_CASE("probe capped at 256 MiB: touch, hold, lock", "[memory]") {
   CHECK(r->touch_bytes_s > 0);
 }
 
-TEST_CASE("probe options are checked; impossible targets are errors, not crashes", "[memory]") {
+TEST_CASE("probe options are checked, impossible targets are errors, not crashes", "[memory]") {
   const MemoryLimits limits = read_memory_limits();
   UsableMemoryOptions o;
   o.chunk_bytes = 0;

@@ -39,7 +39,7 @@ TEST_CASE("the product of the axes, set-up axes outermost", "[sweep]") {
   CHECK(pts[5].setup_key() != pts[6].setup_key());
 }
 
-TEST_CASE("defaults for absent axes; native quant resolves to the card's", "[sweep]") {
+TEST_CASE("defaults for absent axes, native quant resolves to the card's", "[sweep]") {
   const auto pts = expand(R"({"name": "s", "axes": {"engine": ["null"], "model": ["tiny-moe"]}})");
   REQUIRE(pts.size() == 1);
   CHECK(pts[0].quant == "mxfp4");
@@ -57,7 +57,7 @@ TEST_CASE("native and the explicit native quant are one point", "[sweep]") {
   CHECK(pts.size() == 1);
 }
 
-TEST_CASE("include keeps only matches; exclude drops matches", "[sweep]") {
+TEST_CASE("include keeps only matches, exclude drops matches", "[sweep]") {
   const auto pts = expand(R"({"name": "s", "axes": {"engine": ["null"], "model": ["tiny-moe"],
       "ram_budget": ["1GiB", "2GiB", "unlimited"], "drives": [1, {"count": 2, "layout": "stripe"}]},
       "include": [{"ram_budget": ["1GiB", "unlimited"]}],

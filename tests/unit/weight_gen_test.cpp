@@ -47,7 +47,7 @@ TEST_CASE("generated rows are centred Gaussians with per-row scale and rare outl
   CHECK(rate < 1.0 / 400);
 }
 
-TEST_CASE("the same seed and tensor give the same values; others differ", "[weights]") {
+TEST_CASE("the same seed and tensor give the same values, others differ", "[weights]") {
   std::vector<float> a(512), b(512), c(512), d(512);
   WeightGenerator(7).fill_row(tensor_id("t", 1), 9, a.data(), a.size());
   WeightGenerator(7).fill_row(tensor_id("t", 1), 9, b.data(), b.size());
