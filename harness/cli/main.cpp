@@ -79,7 +79,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; every malformed command line exits 1 like
+    // any other bad input (CLI11's own codes, 105-109, are not documented).
+    return app.exit(e) == 0 ? 0 : 1;
   }
   return state.exit_code;
 }

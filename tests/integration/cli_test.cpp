@@ -352,7 +352,7 @@ TEST_CASE("predict, calibrate, claims and plan end to end", "[integration]") {
   for (const char* bad_target : {"-1", "0", "abc", "1e999"}) {
     Finished bt = run_moebench({"plan", "--model", "kimi-k3", "--quant", "mxfp4", "--min-decode-tok-s", bad_target},
                                dir.path(), "plan-bad");
-    CHECK(bt.exit_code != 0);
+    CHECK(bt.exit_code == 1);
     CHECK(bt.out.empty());
     CHECK(bt.err.find(std::string("--min-decode-tok-s: expected a number > 0, got \"") + bad_target + "\"") !=
           std::string::npos);
