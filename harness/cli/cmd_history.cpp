@@ -372,13 +372,12 @@ int add_command(const AddArgs& a) {
   if (loaded.empty()) return rc;
   auto db = HistoryDb::open(a.db, HistoryDb::Mode::kReadWrite);
   if (!db) return fail("add", db.error().message);
-  for (auto& [file, loaded_results] : loaded) {
-    const RunResults* results = &loaded_results;
+  for (const auto& [file, results] : loaded) {
     std::error_code ec;
     const std::string abs = std::filesystem::absolute(file, ec).lexically_normal().string();
     HistoryAddOptions opt;
     opt.replace = a.replace;
-    auto added = db->add(*results, ec ? file : abs, opt);
+    auto added = db->add(results, ec ? file : abs, opt);
     if (!added) {
       rc = fail("add", added.error().message + " (" + file + " not added; the database is unchanged)");
       continue;
@@ -389,10 +388,10 @@ int add_command(const AddArgs& a) {
                   added->run_id.c_str(), a.db.c_str(), added->existing_added_at.c_str(), added->existing_file.c_str());
       continue;
     }
-    const Environment& env = results->environments.front();
+    const Environment& env = results.environments.front();
     std::printf("%s: %s run %s (sweep %s, commit %s, started %s): %zu rows, %zu metrics, %zu samples\n", file.c_str(),
                 added->outcome == HistoryAddOutcome::kReplaced ? "replaced" : "added", added->run_id.c_str(),
-                results->sweep.name.c_str(), added->git_commit.c_str(), env.started_at.c_str(), added->rows,
+                results.sweep.name.c_str(), added->git_commit.c_str(), env.started_at.c_str(), added->rows,
                 added->metrics, added->samples);
   }
   if (auto counts = db->counts()) {

@@ -2,11 +2,10 @@
 // dispatches to the subcommands in cmd_*.cpp. Exit codes: 0 success, 1 bad
 // input or a failed command, 124 a point's engine ignored its timeout,
 // 130 interrupted (results so far are saved; --resume continues).
-#include <cerrno>
+#include <charconv>
 #include <clocale>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 
 #include "engines/registry.h"
@@ -32,10 +31,10 @@ SweepContext CliState::sweep_context(const ConfigStore& store) const {
 CLI::Validator positive_number() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        errno = 0;
-        char* end = nullptr;
-        const double v = std::strtod(text.c_str(), &end);
-        if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v) || v <= 0) {
+        double v = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, v);  // locale-independent, like units.cpp
+        if (ec != std::errc() || ptr != end || !std::isfinite(v) || v <= 0) {
           return "expected a number > 0, got \"" + text + "\"";
         }
         return {};
