@@ -11,6 +11,7 @@
 // layer, in the sweep's quant.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,6 +31,10 @@ struct CardTensor {
   std::uint64_t rows = 1;     // output features (ggml ne[1])
   std::uint64_t row_len = 1;  // input features (ggml ne[0]): what a quant block must divide
   int layer = -1;             // -1 for model-level tensors
+  // JSON paths of the card fields the shape is made of ("/hidden_size",
+  // "/mla/heads", ...; unused entries null): what the card validator names
+  // when a tensor's size is out of range.
+  std::array<const char*, 4> from{};
 };
 
 std::vector<CardTensor> card_trunk_tensors(const ModelCard& card);

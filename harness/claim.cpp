@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "harness/sweep_spec.h"
 #include "harness/text.h"
 
 namespace moebench {
@@ -91,9 +92,11 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
   c.hardware = non_empty(r, "hardware", false);
   c.ram_budget_bytes = r.size("ram_budget", false);
   if (auto v = r.integer("drives", false, 1, 1024)) c.drives = static_cast<int>(*v);
-  c.context_tokens = r.integer("context_tokens", false, 0, INT64_MAX);
-  c.prompt_tokens = r.integer("prompt_tokens", false, 1, INT64_MAX);
-  c.gen_tokens = r.integer("gen_tokens", false, 1, INT64_MAX);
+  // Token counts are bounded as a sweep's are: their sums and products with
+  // per-token bytes must not overflow.
+  c.context_tokens = r.integer("context_tokens", false, 0, kMaxTokens);
+  c.prompt_tokens = r.integer("prompt_tokens", false, 1, kMaxTokens);
+  c.gen_tokens = r.integer("gen_tokens", false, 1, kMaxTokens);
   c.container_bytes = r.size("container_bytes", false);
   if (auto v = r.number("expert_bits_per_weight", false)) {
     if (*v <= 0 || *v > 32) {

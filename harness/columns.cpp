@@ -129,6 +129,13 @@ std::vector<Column> build() {
       median_of(metric::kProcReadBytesPerToken));
   add(metric::kMemBytesPerToken, "bytes/token", T::kBytes, G::kMetric,
       "weight bytes touched in RAM per decode token, median", median_of(metric::kMemBytesPerToken));
+  add(metric::kKvPositionsPerToken, "positions/token", T::kNumber, G::kMetric,
+      "cached positions attention visited per decode token, summed over layers (MLA, GQA: the context so far "
+      "per layer; linear: 0), counted by the executor; empty for engines without attention, median",
+      median_of(metric::kKvPositionsPerToken));
+  add(metric::kKvBytesPerToken, "bytes/token", T::kBytes, G::kMetric,
+      "KV cache and linear-attention state bytes read per decode token, summed over layers, median",
+      median_of(metric::kKvBytesPerToken));
   add(metric::kExpertHitRate, "fraction", T::kFraction, G::kMetric,
       "expert cache hits / (hits + misses) at the moment of need, decode, median",
       median_of(metric::kExpertHitRate), true, "hit rate");

@@ -46,8 +46,10 @@ std::vector<std::string> ConfigStore::names(std::string_view kind) const {
   for (const std::string& dir : dirs_) {
     const fs::path d = fs::path(dir) / std::string(kind);
     if (!fs::is_directory(d, ec)) continue;
-    for (const auto& entry : fs::directory_iterator(d, ec)) {
-      if (entry.path().extension() == ".json") out.insert(entry.path().stem().string());
+    // increment(ec): a directory that vanishes or cannot be read mid-listing
+    // ends the listing instead of throwing filesystem_error.
+    for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().extension() == ".json") out.insert(it->path().stem().string());
     }
   }
   const std::string prefix = "configs/" + std::string(kind) + "/";

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "harness/text.h"
 #include "harness/units.h"
@@ -23,7 +24,6 @@ std::string Diagnostics::render() const {
   }
   return out;
 }
-
 namespace {
 
 void line_col(std::string_view text, std::size_t byte, std::size_t& line, std::size_t& col) {
@@ -39,49 +39,176 @@ void line_col(std::string_view text, std::size_t byte, std::size_t& line, std::s
   }
 }
 
+// Byte offset of the bracket that opens nesting level `depth` + 1 (strings
+// and comments skipped), or text.size() if the text never gets that deep.
+std::size_t too_deep_offset(std::string_view text, std::size_t depth) {
+  std::size_t level = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\') ++i;
+      }
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      const std::size_t end = text.find("*/", i + 2);
+      i = end == std::string_view::npos ? text.size() : end + 1;
+    } else if (c == '[' || c == '{') {
+      if (++level > depth) return i;
+    } else if ((c == ']' || c == '}') && level > 0) {
+      --level;
+    }
+  }
+  return text.size();
+}
+
+// Builds the document from nlohmann's SAX events (the same tree its own DOM
+// parser builds) and enforces what that parser does not: no duplicate keys,
+// a nesting limit; and it keeps the error's byte position, which nlohmann
+// drops for a number out of range (its out_of_range has no position).
+class StrictDomBuilder {
+ public:
+  explicit StrictDomBuilder(Json& root) : root_(root) {}
+
+  bool null() { return value(nullptr); }
+  bool boolean(bool v) { return value(v); }
+  bool number_integer(Json::number_integer_t v) { return value(v); }
+  bool number_unsigned(Json::number_unsigned_t v) { return value(v); }
+  bool number_float(Json::number_float_t v, const std::string& /*text*/) { return value(v); }
+  bool string(std::string& v) { return value(std::move(v)); }
+  bool binary(Json::binary_t& /*v*/) { return value(nullptr); }  // never produced by the text parser
+  bool start_object(std::size_t /*elements*/) { return open(Json::value_t::object); }
+  bool start_array(std::size_t /*elements*/) { return open(Json::value_t::array); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool key(std::string& k) {
+    Frame& f = frames_.back();
+    if (!f.keys.insert(k).second && duplicate_key_.empty()) {
+      duplicate_key_ = k;
+      duplicate_path_ = json_pointer_append(f.path, k);
+    }
+    pending_key_ = k;
+    member_ = &(*f.node)[k];
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string& last_token, const nlohmann::detail::exception& ex) {
+    error_position_ = position;
+    error_token_ = last_token;
+    error_id_ = ex.id;
+    error_what_ = ex.what();
+    return false;
+  }
+
+  bool too_deep() const { return too_deep_; }
+  const std::string& duplicate_key() const { return duplicate_key_; }
+  const std::string& duplicate_path() const { return duplicate_path_; }
+  std::size_t error_position() const { return error_position_; }
+  const std::string& error_token() const { return error_token_; }
+  int error_id() const { return error_id_; }
+  const std::string& error_what() const { return error_what_; }
+
+ private:
+  struct Frame {
+    Json* node;
+    std::string path;
+    std::set<std::string> keys;
+  };
+
+  // Places a value where the parser is: the root, the next array element or
+  // the member whose key came last. Returns it and its JSON Pointer.
+  template <typename V>
+  Json* place(V&& v, std::string& path) {
+    if (frames_.empty()) {
+      root_ = Json(std::forward<V>(v));
+      path.clear();
+      return &root_;
+    }
+    Frame& f = frames_.back();
+    if (f.node->is_array()) {
+      path = json_pointer_append(f.path, f.node->size());
+      f.node->emplace_back(std::forward<V>(v));
+      return &f.node->back();
+    }
+    path = json_pointer_append(f.path, pending_key_);
+    *member_ = Json(std::forward<V>(v));
+    return member_;
+  }
+  template <typename V>
+  bool value(V&& v) {
+    std::string path;
+    place(std::forward<V>(v), path);
+    return true;
+  }
+  bool open(Json::value_t type) {
+    if (frames_.size() >= kMaxJsonDepth) {
+      too_deep_ = true;
+      return false;
+    }
+    std::string path;
+    Json* node = place(type, path);
+    frames_.push_back(Frame{node, std::move(path), {}});
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    return true;
+  }
+
+  Json& root_;
+  std::vector<Frame> frames_;
+  std::string pending_key_;
+  Json* member_ = nullptr;
+  bool too_deep_ = false;
+  std::string duplicate_key_, duplicate_path_;
+  std::size_t error_position_ = 0;
+  std::string error_token_;
+  int error_id_ = 0;
+  std::string error_what_;
+};
+
 }  // namespace
 
-Expected<Json> parse_json_text(std::string_view text, const std::string& file_label) {
-  // Track keys per open object to reject duplicates, which nlohmann would
-  // otherwise resolve silently (last one wins).
-  std::vector<std::set<std::string>> open_objects;
-  std::string duplicate;
-  auto callback = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
-    switch (event) {
-      case Json::parse_event_t::object_start:
-        open_objects.emplace_back();
-        break;
-      case Json::parse_event_t::object_end:
-        if (!open_objects.empty()) open_objects.pop_back();
-        break;
-      case Json::parse_event_t::key:
-        if (!open_objects.empty() && parsed.is_string()) {
-          const std::string key = parsed.get<std::string>();
-          if (!open_objects.back().insert(key).second && duplicate.empty()) duplicate = key;
-        }
-        break;
-      default:
-        break;
-    }
-    return true;
-  };
+Expected<Json> parse_json_text(std::string_view text, const std::string& file_label, std::size_t first_line) {
+  Json doc;
+  StrictDomBuilder builder(doc);
+  bool ok = false;
   try {
-    Json j = Json::parse(text.begin(), text.end(), callback, /*allow_exceptions=*/true,
-                         /*ignore_comments=*/true);
-    if (!duplicate.empty()) {
-      return make_error(file_label + ": duplicate key \"" + duplicate +
-                        "\" in one object; JSON would keep only the last one — remove one of them");
-    }
-    return j;
-  } catch (const Json::parse_error& e) {
+    ok = Json::sax_parse(text.begin(), text.end(), &builder, nlohmann::detail::input_format_t::json,
+                         /*strict=*/true, /*ignore_comments=*/true);
+  } catch (const std::exception& e) {  // nlohmann reports errors through the builder; this is a guard
+    return make_error(file_label + ": not valid JSON: " + sanitize_utf8(e.what()));
+  }
+  auto at = [&](std::size_t byte) {
     std::size_t line = 0, col = 0;
-    line_col(text, e.byte > 0 ? e.byte - 1 : 0, line, col);
-    std::string what = e.what();
+    line_col(text, byte, line, col);
+    return file_label + ":" + std::to_string(line + first_line - 1) + ":" + std::to_string(col);
+  };
+  if (builder.too_deep()) {
+    return make_error(at(too_deep_offset(text, kMaxJsonDepth)) + ": nested deeper than " +
+                      std::to_string(kMaxJsonDepth) + " arrays/objects; no moebench file needs that — "
+                      "check the brackets");
+  }
+  if (!ok) {
+    const std::size_t end = builder.error_position();
+    if (builder.error_id() == 406) {  // out_of_range: a number beyond double range
+      const std::string& token = builder.error_token();
+      const std::size_t start = end >= token.size() ? end - token.size() : 0;
+      return make_error(at(start) + ": number " + sanitize_utf8(token.substr(0, 40)) +
+                        " is outside the range of a double (about ±1.8e308); write the value in range "
+                        "(sizes and rates as strings like \"8GiB\" or \"12GB/s\")");
+    }
+    std::string what = builder.error_what();
     const auto pos = what.find("parse error");
     if (pos != std::string::npos) what = what.substr(pos);
-    return make_error(file_label + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                      ": not valid JSON: " + what);
+    return make_error(at(end > 0 ? end - 1 : 0) + ": not valid JSON: " + sanitize_utf8(what));
   }
+  if (!builder.duplicate_key().empty()) {
+    return make_error(file_label + ": " + builder.duplicate_path() + ": duplicate key \"" +
+                      sanitize_utf8(builder.duplicate_key()) +
+                      "\" in one object; JSON would keep only the last one — remove one of them");
+  }
+  return doc;
 }
 
 Expected<Json> read_json_file(const std::string& path) {
@@ -114,9 +241,62 @@ std::string json_pointer_append(const std::string& base, std::size_t index) {
   return base + "/" + std::to_string(index);
 }
 
+std::string sanitize_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    std::size_t len = 0;
+    unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte (RFC 3629 table)
+    if (b < 0x80) {
+      len = 1;
+    } else if (b >= 0xC2 && b <= 0xDF) {
+      len = 2;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+      len = 3;
+      if (b == 0xE0) lo = 0xA0;
+      if (b == 0xED) hi = 0x9F;  // no surrogates
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      len = 4;
+      if (b == 0xF0) lo = 0x90;
+      if (b == 0xF4) hi = 0x8F;
+    }
+    bool valid = len > 0 && i + len <= s.size();
+    for (std::size_t k = 1; valid && k < len; ++k) {
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      valid = k == 1 ? (c >= lo && c <= hi) : (c >= 0x80 && c <= 0xBF);
+    }
+    if (valid) {
+      out.append(s.substr(i, len));
+      i += len;
+    } else {
+      out += "\xEF\xBF\xBD";  // U+FFFD for one invalid byte
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::string utf8_prefix(std::string_view s, std::size_t max_bytes) {
+  if (s.size() <= max_bytes) return std::string(s);
+  std::size_t n = max_bytes;
+  // Back off continuation bytes so no character is cut in half.
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return std::string(s.substr(0, n));
+}
+
+std::string dump_untrusted(const Json& j, int indent) {
+  return j.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
 std::string json_type_phrase(const Json& j) {
-  std::string shown = j.dump();
-  if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
+  // Scalars only: a container is named, not printed (it may be huge or deep).
+  std::string shown;
+  if (j.is_primitive()) {
+    shown = dump_untrusted(j);
+    if (shown.size() > 40) shown = utf8_prefix(shown, 37) + "...";
+  }
   switch (j.type()) {
     case Json::value_t::null: return "null";
     case Json::value_t::boolean: return "a boolean (" + shown + ")";
@@ -144,7 +324,7 @@ std::optional<std::int64_t> read_integer(const Json& j, const std::string& path,
   if (j.is_number_unsigned()) {
     const auto u = j.get<std::uint64_t>();
     if (u > static_cast<std::uint64_t>(INT64_MAX)) {
-      d.add(path, "integer " + j.dump() + " is too large");
+      d.add(path, "integer " + j.dump() + " is too large (at most " + std::to_string(max_value) + ")");
       return std::nullopt;
     }
     v = static_cast<std::int64_t>(u);
@@ -191,7 +371,7 @@ std::optional<bool> read_bool(const Json& j, const std::string& path, Diagnostic
 std::optional<std::uint64_t> read_size(const Json& j, const std::string& path, Diagnostics& d) {
   if (j.is_number_integer() || j.is_number_unsigned()) {
     if (j.is_number_unsigned() ? j.get<std::uint64_t>() == 0 : j.get<std::int64_t>() <= 0) {
-      d.add(path, "expected a size greater than zero, got " + j.dump());
+      d.add(path, "expected a size greater than zero, got " + dump_untrusted(j));
       return std::nullopt;
     }
     return j.is_number_unsigned() ? j.get<std::uint64_t>()
@@ -199,7 +379,7 @@ std::optional<std::uint64_t> read_size(const Json& j, const std::string& path, D
   }
   if (j.is_number_float()) {  // 25276510208.0 is a byte count; 1.5 is not
     const double v = j.get<double>();
-    if (v > 0 && v < 1.8e19 && v == std::floor(v)) return static_cast<std::uint64_t>(v);
+    if (v > 0 && v <= kMaxSizeBytes && v == std::floor(v)) return static_cast<std::uint64_t>(v);
   }
   if (!j.is_string()) {
     d.add(path, "expected a size like \"8GiB\" or a byte count, got " + json_type_phrase(j));
@@ -217,7 +397,12 @@ std::optional<double> read_rate(const Json& j, const std::string& path, Diagnost
   if (j.is_number()) {
     const double v = j.get<double>();
     if (!(v > 0) || !std::isfinite(v)) {
-      d.add(path, "expected a rate greater than zero, got " + j.dump());
+      d.add(path, "expected a rate greater than zero, got " + dump_untrusted(j));
+      return std::nullopt;
+    }
+    if (v > kMaxRateBytesS) {
+      d.add(path, "rate " + dump_untrusted(j) + " bytes/s is beyond any machine (limit " + format_rate(kMaxRateBytesS) +
+                      "); check the unit (a rate is in bytes per second)");
       return std::nullopt;
     }
     return v;

@@ -44,10 +44,26 @@ class Diagnostics {
   std::vector<ConfigIssue> issues_;
 };
 
-// Parses JSON text that may contain // and /* */ comments. Duplicate keys are
-// rejected. A syntax error names the line and column.
-Expected<Json> parse_json_text(std::string_view text, const std::string& file_label);
+// Nesting deeper than this is refused at parse time (moebench's own files
+// nest at most six deep; printing or walking a deeper tree recurses).
+inline constexpr std::size_t kMaxJsonDepth = 128;
+
+// Parses JSON text that may contain // and /* */ comments. Never throws:
+// a syntax error, a number outside double range (1e999), nesting deeper
+// than kMaxJsonDepth and a duplicate key (with its JSON Pointer) are errors
+// naming the file and the line and column. `first_line` is the line number
+// of the text's first line in the file (for one line of a JSONL file).
+Expected<Json> parse_json_text(std::string_view text, const std::string& file_label, std::size_t first_line = 1);
 Expected<Json> read_json_file(const std::string& path);
+
+// Text from outside (a file, argv, a GGUF string) as valid UTF-8: each byte
+// that does not start a well-formed UTF-8 sequence becomes U+FFFD.
+std::string sanitize_utf8(std::string_view s);
+// At most `max_bytes` bytes of `s`, never cutting a UTF-8 sequence in half.
+std::string utf8_prefix(std::string_view s, std::size_t max_bytes);
+// dump() that cannot throw on invalid UTF-8 in a string (it is replaced by
+// U+FFFD): for every document holding text from outside.
+std::string dump_untrusted(const Json& j, int indent = -1);
 
 // Parses `text` (labelled `label` in errors) and runs a strict loader
 // `std::optional<T> loader(const Json&, Diagnostics&)` over it.

@@ -3,6 +3,7 @@
 #include "harness/machine_profile.h"
 
 #include "harness/text.h"
+#include "harness/units.h"
 
 #include "engines/quant/quant_format.h"
 
@@ -34,7 +35,7 @@ std::optional<double> read_figure_value(const Json& j, const std::string& path, 
     case FigureKind::kMoney: {
       auto v = read_number(j, path, d);
       if (v && *v < 0) {
-        d.add(path, "expected a value of zero or more, got " + j.dump());
+        d.add(path, "expected a value of zero or more, got " + dump_untrusted(j));
         return std::nullopt;
       }
       return v;
@@ -86,6 +87,19 @@ std::optional<double> nonneg(ObjectReader& r, const char* key, bool required) {
     return std::nullopt;
   }
   return v;
+}
+
+// A byte count written as a plain number (measured detail fields): zero or
+// more, and small enough for the uint64 it is converted to.
+std::uint64_t nonneg_bytes(ObjectReader& r, const char* key) {
+  const auto v = nonneg(r, key, true);
+  if (!v) return 0;
+  if (*v > kMaxSizeBytes) {
+    r.diagnostics().add(r.path_of(key), "a byte count of " + format_scientific(*v, 3) +
+                                            " is beyond 16 EiB; give the measured number of bytes");
+    return 0;
+  }
+  return static_cast<std::uint64_t>(*v);
 }
 
 // A size that may be null (= no limit).
@@ -261,7 +275,7 @@ void read_probe_sections(ObjectReader& r, MachineProfile& m) {
     MemoryLimitsInfo info;
     info.mem_total_bytes = l.size("mem_total", true).value_or(0);
     info.mem_available_bytes = l.size("mem_available", true).value_or(0);
-    info.swap_total_bytes = static_cast<std::uint64_t>(nonneg(l, "swap_total", true).value_or(0));
+    info.swap_total_bytes = nonneg_bytes(l, "swap_total");
     info.cgroup_version = l.enumeration("cgroup_version", true, {"v1", "v2", "none"}, "cgroup version").value_or("");
     info.cgroup_limit_bytes = size_or_null(l, "cgroup_limit");
     info.rlimit_as_bytes = size_or_null(l, "rlimit_as");
@@ -269,9 +283,9 @@ void read_probe_sections(ObjectReader& r, MachineProfile& m) {
     info.overcommit_mode = static_cast<int>(l.integer("overcommit_mode", true, -1, 2).value_or(-1));
     info.binding_limit_bytes = l.size("binding_limit", true).value_or(0);
     info.binding_limit_name = l.string("binding_limit_name", true).value_or("");
-    info.touchable_bytes = static_cast<std::uint64_t>(nonneg(l, "touchable", true).value_or(0));
-    info.held_bytes = static_cast<std::uint64_t>(nonneg(l, "held", true).value_or(0));
-    info.lockable_bytes = static_cast<std::uint64_t>(nonneg(l, "lockable", true).value_or(0));
+    info.touchable_bytes = nonneg_bytes(l, "touchable");
+    info.held_bytes = nonneg_bytes(l, "held");
+    info.lockable_bytes = nonneg_bytes(l, "lockable");
     info.stop_reason = l.string("stop_reason", true).value_or("");
     info.touch_bytes_s = nonneg(l, "touch_rate", true).value_or(0);
     l.finish();

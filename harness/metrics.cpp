@@ -61,6 +61,10 @@ RepMetrics derive_metrics(const Measurement& m) {
     r[metric::kProcReadBytesPerToken] = static_cast<double>(*m.proc_read_bytes_decode) / decode_tokens;
   }
   r[metric::kMemBytesPerToken] = static_cast<double>(m.mem_weight_bytes_decode) / decode_tokens;
+  if (m.kv_positions_decode) {
+    r[metric::kKvPositionsPerToken] = static_cast<double>(*m.kv_positions_decode) / decode_tokens;
+  }
+  if (m.kv_bytes_decode) r[metric::kKvBytesPerToken] = static_cast<double>(*m.kv_bytes_decode) / decode_tokens;
   const std::uint64_t needed = m.expert_hits_decode + m.expert_misses_decode;
   if (needed > 0) {
     r[metric::kExpertHitRate] = static_cast<double>(m.expert_hits_decode) / static_cast<double>(needed);

@@ -27,73 +27,96 @@ const char* to_string(AttentionKind k) {
 
 const char* to_string(FfnKind k) { return k == FfnKind::kMoe ? "moe" : "dense"; }
 
-int ModelCard::total_layers() const {
-  int n = 0;
-  for (const LayerGroup& g : layers) n += g.count;
-  return n;
+std::optional<std::uint64_t> checked_mul(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+  return r;
 }
 
-int ModelCard::moe_layers() const {
-  int n = 0;
-  for (const LayerGroup& g : layers) n += g.ffn == FfnKind::kMoe ? g.count : 0;
-  return n;
-}
+std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) { return checked_mul(a, b).value_or(UINT64_MAX); }
 
-std::uint64_t ModelCard::expert_bytes(const std::string& quant) const {
-  const auto f = find_quant(quant);
-  if (!f) return 0;
-  const std::uint64_t per_matrix =
-      f->bytes_for(static_cast<std::uint64_t>(moe.expert_dim) * moe.expert_intermediate);
-  return 3 * per_matrix;
-}
-
-std::uint64_t ModelCard::routed_bytes_per_token(const std::string& quant) const {
-  return static_cast<std::uint64_t>(moe.active) * moe_layers() * expert_bytes(quant);
-}
-
-std::uint64_t ModelCard::routed_bytes_total(const std::string& quant) const {
-  return static_cast<std::uint64_t>(moe.experts) * moe_layers() * expert_bytes(quant);
+std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t r = 0;
+  return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
 namespace {
 
 using u64 = std::uint64_t;
 
+// A layer count (a sum of ints) without int overflow: clamped to INT_MAX.
+int clamp_layers(std::int64_t n) { return static_cast<int>(std::min<std::int64_t>(n, INT32_MAX)); }
+
 // Bytes of `rows` rows of `row_len` weights in `f` (a partial block rounds up).
 u64 rows_bytes(const QuantFormat& f, u64 rows, u64 row_len) {
-  return rows * ((row_len + f.block_weights - 1) / f.block_weights) * f.block_bytes;
+  const u64 blocks = row_len / f.block_weights + (row_len % f.block_weights != 0 ? 1 : 0);
+  return sat_mul(rows, sat_mul(blocks, f.block_bytes));
 }
 
 }  // namespace
 
+int ModelCard::total_layers() const {
+  std::int64_t n = 0;
+  for (const LayerGroup& g : layers) n += g.count;
+  return clamp_layers(n);
+}
+
+int ModelCard::moe_layers() const {
+  std::int64_t n = 0;
+  for (const LayerGroup& g : layers) n += g.ffn == FfnKind::kMoe ? g.count : 0;
+  return clamp_layers(n);
+}
+
+std::uint64_t ModelCard::expert_bytes(const std::string& quant) const {
+  const auto f = find_quant(quant);
+  if (!f) return 0;
+  const u64 weights = sat_mul(static_cast<u64>(moe.expert_dim), static_cast<u64>(moe.expert_intermediate));
+  return sat_mul(3, sat_mul(weights / f->block_weights, f->block_bytes));
+}
+
+std::uint64_t ModelCard::routed_bytes_per_token(const std::string& quant) const {
+  return sat_mul(sat_mul(static_cast<u64>(moe.active), static_cast<u64>(moe_layers())), expert_bytes(quant));
+}
+
+std::uint64_t ModelCard::routed_bytes_total(const std::string& quant) const {
+  return sat_mul(sat_mul(static_cast<u64>(moe.experts), static_cast<u64>(moe_layers())), expert_bytes(quant));
+}
+
 std::uint64_t ParamCounts::trunk() const {
-  return shared_experts + dense_ffn + attention_mla + attention_gqa + attention_linear +
-         latent_projections + router + norms + embedding + lm_head;
+  u64 n = 0;
+  for (u64 v : {shared_experts, dense_ffn, attention_mla, attention_gqa, attention_linear, latent_projections, router,
+                norms, embedding, lm_head}) {
+    n = sat_add(n, v);
+  }
+  return n;
 }
 
 std::uint64_t TrunkBytes::head_per_token() const {
-  return lm_head > 0 ? lm_head + output_norm + embedding_row : embedding + output_norm;
+  return lm_head > 0 ? sat_add(sat_add(lm_head, output_norm), embedding_row) : sat_add(embedding, output_norm);
 }
 
 ParamCounts ModelCard::parameter_counts() const {
   ParamCounts p;
-  const u64 per_expert = 3 * static_cast<u64>(moe.expert_dim) * static_cast<u64>(moe.expert_intermediate);
-  p.routed_experts = per_expert * static_cast<u64>(moe.experts) * static_cast<u64>(moe_layers());
-  p.routed_active = per_expert * static_cast<u64>(moe.active) * static_cast<u64>(moe_layers());
+  const u64 per_expert =
+      sat_mul(3, sat_mul(static_cast<u64>(moe.expert_dim), static_cast<u64>(moe.expert_intermediate)));
+  p.routed_experts = sat_mul(sat_mul(per_expert, static_cast<u64>(moe.experts)), static_cast<u64>(moe_layers()));
+  p.routed_active = sat_mul(sat_mul(per_expert, static_cast<u64>(moe.active)), static_cast<u64>(moe_layers()));
   for (const CardTensor& t : card_trunk_tensors(*this)) {
-    const u64 n = t.rows * t.row_len;
+    const u64 n = sat_mul(t.rows, t.row_len);
+    u64* sum = nullptr;
     switch (t.role) {
-      case TensorRole::kMla: p.attention_mla += n; break;
-      case TensorRole::kGqa: p.attention_gqa += n; break;
-      case TensorRole::kLinear: p.attention_linear += n; break;
-      case TensorRole::kShared: p.shared_experts += n; break;
-      case TensorRole::kDense: p.dense_ffn += n; break;
-      case TensorRole::kLatent: p.latent_projections += n; break;
-      case TensorRole::kRouter: p.router += n; break;
-      case TensorRole::kNorm: case TensorRole::kOutputNorm: p.norms += n; break;
-      case TensorRole::kEmbedding: p.embedding += n; break;
-      case TensorRole::kLmHead: p.lm_head += n; break;
+      case TensorRole::kMla: sum = &p.attention_mla; break;
+      case TensorRole::kGqa: sum = &p.attention_gqa; break;
+      case TensorRole::kLinear: sum = &p.attention_linear; break;
+      case TensorRole::kShared: sum = &p.shared_experts; break;
+      case TensorRole::kDense: sum = &p.dense_ffn; break;
+      case TensorRole::kLatent: sum = &p.latent_projections; break;
+      case TensorRole::kRouter: sum = &p.router; break;
+      case TensorRole::kNorm: case TensorRole::kOutputNorm: sum = &p.norms; break;
+      case TensorRole::kEmbedding: sum = &p.embedding; break;
+      case TensorRole::kLmHead: sum = &p.lm_head; break;
     }
+    if (sum != nullptr) *sum = sat_add(*sum, n);
   }
   return p;
 }
@@ -106,10 +129,10 @@ TrunkBytes ModelCard::trunk() const {
   for (const CardTensor& t : card_trunk_tensors(*this)) {
     const u64 bytes = rows_bytes(t.small ? sf : *tf, t.rows, t.row_len);
     switch (t.role) {
-      case TensorRole::kEmbedding: b.embedding += bytes; break;
-      case TensorRole::kLmHead: b.lm_head += bytes; break;
-      case TensorRole::kOutputNorm: b.output_norm += bytes; break;
-      default: b.layers += bytes; break;
+      case TensorRole::kEmbedding: b.embedding = sat_add(b.embedding, bytes); break;
+      case TensorRole::kLmHead: b.lm_head = sat_add(b.lm_head, bytes); break;
+      case TensorRole::kOutputNorm: b.output_norm = sat_add(b.output_norm, bytes); break;
+      default: b.layers = sat_add(b.layers, bytes); break;
     }
   }
   b.embedding_row = rows_bytes(*tf, 1, static_cast<u64>(hidden_size));
@@ -118,7 +141,7 @@ TrunkBytes ModelCard::trunk() const {
 
 std::uint64_t ModelCard::container_bytes(const std::string& quant) const {
   if (!find_quant(quant)) return 0;
-  return routed_bytes_total(quant) + trunk().total();
+  return sat_add(routed_bytes_total(quant), trunk().total());
 }
 
 std::uint64_t ModelCard::kv_bytes_per_token() const {
@@ -128,9 +151,10 @@ std::uint64_t ModelCard::kv_bytes_per_token() const {
   for (const LayerGroup& g : layers) {
     const u64 n = static_cast<u64>(g.count);
     if (g.attention == AttentionKind::kMla && mla) {
-      total += n * rows_bytes(*f, 1, static_cast<u64>(mla->kv_lora_rank + mla->qk_rope_head_dim));
+      const u64 values = static_cast<u64>(mla->kv_lora_rank) + static_cast<u64>(mla->qk_rope_head_dim);
+      total = sat_add(total, sat_mul(n, rows_bytes(*f, 1, values)));
     } else if (g.attention == AttentionKind::kGqa && gqa) {
-      total += n * rows_bytes(*f, 2 * static_cast<u64>(gqa->kv_heads), static_cast<u64>(gqa->head_dim));
+      total = sat_add(total, sat_mul(n, rows_bytes(*f, 2 * static_cast<u64>(gqa->kv_heads), static_cast<u64>(gqa->head_dim))));
     }
   }
   return total;
@@ -141,17 +165,18 @@ std::uint64_t ModelCard::linear_state_bytes() const {
   const u64 heads = static_cast<u64>(linear->heads);
   const u64 dk = static_cast<u64>(linear->key_head_dim);
   const u64 dv = static_cast<u64>(linear->value_head_dim);
-  u64 per_layer = heads * dk * dv * 4;
+  u64 per_layer = sat_mul(sat_mul(sat_mul(heads, dk), dv), 4);
   if (linear->conv_kernel > 1) {
-    per_layer += static_cast<u64>(linear->conv_kernel - 1) * (2 * heads * dk + heads * dv) * 4;
+    const u64 channels = sat_add(sat_mul(2, sat_mul(heads, dk)), sat_mul(heads, dv));
+    per_layer = sat_add(per_layer, sat_mul(sat_mul(static_cast<u64>(linear->conv_kernel - 1), channels), 4));
   }
   u64 n = 0;
   for (const LayerGroup& g : layers) n += g.attention == AttentionKind::kLinear ? static_cast<u64>(g.count) : 0;
-  return n * per_layer;
+  return sat_mul(n, per_layer);
 }
 
 std::uint64_t ModelCard::cache_bytes(std::uint64_t context) const {
-  return kv_bytes_per_token() * context + linear_state_bytes();
+  return sat_add(sat_mul(kv_bytes_per_token(), context), linear_state_bytes());
 }
 
 DecodeBytes ModelCard::decode_bytes(const std::string& quant) const {
@@ -159,9 +184,9 @@ DecodeBytes ModelCard::decode_bytes(const std::string& quant) const {
   const u64 routed = routed_bytes_per_token(quant);
   const u64 head = t.head_per_token();
   DecodeBytes d;
-  d.all_resident = {t.layers + head + routed, 0};
-  d.experts_streamed = {t.layers + head, routed};
-  d.all_streamed = {head, t.layers + routed};
+  d.all_resident = {sat_add(sat_add(t.layers, head), routed), 0};
+  d.experts_streamed = {sat_add(t.layers, head), routed};
+  d.all_streamed = {head, sat_add(t.layers, routed)};
   return d;
 }
 
@@ -287,6 +312,167 @@ const std::vector<std::string> kFfnNames = {"moe", "dense"};
 
 int req_int(ObjectReader& r, const char* key, int min_value = 1) {
   return static_cast<int>(r.integer(key, true, min_value, 1 << 30).value_or(0));
+}
+
+// The value of the card field at JSON path `path` (the paths CardTensor::from
+// names); 0 for an absent block or an unknown path.
+u64 field_value(const ModelCard& c, std::string_view path) {
+  auto w = [](int v) { return v > 0 ? static_cast<u64>(v) : u64{0}; };
+  auto opt = [&](const std::optional<int>& v) { return v ? w(*v) : u64{0}; };
+  if (path == "/hidden_size") return w(c.hidden_size);
+  if (path == "/vocab_size") return w(c.vocab_size);
+  if (path.rfind("/moe/", 0) == 0) {
+    const std::string_view k = path.substr(5);
+    if (k == "experts") return w(c.moe.experts);
+    if (k == "active") return w(c.moe.active);
+    if (k == "shared") return w(c.moe.shared);
+    if (k == "expert_dim") return w(c.moe.expert_dim);
+    if (k == "expert_intermediate") return w(c.moe.expert_intermediate);
+    if (k == "shared_intermediate") return w(c.moe.shared_intermediate);
+  }
+  if (path == "/dense_ffn/intermediate") return c.dense_ffn ? w(c.dense_ffn->intermediate) : 0;
+  if (path.rfind("/mla/", 0) == 0 && c.mla) {
+    const std::string_view k = path.substr(5);
+    if (k == "heads") return w(c.mla->heads);
+    if (k == "q_lora_rank") return w(c.mla->q_lora_rank);
+    if (k == "kv_lora_rank") return w(c.mla->kv_lora_rank);
+    if (k == "qk_nope_head_dim") return w(c.mla->qk_nope_head_dim);
+    if (k == "qk_rope_head_dim") return w(c.mla->qk_rope_head_dim);
+    if (k == "v_head_dim") return w(c.mla->v_head_dim);
+  }
+  if (path.rfind("/gqa/", 0) == 0 && c.gqa) {
+    const std::string_view k = path.substr(5);
+    if (k == "heads") return w(c.gqa->heads);
+    if (k == "kv_heads") return w(c.gqa->kv_heads);
+    if (k == "head_dim") return w(c.gqa->head_dim);
+  }
+  if (path.rfind("/linear/", 0) == 0 && c.linear) {
+    const std::string_view k = path.substr(8);
+    if (k == "heads") return w(c.linear->heads);
+    if (k == "key_head_dim") return w(c.linear->key_head_dim);
+    if (k == "value_head_dim") return w(c.linear->value_head_dim);
+    if (k == "conv_kernel") return w(c.linear->conv_kernel);
+    if (k == "decay_gate_rank") return opt(c.linear->decay_gate_rank);
+    if (k == "output_gate_rank") return opt(c.linear->output_gate_rank);
+  }
+  return 0;
+}
+
+// A product of card fields that must stay within kMaxCardWeights.
+struct SizeTerm {
+  std::string path;  // JSON path of the field
+  u64 value = 0;
+};
+
+const SizeTerm& largest_term(const std::vector<SizeTerm>& terms) {
+  const SizeTerm* largest = &terms.front();
+  for (const SizeTerm& t : terms) largest = t.value > largest->value ? &t : largest;
+  return *largest;
+}
+
+std::string count_text(const std::optional<u64>& n) { return n ? std::to_string(*n) : "more than 2^64"; }
+
+constexpr const char* kBoundText = " weights, above moebench's bound of 2^50 (about 1.1e15) per card: check this value";
+
+// Multiplies `factor` and the terms; when the product overflows or exceeds
+// the bound, reports at the path of the largest term and returns false.
+bool within_bound(const std::vector<SizeTerm>& terms, u64 factor, const std::string& what, Diagnostics& d) {
+  std::optional<u64> product = factor;
+  for (const SizeTerm& t : terms) product = product ? checked_mul(*product, t.value) : std::nullopt;
+  if (product && *product <= kMaxCardWeights) return true;
+  const SizeTerm& big = largest_term(terms);
+  d.add(big.path, std::to_string(big.value) + " makes " + what + " " + count_text(product) + kBoundText);
+  return false;
+}
+
+// The card's derived sizes stay within kMaxCardLayers / kMaxCardWeights
+// (model_card.h), so no derivation overflows 64 bits. Reports the first
+// problem, at the JSON path of the largest field involved.
+void check_card_sizes(const ModelCard& c, Diagnostics& d) {
+  std::int64_t layers = 0;
+  std::size_t biggest = 0;  // layer group with the largest count
+  std::size_t biggest_moe = c.layers.size();
+  for (std::size_t i = 0; i < c.layers.size(); ++i) {
+    layers += c.layers[i].count;
+    if (c.layers[i].count > c.layers[biggest].count) biggest = i;
+    if (c.layers[i].ffn == FfnKind::kMoe &&
+        (biggest_moe == c.layers.size() || c.layers[i].count > c.layers[biggest_moe].count)) {
+      biggest_moe = i;
+    }
+  }
+  if (layers > kMaxCardLayers) {
+    d.add("/layers/" + std::to_string(biggest) + "/count",
+          "the layer groups add up to " + std::to_string(layers) + " layers, above moebench's bound of " +
+              std::to_string(kMaxCardLayers) + ": check this count");
+    return;
+  }
+  // Every trunk tensor, and their sum. A shape is a product of the fields
+  // in CardTensor::from (and small constants): the largest is named.
+  u64 trunk = 0;
+  u64 largest_n = 0;
+  std::vector<SizeTerm> largest;  // the largest tensor's fields
+  std::string largest_name;
+  for (const CardTensor& t : card_trunk_tensors(c)) {
+    std::vector<SizeTerm> terms;
+    for (const char* path : t.from) {
+      if (path != nullptr) terms.push_back({path, field_value(c, path)});
+    }
+    if (terms.empty()) continue;
+    const std::optional<u64> n = checked_mul(t.rows, t.row_len);
+    if (!n || *n > kMaxCardWeights) {
+      const SizeTerm& big = largest_term(terms);
+      d.add(big.path, std::to_string(big.value) + " makes tensor " + t.name + " " + std::to_string(t.rows) + " x " +
+                          std::to_string(t.row_len) + " = " + count_text(n) + kBoundText);
+      return;
+    }
+    if (*n > largest_n) {
+      largest_n = *n;
+      largest = terms;
+      largest_name = t.name;
+    }
+    trunk = sat_add(trunk, *n);
+    if (trunk > kMaxCardWeights) {
+      const SizeTerm& big = largest_term(largest);
+      d.add(big.path, std::to_string(big.value) + " makes the trunk's tensors (the largest " + largest_name +
+                          ") add up to more than 2^50" + kBoundText);
+      return;
+    }
+  }
+  // Routed experts: 3 matrices of expert_dim x expert_intermediate, per expert and MoE layer.
+  const std::string moe_count = biggest_moe < c.layers.size() ? "/layers/" + std::to_string(biggest_moe) + "/count"
+                                                              : "/layers";
+  if (!within_bound({{"/moe/expert_dim", field_value(c, "/moe/expert_dim")},
+                     {"/moe/expert_intermediate", field_value(c, "/moe/expert_intermediate")},
+                     {"/moe/experts", field_value(c, "/moe/experts")},
+                     {moe_count, static_cast<u64>(c.moe_layers())}},
+                    3, "the routed experts 3 x expert_dim x expert_intermediate x experts x MoE layers =", d)) {
+    return;
+  }
+  // KV cache values per token, and the linear-attention state.
+  int mla_layers = 0, gqa_layers = 0, linear_layers = 0;
+  for (const LayerGroup& g : c.layers) {
+    mla_layers += g.attention == AttentionKind::kMla ? g.count : 0;
+    gqa_layers += g.attention == AttentionKind::kGqa ? g.count : 0;
+    linear_layers += g.attention == AttentionKind::kLinear ? g.count : 0;
+  }
+  if (c.gqa && gqa_layers > 0 &&
+      !within_bound({{"/gqa/kv_heads", field_value(c, "/gqa/kv_heads")},
+                     {"/gqa/head_dim", field_value(c, "/gqa/head_dim")},
+                     {"/layers", static_cast<u64>(gqa_layers)}},
+                    2, "the KV cache of one token 2 x kv_heads x head_dim x GQA layers =", d)) {
+    return;
+  }
+  if (c.linear && linear_layers > 0) {
+    const u64 heads = field_value(c, "/linear/heads");
+    if (!within_bound({{"/linear/heads", heads},
+                       {"/linear/key_head_dim", field_value(c, "/linear/key_head_dim")},
+                       {"/linear/value_head_dim", field_value(c, "/linear/value_head_dim")},
+                       {"/layers", static_cast<u64>(linear_layers)}},
+                      1, "the linear-attention state heads x key_head_dim x value_head_dim x linear layers =", d)) {
+      return;
+    }
+  }
+  (void)mla_layers;  // MLA caches kv_lora_rank + qk_rope_head_dim values (< 2^31) per layer: within bounds
 }
 
 }  // namespace
@@ -418,6 +604,7 @@ std::optional<ModelCard> load_model_card(const Json& j, Diagnostics& d) {
     const std::string fit = quant_fits_card(c, c.expert_quant);
     if (!fit.empty()) d.add("/expert_quant", fit);
   }
+  if (d.ok()) check_card_sizes(c, d);
   if (!d.ok()) return std::nullopt;
   return c;
 }
@@ -618,7 +805,8 @@ std::string cache_section(const ModelCard& c, const std::vector<u64>& contexts) 
   std::vector<std::string> parts;
   if (mla_layers > 0 && c.mla) {
     parts.push_back(layers_of(mla_layers, "MLA") + " x " +
-                    std::to_string(c.mla->kv_lora_rank + c.mla->qk_rope_head_dim) + " values");
+                    std::to_string(static_cast<u64>(c.mla->kv_lora_rank) + static_cast<u64>(c.mla->qk_rope_head_dim)) +
+                    " values");
   }
   if (gqa_layers > 0 && c.gqa) {
     parts.push_back(layers_of(gqa_layers, "GQA") + " x 2 x " + std::to_string(c.gqa->kv_heads) + " x " +
@@ -639,7 +827,7 @@ std::string cache_section(const ModelCard& c, const std::vector<u64>& contexts) 
   out += render_table(rows, "lrl");
   std::vector<std::vector<std::string>> ctx{{"context", "KV", "+ state", "= total", "total (binary)"}};
   for (u64 n : contexts) {
-    ctx.push_back({group_digits(n), decimal_bytes(static_cast<double>(c.kv_bytes_per_token() * n)),
+    ctx.push_back({group_digits(n), decimal_bytes(static_cast<double>(sat_mul(c.kv_bytes_per_token(), n))),
                    decimal_bytes(static_cast<double>(c.linear_state_bytes())),
                    decimal_bytes(static_cast<double>(c.cache_bytes(n))),
                    format_bytes(static_cast<double>(c.cache_bytes(n)))});

@@ -40,6 +40,13 @@
 
 namespace moebench {
 
+// Size arithmetic on card figures: checked (nullopt on overflow) and
+// saturating (UINT64_MAX on overflow, for cards that did not come through
+// the loader). A loaded card never saturates.
+std::optional<std::uint64_t> checked_mul(std::uint64_t a, std::uint64_t b);
+std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b);
+std::uint64_t sat_add(std::uint64_t a, std::uint64_t b);
+
 enum class AttentionKind { kMla, kGqa, kLinear };
 enum class FfnKind { kMoe, kDense };
 
@@ -109,10 +116,10 @@ struct ParamCounts {
   std::uint64_t embedding = 0;    // input embedding table
   std::uint64_t lm_head = 0;      // 0 when tied to the embedding
   std::uint64_t trunk() const;    // everything but routed experts
-  std::uint64_t total() const { return trunk() + routed_experts; }
+  std::uint64_t total() const { return sat_add(trunk(), routed_experts); }
   // Weights a token uses: the trunk (embedding table included, as model
   // cards count "activated" parameters) plus the top-k routed experts.
-  std::uint64_t active() const { return trunk() + routed_active; }
+  std::uint64_t active() const { return sat_add(trunk(), routed_active); }
 };
 
 // Bytes of everything but the routed experts, in trunk_quant (small tensors
@@ -123,7 +130,7 @@ struct TrunkBytes {
   std::uint64_t lm_head = 0;        // 0 when tied
   std::uint64_t output_norm = 0;
   std::uint64_t embedding_row = 0;  // one row: what a token's lookup reads
-  std::uint64_t total() const { return layers + embedding + lm_head + output_norm; }
+  std::uint64_t total() const { return sat_add(sat_add(layers, embedding), sat_add(lm_head, output_norm)); }
   // Bytes outside the layers that every decode token reads: lm_head (or the
   // tied table), final norm and the token's embedding row.
   std::uint64_t head_per_token() const;
@@ -133,7 +140,7 @@ struct TrunkBytes {
 struct TokenTraffic {
   std::uint64_t memory = 0;   // resident weights read from RAM/VRAM
   std::uint64_t storage = 0;  // weights read from storage
-  std::uint64_t total() const { return memory + storage; }
+  std::uint64_t total() const { return sat_add(memory, storage); }
 };
 
 struct DecodeBytes {
@@ -211,7 +218,17 @@ Expected<Scale> parse_scale(const std::string& text);
 // keeping at least one MoE layer; experts may not drop below top-k.
 Expected<ModelCard> apply_scale(const ModelCard& card, const Scale& scale);
 
-// Strict loaders. `file` labels errors.
+// Bounds the loader holds a card to, so that every derived count and byte
+// figure fits in 64 bits with room to spare (and is exact as a double):
+// at most 2^16 layers, and at most 2^50 weights (about 1.1e15, 500x the
+// largest published MoE) in the trunk, in the routed experts, in any one
+// tensor, in the KV cache of one token and in the linear-attention state.
+inline constexpr int kMaxCardLayers = 1 << 16;
+inline constexpr std::uint64_t kMaxCardWeights = 1ull << 50;
+
+// Strict loaders. `file` labels errors. Besides each field's own range, the
+// loader rejects a card whose derived sizes exceed the bounds above, naming
+// the JSON path of the largest field involved.
 std::optional<ModelCard> load_model_card(const Json& j, Diagnostics& d);
 Expected<ModelCard> load_model_card_file(const std::string& path);
 

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "harness/deadline.h"
 #include "harness/metrics.h"
 #include "harness/units.h"
 
@@ -30,8 +31,7 @@ class Watchdog {
   void arm(ResultRow failed_row, double limit_s) {
     std::lock_guard<std::mutex> lock(mu_);
     row_ = std::move(failed_row);
-    deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                        std::chrono::duration<double>(limit_s));
+    deadline_ = steady_deadline_after(limit_s);  // saturates: --timeout 1e10 is not a deadline in the past
     armed_ = true;
     cv_.notify_all();
   }

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <thread>
 
+#include "harness/deadline.h"
 #include "harness/file_io.h"
 #include "harness/text.h"
 
@@ -131,8 +132,7 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv, const 
   }
   ProcessResult r;
   using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(options.timeout_s));
+  const auto deadline = steady_deadline_after(options.timeout_s);  // saturating: a huge timeout is not 0
   int status = 0;
   auto poll = std::chrono::milliseconds(1);
   while (true) {

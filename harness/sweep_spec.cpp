@@ -64,14 +64,15 @@ using AxisParser =
     std::function<std::optional<Json>(const Json&, const std::string&, Diagnostics&)>;
 
 std::optional<Json> int_value(const Json& j, const std::string& path, Diagnostics& d,
-                              std::int64_t min_value, const char* why) {
-  if ((j.is_number_integer() || j.is_number_unsigned()) && j.get<std::int64_t>() < min_value &&
-      why != nullptr) {
+                              std::int64_t min_value, std::int64_t max_value, const char* why) {
+  // A negative integer is number_integer; a large positive one may be
+  // number_unsigned, which must not be read as int64 (it would wrap).
+  if (j.is_number_integer() && !j.is_number_unsigned() && j.get<std::int64_t>() < min_value && why != nullptr) {
     d.add(path, "expected an integer of at least " + std::to_string(min_value) + " (" + why +
                     "), got " + j.dump());
     return std::nullopt;
   }
-  auto v = read_integer(j, path, d, min_value, INT64_MAX / 4);
+  auto v = read_integer(j, path, d, min_value, max_value);
   return v ? std::optional<Json>(*v) : std::nullopt;
 }
 
@@ -144,12 +145,12 @@ std::map<std::string, AxisParser> make_parsers(const SweepContext& ctx) {
   p["drives"] = [](const Json& j, const std::string& path, Diagnostics& d) -> std::optional<Json> {
     DriveSpec s;
     if (j.is_number_integer() || j.is_number_unsigned()) {
-      auto c = read_integer(j, path, d, 1, 64);
+      auto c = read_integer(j, path, d, 1, kMaxDrives);
       if (!c) return std::nullopt;
       s.count = static_cast<int>(*c);
     } else if (j.is_object()) {
       ObjectReader r(j, path, d);
-      s.count = static_cast<int>(r.integer("count", true, 1, 64).value_or(0));
+      s.count = static_cast<int>(r.integer("count", true, 1, kMaxDrives).value_or(0));
       s.layout = r.enumeration("layout", false, {"replicate", "stripe"}, "drive layout").value_or("?");
       if (!r.has("layout")) s.layout = "replicate";
       s.throttle_bytes_s = r.rate("throttle", false);
@@ -166,13 +167,13 @@ std::map<std::string, AxisParser> make_parsers(const SweepContext& ctx) {
     return out;
   };
   p["context_tokens"] = [](const Json& j, const std::string& path, Diagnostics& d) {
-    return int_value(j, path, d, 0, nullptr);
+    return int_value(j, path, d, 0, kMaxTokens, nullptr);
   };
   p["prompt_tokens"] = [](const Json& j, const std::string& path, Diagnostics& d) {
-    return int_value(j, path, d, 1, "TTFT needs a prompt");
+    return int_value(j, path, d, 1, kMaxTokens, "TTFT needs a prompt");
   };
   p["gen_tokens"] = [](const Json& j, const std::string& path, Diagnostics& d) {
-    return int_value(j, path, d, 2, "decode rate excludes the first token, so at least 2");
+    return int_value(j, path, d, 2, kMaxTokens, "decode rate excludes the first token, so at least 2");
   };
   p["threads"] = [](const Json& j, const std::string& path, Diagnostics& d) -> std::optional<Json> {
     if (j.is_string() && j.get<std::string>() == "all") return Json("all");
@@ -180,7 +181,7 @@ std::map<std::string, AxisParser> make_parsers(const SweepContext& ctx) {
       d.add(path, "expected a thread count or \"all\", got " + json_type_phrase(j));
       return std::nullopt;
     }
-    return int_value(j, path, d, 1, nullptr);
+    return int_value(j, path, d, 1, kMaxThreads, nullptr);
   };
   p["routing"] = [&ctx](const Json& j, const std::string& path, Diagnostics& d) -> std::optional<Json> {
     auto s = read_string(j, path, d);
@@ -299,12 +300,15 @@ std::optional<SweepSpec> load_sweep(const Json& j, Diagnostics& d, const SweepCo
   SweepSpec s;
   s.name = r.string("name", true).value_or("");
   s.description = r.string("description", false).value_or("");
-  s.repetitions = static_cast<int>(r.integer("repetitions", false, 1, 10000).value_or(3));
-  s.warmup = static_cast<int>(r.integer("warmup", false, 0, 10000).value_or(1));
+  s.repetitions = static_cast<int>(r.integer("repetitions", false, 1, kMaxRepetitions).value_or(3));
+  s.warmup = static_cast<int>(r.integer("warmup", false, 0, kMaxRepetitions).value_or(1));
   s.seed = static_cast<std::uint64_t>(r.integer("seed", false, 0, INT64_MAX).value_or(42));
   if (auto t = r.number("timeout_s", false)) {
     if (*t <= 0) {
       d.add("/timeout_s", "expected a timeout in seconds greater than zero");
+    } else if (*t > kMaxTimeoutS) {
+      d.add("/timeout_s", "a timeout of " + format_scientific(*t, 3) + " s is longer than the longest allowed, 30 days (" +
+                              format_fixed(kMaxTimeoutS, 0) + " s); give a shorter one");
     } else {
       s.timeout_s = *t;
     }

@@ -24,6 +24,16 @@
 
 namespace moebench {
 
+// Limits of a sweep's values, shared with the readers of results files (a
+// row's point must be one a sweep could have made) and with `run --timeout`.
+// Beyond them, engine and cost-model arithmetic would overflow, or a
+// duration would not fit the clocks' 64-bit nanoseconds.
+inline constexpr int kMaxRepetitions = 10000;             // repetitions, warmup
+inline constexpr int kMaxDrives = 64;                     // drives per point
+inline constexpr std::int64_t kMaxTokens = std::int64_t{1} << 30;  // context, prompt, gen tokens
+inline constexpr std::int64_t kMaxThreads = 1 << 16;
+inline constexpr double kMaxTimeoutS = 30.0 * 24 * 3600;  // 30 days
+
 // What the sweep loader needs to know about engines and cards, supplied by
 // the caller so that harness/ does not depend on engines/.
 struct SweepContext {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "harness/json_reader.h"
 #include "harness/text.h"
 
 namespace moebench {
@@ -23,27 +24,35 @@ constexpr Suffix kSizeSuffixes[] = {
     {"kB", 1e3},  {"B", 1.0},
 };
 
+enum class Split { kOk, kMalformed, kOutOfRange };
+
 // Splits "12.78 GB" into a finite number and a factor. Error text is filled
 // by callers, who know what kind of quantity was expected.
-bool split_number_suffix(std::string_view text, double& number, double& factor) {
+Split split_number_suffix(std::string_view text, double& number, double& factor) {
   text = trim(text);
-  if (text.empty()) return false;
+  if (text.empty()) return Split::kMalformed;
   const char* begin = text.data();
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(begin, end, number);
-  if (ec != std::errc() || !std::isfinite(number)) return false;
+  if (ec == std::errc::result_out_of_range) return Split::kOutOfRange;  // 1e999
+  if (ec != std::errc() || !std::isfinite(number)) return Split::kMalformed;  // also "inf", "nan"
   std::string_view rest = trim(std::string_view(ptr, static_cast<size_t>(end - ptr)));
   if (rest.empty()) {
     factor = 1.0;
-    return true;
+    return Split::kOk;
   }
   for (const Suffix& s : kSizeSuffixes) {
     if (rest == s.name) {
       factor = s.factor;
-      return true;
+      return Split::kOk;
     }
   }
-  return false;
+  return Split::kMalformed;
+}
+
+Error out_of_range(const std::string& shown, const char* what) {
+  return make_error(std::string(what) + " \"" + shown + "\": the number is outside the range of a double; " +
+                    (std::string(what) == "size" ? "sizes are at most 16 EiB" : "rates are at most 1 EB/s"));
 }
 
 }  // namespace
@@ -51,17 +60,19 @@ bool split_number_suffix(std::string_view text, double& number, double& factor) 
 Expected<std::uint64_t> parse_size_bytes(std::string_view text) {
   double number = 0;
   double factor = 1;
-  const std::string shown(text);
-  if (!split_number_suffix(text, number, factor)) {
+  const std::string shown = utf8_prefix(text, 80);
+  const Split split = split_number_suffix(text, number, factor);
+  if (split == Split::kOutOfRange) return out_of_range(shown, "size");
+  if (split != Split::kOk) {
     return make_error("expected a size like \"8GiB\", \"12.78GB\" or a byte count, got \"" +
                       shown + "\" (units: B, KB, MB, GB, TB = powers of 1000; KiB, MiB, GiB, "
                       "TiB = powers of 1024)");
   }
-  const double bytes = number * factor;
+  const double bytes = number * factor;  // finite × finite: at worst +-inf, which the limit catches
   if (bytes <= 0) {
     return make_error("expected a size greater than zero, got \"" + shown + "\"");
   }
-  if (bytes > 1.8e19) {
+  if (!(bytes <= kMaxSizeBytes)) {
     return make_error("size \"" + shown + "\" is too large (limit 16 EiB)");
   }
   const double rounded = std::round(bytes);
@@ -73,7 +84,7 @@ Expected<std::uint64_t> parse_size_bytes(std::string_view text) {
 
 Expected<double> parse_rate_bytes_s(std::string_view text) {
   std::string_view t = trim(text);
-  const std::string shown(text);
+  const std::string shown = utf8_prefix(text, 80);
   bool had_per_s = false;
   if (t.size() >= 2 && t.substr(t.size() - 2) == "/s") {
     t = t.substr(0, t.size() - 2);
@@ -81,12 +92,18 @@ Expected<double> parse_rate_bytes_s(std::string_view text) {
   }
   double number = 0;
   double factor = 1;
-  if (!split_number_suffix(t, number, factor) || (!had_per_s && factor != 1.0)) {
+  const Split split = split_number_suffix(t, number, factor);
+  if (split == Split::kOutOfRange) return out_of_range(shown, "rate");
+  if (split != Split::kOk || (!had_per_s && factor != 1.0)) {
     return make_error("expected a rate like \"12.78GB/s\", \"200MB/s\" or bytes per second, got \"" +
                       shown + "\"");
   }
   const double rate = number * factor;
   if (rate <= 0) return make_error("expected a rate greater than zero, got \"" + shown + "\"");
+  if (!(rate <= kMaxRateBytesS)) {
+    return make_error("rate \"" + shown + "\" is beyond any machine (limit 1 EB/s = 1e18 bytes/s); check the "
+                      "number and the unit");
+  }
   return rate;
 }
 

@@ -7,6 +7,7 @@
 #include <sys/sysmacros.h>
 #endif
 
+#include <cstdio>
 #include <filesystem>
 #include <sstream>
 
@@ -27,6 +28,24 @@ bool is_prefix_dir(const std::string& mount, const std::string& path) {
   if (mount == "/") return true;
   return path == mount || (path.size() > mount.size() && path.compare(0, mount.size(), mount) == 0 &&
                            path[mount.size()] == '/');
+}
+
+// No mountinfo entry named the filesystem: statfs's type does, or it is
+// "unknown" (in words, never an empty field).
+void filesystem_from_statfs(DriveDevice& d, const std::string& mountinfo_path) {
+  auto kind = filesystem_kind(d.dir);
+  if (kind && !kind->name.empty()) {
+    d.filesystem = kind->name;
+    d.notes.push_back("no " + mountinfo_path + " entry covers " + d.dir + " (a chroot?): filesystem " + kind->name +
+                      " from its statfs type, mount point unknown");
+    return;
+  }
+  d.filesystem = "unknown";
+  char magic[32];
+  std::snprintf(magic, sizeof magic, "0x%llx", kind ? static_cast<unsigned long long>(kind->magic) : 0ull);
+  d.notes.push_back("filesystem of " + d.dir + " unknown: no " + mountinfo_path + " entry covers it and " +
+                    (kind ? std::string("its statfs type ") + magic + " is not one moebench knows"
+                          : kind.error().message));
 }
 
 }  // namespace
@@ -52,7 +71,7 @@ std::optional<MountEntry> find_mount(const std::string& mountinfo_text, const st
   return best;
 }
 
-DriveDevice describe_drive(const std::string& dir) {
+DriveDevice describe_drive(const std::string& dir, const std::string& mountinfo_path) {
   DriveDevice d;
   d.dir = dir;
   struct stat st {};
@@ -64,12 +83,13 @@ DriveDevice describe_drive(const std::string& dir) {
   d.dev_id = std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
   std::error_code ec;
   const std::string real = fs::weakly_canonical(dir, ec).string();
-  if (auto mounts = read_file("/proc/self/mountinfo")) {
+  if (auto mounts = read_file(mountinfo_path)) {
     if (auto m = find_mount(*mounts, d.dev_id, real)) {
       d.filesystem = m->filesystem;
       d.mount_point = m->mount_point;
     }
   }
+  if (d.filesystem.empty()) filesystem_from_statfs(d, mountinfo_path);
   const fs::path sys = fs::path("/sys/dev/block") / d.dev_id;
   fs::path dev_dir = fs::canonical(sys, ec);
   if (ec) {
@@ -107,6 +127,7 @@ DriveDevice describe_drive(const std::string& dir) {
     d.notes.push_back(d.disk + ": PCI link speed not exposed (virtual or non-PCIe device)");
   }
 #else
+  filesystem_from_statfs(d, mountinfo_path);
   d.notes.push_back("device mapping is implemented for Linux only");
 #endif
   return d;

@@ -437,7 +437,8 @@ std::string profile_summary(const MachineProfile& m) {
   for (const DriveProfile& d : m.drives) {
     s += "  " + d.name + "     " + d.path.value_or("") ;
     if (d.device) {
-      s += " on " + (d.device->disk.empty() ? "?" : d.device->disk) + " (" + d.device->filesystem +
+      s += " on " + (d.device->disk.empty() ? "?" : d.device->disk) + " (" +
+           (d.device->filesystem.empty() ? std::string("unknown filesystem") : d.device->filesystem) +
            (d.device->model.empty() ? "" : ", " + d.device->model) +
            (d.device->pci_link.empty() ? "" : ", PCIe " + d.device->pci_link) +
            (d.device->o_direct ? ", O_DIRECT" : ", BUFFERED: O_DIRECT refused") + ")";

@@ -110,15 +110,13 @@ Expected<TestFile> prepare_test_file(const std::string& dir, std::uint64_t size_
                       format_bytes(static_cast<double>(*avail + old)) +
                       " is free; free space or pass a smaller --file-size");
   }
-  const std::string tmp = tf.path + ".tmp";
-  int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
-#ifdef O_DIRECT
-  int fd = ::open(tmp.c_str(), flags | O_DIRECT, 0644);
-  if (fd < 0 && errno == EINVAL) fd = ::open(tmp.c_str(), flags, 0644);  // tmpfs refuses O_DIRECT
-#else
-  int fd = ::open(tmp.c_str(), flags, 0644);
-#endif
-  if (fd < 0) return make_error(tmp + ": cannot create the probe's test file: " + std::strerror(errno));
+  // O_DIRECT where the filesystem allows (tmpfs may refuse it); a fixed
+  // temporary name, so an interrupted attempt's leftover is replaced, not kept.
+  AtomicFileOptions fo;
+  fo.direct = true;
+  fo.unique = false;
+  auto file = AtomicFile::create(tf.path, fo);
+  if (!file) return make_error(file.error().message + " (the probe's test file)");
   AlignedBytes buf = aligned_bytes(kChunkBytes);
   const auto t0 = std::chrono::steady_clock::now();
   for (std::uint64_t off = 0; off < size_bytes; off += kChunkBytes) {
@@ -127,32 +125,12 @@ Expected<TestFile> prepare_test_file(const std::string& dir, std::uint64_t size_
       fill_test_block(kSeed, (off + b) / kTestFileBlockBytes, buf.get() + b, kTestFileBlockBytes);
     }
     if (off == 0) stamp_header(buf.get(), size_bytes);
-    std::uint64_t done = 0;
-    while (done < n) {
-      const ssize_t w = pwrite(fd, buf.get() + done, n - done, static_cast<off_t>(off + done));
-      if (w <= 0) {
-        const std::string why = w < 0 ? std::strerror(errno) : "no progress";
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        return make_error(tmp + ": writing the test file failed at " + format_bytes(static_cast<double>(off)) +
-                          ": " + why);
-      }
-      done += static_cast<std::uint64_t>(w);
+    if (Status w = file->pwrite_all(buf.get(), n, off); !w) {
+      return make_error("writing the probe's test file failed: " + w.error().message);
     }
     progress.phase("writing test file " + tf.path, static_cast<double>(off + n) / static_cast<double>(size_bytes));
   }
-  if (fsync(fd) != 0) {
-    const std::string why = std::strerror(errno);
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return make_error(tmp + ": fsync failed: " + why);
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), tf.path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return make_error(tf.path + ": cannot move the test file into place: " + why);
-  }
+  if (Status c = file->commit(); !c) return c.error();
   tf.write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   bool direct = false;
   const int check = open_read_uncached(tf.path, direct);

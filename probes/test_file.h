@@ -1,7 +1,7 @@
 // test_file.h — the file each storage probe reads: real data (never
 // sparse, so every read reaches the device), reused between runs when it is
-// present and valid, and never half-valid: it is written under a temporary
-// name, fsynced, then renamed.
+// present and valid, and never half-valid: it is written through AtomicFile
+// (harness/file_io.h: temporary name, fsync, rename, directory fsync).
 //
 // Layout: 1 MiB blocks of xorshift64 data seeded by (seed, block index);
 // the first 64 bytes carry a header (magic, size, seed). Validity on reuse =

@@ -19,6 +19,8 @@ namespace moebench {
 namespace {
 
 using OrderedJson = nlohmann::ordered_json;
+// Paths come from the command line and labels from the files: any bytes.
+constexpr auto kReplace = nlohmann::ordered_json::error_handler_t::replace;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Status rank: a higher rank is worse. ok → infeasible is a regression (the
@@ -481,7 +483,7 @@ std::string comparison_to_json(const Comparison& c) {
     OrderedJson j = OrderedJson::object();
     j["point_id"] = r.point_id;
     j["label"] = r.label;
-    j["key"] = OrderedJson::parse(r.point.key_json().dump());
+    j["key"] = OrderedJson::parse(r.point.key_json().dump(-1, ' ', false, kReplace));
     j["status_base"] = to_string(r.status_base);
     j["status_new"] = to_string(r.status_new);
     j["verdict"] = to_string(r.verdict);
@@ -509,7 +511,7 @@ std::string comparison_to_json(const Comparison& c) {
   doc["rows"] = rows;
   doc["only_in_base"] = c.only_in_base;
   doc["only_in_new"] = c.only_in_new;
-  return doc.dump(2) + "\n";
+  return doc.dump(2, ' ', false, kReplace) + "\n";
 }
 
 }  // namespace moebench

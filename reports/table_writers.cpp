@@ -20,6 +20,9 @@ std::string csv_field(const std::string& s) {
 }
 
 using OrderedJson = nlohmann::ordered_json;
+// Rows carry text from outside (reasons quoting paths, the command line):
+// invalid UTF-8 is written as U+FFFD instead of throwing.
+constexpr auto kReplace = nlohmann::ordered_json::error_handler_t::replace;
 
 // Columns in table order (an ordered object, unlike Json's sorted keys).
 OrderedJson row_columns_json(const ResultRow& row) {
@@ -45,7 +48,7 @@ std::string write_csv(const RunResults& r) {
 }
 
 std::string write_json(const RunResults& r) {
-  auto ordered = [](const Json& j) { return OrderedJson::parse(j.dump()); };
+  auto ordered = [](const Json& j) { return OrderedJson::parse(j.dump(-1, ' ', false, kReplace)); };
   OrderedJson envs = OrderedJson::array();
   for (const Environment& e : r.environments) envs.push_back(ordered(environment_to_json(e)));
   OrderedJson rows = OrderedJson::array();
@@ -62,7 +65,7 @@ std::string write_json(const RunResults& r) {
   doc["environments"] = envs;
   doc["column_units"] = units;
   doc["rows"] = rows;
-  return doc.dump(2) + "\n";
+  return doc.dump(2, ' ', false, kReplace) + "\n";
 }
 
 std::string write_jsonl(const RunResults& r) {
@@ -71,7 +74,7 @@ std::string write_jsonl(const RunResults& r) {
     OrderedJson j = OrderedJson::object();
     j["sweep"] = r.sweep.name;
     j.update(row_columns_json(row));
-    out += j.dump() + "\n";
+    out += j.dump(-1, ' ', false, kReplace) + "\n";
   }
   return out;
 }

@@ -12,25 +12,49 @@ std::string layer_tensor(int layer, const char* suffix) { return "blk." + std::t
 
 }  // namespace
 
+// The largest value a card field holds (see the card loader).
+constexpr std::uint64_t kMaxField = 1u << 30;
+
 Expected<DerivedCard> card_from_gguf(const GgufFile& f) {
   DerivedCard out;
   ModelCard& c = out.card;
-  const auto arch = f.get_string("general.architecture");
-  if (!arch) return make_error(f.label + ": no general.architecture key; not a llama.cpp model file");
+  const std::string label = gguf_printable(f.label);
+  const auto raw_arch = f.get_string("general.architecture");
+  if (!raw_arch) return make_error(label + ": no general.architecture key; not a llama.cpp model file");
+  const std::string* arch = &*raw_arch;
   auto need = [&](const std::string& suffix) -> Expected<int> {
     const std::string key = *arch + "." + suffix;
     const auto v = f.get_uint(key);
-    if (!v || *v == 0 || *v > (1u << 30)) {
-      return make_error(f.label + ": metadata \"" + key + "\" is missing or not a positive integer; cannot derive a card");
+    if (!v || *v == 0 || *v > kMaxField) {
+      return make_error(label + ": metadata \"" + gguf_printable(key) +
+                        "\" is missing or not a positive integer up to 2^30; cannot derive a card");
     }
     return static_cast<int>(*v);
   };
+  // Optional keys: 0 when absent; out of range is an error (reported once).
+  std::string bad_key;
   auto optional_key = [&](const std::string& suffix) -> int {
-    const auto v = f.get_uint(*arch + "." + suffix);
-    return v ? static_cast<int>(*v) : 0;
+    const std::string key = *arch + "." + suffix;
+    const auto v = f.get_uint(key);
+    if (v && *v > kMaxField && bad_key.empty()) bad_key = key;
+    return v && *v <= kMaxField ? static_cast<int>(*v) : 0;
+  };
+  // A tensor dimension as a card field.
+  std::string bad_dim;
+  auto dim = [&](const GgufTensorInfo* t, std::size_t i) -> int {
+    const std::uint64_t v = i < t->ne.size() ? t->ne[i] : 0;
+    if (v > kMaxField && bad_dim.empty()) {
+      bad_dim = "tensor " + gguf_printable(t->name) + " dimension " + std::to_string(i) + " is " + std::to_string(v);
+    }
+    return v <= kMaxField ? static_cast<int>(v) : 0;
   };
   auto layers = need("block_count");
   if (!layers) return layers.error();
+  if (static_cast<std::size_t>(*layers) > f.tensors.size()) {
+    return make_error(label + ": metadata \"" + gguf_printable(*arch) + ".block_count\" is " + std::to_string(*layers) +
+                      " but the file has only " + std::to_string(f.tensors.size()) +
+                      " tensors; cannot derive a card");
+  }
   auto hidden = need("embedding_length");
   if (!hidden) return hidden.error();
   auto experts = need("expert_count");
@@ -39,19 +63,23 @@ Expected<DerivedCard> card_from_gguf(const GgufFile& f) {
   if (!active) return active.error();
   auto heads = need("attention.head_count");
   if (!heads) return heads.error();
+  // Strings from the file need not be valid UTF-8; the card gets a printable copy.
   const auto name = f.get_string("general.name");
-  c.name = name ? *name : *arch;
-  c.description = "Derived by moebench card from-gguf from " + f.label + " (architecture " + *arch + ")";
+  c.name = gguf_printable(name ? *name : *arch);
+  if (name && c.name != *name) {
+    out.notes.push_back("general.name is not printable UTF-8 text; the card's name has its other bytes as \\xNN");
+  }
+  c.description = "Derived by moebench card from-gguf from " + label + " (architecture " + gguf_printable(*arch) + ")";
   c.geometry_approximate = false;
   c.hidden_size = *hidden;
-  c.sources.push_back({"geometry", "GGUF metadata and tensor shapes of " + f.label});
+  c.sources.push_back({"geometry", "GGUF metadata and tensor shapes of " + label});
 
   // Vocabulary: the embedding's row count.
   if (const GgufTensorInfo* emb = f.tensor("token_embd.weight"); emb != nullptr && emb->ne.size() == 2) {
-    c.vocab_size = static_cast<int>(emb->ne[1]);
+    c.vocab_size = dim(emb, 1);
     c.trunk_quant = moebench_quant_for_ggml(emb->ggml_type).value_or("");
   } else {
-    return make_error(f.label + ": no 2-D token_embd.weight tensor; cannot derive the vocabulary");
+    return make_error(label + ": no 2-D token_embd.weight tensor; cannot derive the vocabulary");
   }
   c.tied_embeddings = f.tensor("output.weight") == nullptr;
 
@@ -64,16 +92,16 @@ Expected<DerivedCard> card_from_gguf(const GgufFile& f) {
       if (first_moe < 0) first_moe = l;
     }
   }
-  if (first_moe < 0) return make_error(f.label + ": no blk.N.ffn_gate_exps.weight tensor; not a mixture-of-experts model");
+  if (first_moe < 0) return make_error(label + ": no blk.N.ffn_gate_exps.weight tensor; not a mixture-of-experts model");
   const GgufTensorInfo* gate = f.tensor(layer_tensor(first_moe, "ffn_gate_exps.weight"));
   const GgufTensorInfo* down = f.tensor(layer_tensor(first_moe, "ffn_down_exps.weight"));
   if (gate->ne.size() != 3 || down == nullptr || down->ne.size() != 3) {
-    return make_error(f.label + ": expert tensors of layer " + std::to_string(first_moe) +
+    return make_error(label + ": expert tensors of layer " + std::to_string(first_moe) +
                       " are not 3-D [in, out, experts]");
   }
-  c.moe.expert_dim = static_cast<int>(gate->ne[0]);
-  c.moe.expert_intermediate = static_cast<int>(gate->ne[1]);
-  c.moe.experts = static_cast<int>(gate->ne[2]);
+  c.moe.expert_dim = dim(gate, 0);
+  c.moe.expert_intermediate = dim(gate, 1);
+  c.moe.experts = dim(gate, 2);
   if (c.moe.experts != *experts) {
     out.notes.push_back("expert_count metadata (" + std::to_string(*experts) + ") differs from the tensors (" +
                         std::to_string(c.moe.experts) + "); the tensors are used");
@@ -87,17 +115,17 @@ Expected<DerivedCard> card_from_gguf(const GgufFile& f) {
   }
   if (const GgufTensorInfo* sh = f.tensor(layer_tensor(first_moe, "ffn_gate_shexp.weight")); sh != nullptr) {
     c.moe.shared = std::max(1, optional_key("expert_shared_count"));
-    c.moe.shared_intermediate = static_cast<int>(sh->ne[1]) / c.moe.shared;
+    c.moe.shared_intermediate = dim(sh, 1) / c.moe.shared;
   }
   const int dense_layers = *layers - moe_count;
   if (dense_layers > 0) {
     for (int l = 0; l < *layers; ++l) {
       if (const GgufTensorInfo* g = f.tensor(layer_tensor(l, "ffn_gate.weight")); g != nullptr && g->ne.size() == 2) {
-        c.dense_ffn = DenseFfnParams{static_cast<int>(g->ne[1])};
+        c.dense_ffn = DenseFfnParams{dim(g, 1)};
         break;
       }
     }
-    if (!c.dense_ffn) return make_error(f.label + ": " + std::to_string(dense_layers) + " layers without experts and no ffn_gate.weight");
+    if (!c.dense_ffn) return make_error(label + ": " + std::to_string(dense_layers) + " layers without experts and no ffn_gate.weight");
   }
 
   // Attention: MLA when the file has a kv_lora_rank, else GQA.
@@ -114,7 +142,7 @@ Expected<DerivedCard> card_from_gguf(const GgufFile& f) {
     m.qk_nope_head_dim = key_len - m.qk_rope_head_dim;
     m.v_head_dim = optional_key("attention.value_length");
     if (m.qk_rope_head_dim <= 0 || m.qk_nope_head_dim <= 0 || m.v_head_dim <= 0) {
-      return make_error(f.label + ": MLA metadata (rope.dimension_count, attention.key_length, attention.value_length) incomplete");
+      return make_error(label + ": MLA metadata (rope.dimension_count, attention.key_length, attention.value_length) incomplete");
     }
     c.mla = m;
   } else {
@@ -138,6 +166,11 @@ Expected<DerivedCard> card_from_gguf(const GgufFile& f) {
       c.layers.push_back({1, kind, ffn});
     }
   }
+  if (!bad_key.empty()) {
+    return make_error(label + ": metadata \"" + gguf_printable(bad_key) +
+                      "\" is above 2^30, more than a card field holds; cannot derive a card");
+  }
+  if (!bad_dim.empty()) return make_error(label + ": " + bad_dim + ", above 2^30 (more than a card field holds); cannot derive a card");
   c.kv_dtype = "f16";
   out.notes.push_back("kv_dtype assumed f16 (llama.cpp's default KV cache type)");
   if (c.trunk_quant.empty()) c.trunk_quant = "bf16";

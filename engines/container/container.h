@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,7 @@ struct ContainerFile {
   std::uint64_t bytes = 0;
   int drive = 0;
   bool reused = false;      // an identical, verified-at-open file was already there
+  std::string hard_link_of;  // replicate: drive 0's file this one is a hard link to (one filesystem)
   double write_s = 0;
 };
 
@@ -63,6 +65,17 @@ struct VerifyReport {
   std::vector<std::string> mismatches;  // "tensor blk.1.ffn_down_exps.weight", "expert 7 of layer 1"
   bool ok() const { return mismatches.empty(); }
 };
+
+struct GgufFile;
+
+// The checksum tables of a container's header: moebench.checksums (tensor
+// name → 16 hex digits) and moebench.expert_checksums (layer → one per held
+// expert). An error names the key and entry of the wrong type or shape.
+struct ContainerChecksums {
+  std::map<std::string, std::string> tensors;
+  std::map<int, std::vector<std::string>> records;
+};
+Expected<ContainerChecksums> read_container_checksums(const GgufFile& file);
 
 // Recomputes every checksum of one container file.
 Expected<VerifyReport> verify_container(const std::string& path, Progress& progress);

@@ -3,6 +3,7 @@
 // generated-and-quantized tensor data behind it, then rewrite the header
 // with the real checksums (same length), fsync and rename into place.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -129,12 +130,31 @@ class SequentialWriter {
 // Replicas are byte-identical: their identity carries no drive index.
 int identity_drive(const ContainerSpec& spec, int drive) { return spec.drive_layout == "stripe" ? drive : 0; }
 
+// Drives a file's identity names: a stripe part depends on the stripe's
+// width; a replica is a whole copy, the same file for one drive or many.
+std::uint64_t identity_drive_count(const ContainerSpec& spec) {
+  return spec.drive_layout == "stripe" ? spec.drive_dirs.size() : 1;
+}
+
+// XXH64 over the planned tensor table (names, ggml types, shapes): with the
+// seed, quant and quantizer it fixes every byte, so two cards that differ in
+// geometry never share a file, and editing a card's prose remakes nothing.
+std::string tensor_table_digest(const ContainerSpec& spec, int drive) {
+  Xxh64 h;
+  for (const PlannedTensor& p : plan_container(spec, drive)) {
+    h.update(p.info.name.data(), p.info.name.size() + 1);
+    h.update(&p.info.ggml_type, sizeof p.info.ggml_type);
+    for (std::uint64_t n : p.info.ne) h.update(&n, sizeof n);
+  }
+  return hex64(h.digest());
+}
+
 Json identity_json(const ContainerSpec& spec, int drive) {
   drive = identity_drive(spec, drive);
-  return Json{{"card", spec.card_name}, {"scale", spec.scale.to_string()}, {"quant", spec.quant},
+  return Json{{"card", spec.card.name}, {"scale", spec.scale.to_string()}, {"quant", spec.quant},
               {"seed", spec.seed},      {"layout", spec.packed ? "packed" : "split"},
               {"drive_layout", spec.drive_layout}, {"drive", drive}, {"quantizer", spec.quantizer},
-              {"drives", spec.drive_dirs.size()}};
+              {"drives", identity_drive_count(spec)}, {"tensors", tensor_table_digest(spec, drive)}};
 }
 
 // An expert record's checksum: XXH64 over the XXH64 of its gate, up and
@@ -142,11 +162,13 @@ Json identity_json(const ContainerSpec& spec, int drive) {
 // each tensor once, front to back, in either layout.
 std::string record_checksum(const std::uint64_t slices[3]) { return hex64(xxh64(slices, 3 * sizeof(std::uint64_t))); }
 
-// An existing file with this identity and size is the same container.
+// An existing file with this identity and size, whose tensor table is the
+// plan's, is the same container (a hand-edited table is remade, not trusted).
 bool already_made(const std::string& path, std::uint64_t bytes, const ContainerSpec& spec, int drive) {
   auto existing = read_gguf(path);
   return existing && existing->file_bytes == bytes &&
-         existing->get_string("moebench.identity") == identity_json(spec, drive).dump();
+         existing->get_string("moebench.identity") == identity_json(spec, drive).dump() &&
+         check_tensor_table(*existing, spec, drive);
 }
 
 Status check_space(const std::string& dir, std::uint64_t bytes, const std::string& what) {
@@ -193,7 +215,7 @@ std::vector<GgufKv> metadata(const ContainerSpec& spec, int drive, const Checksu
   return {gguf_kv("general.architecture", GgufType::kString, "moebench"),
           gguf_kv("general.name", GgufType::kString, spec.card.name),
           gguf_kv("moebench.identity", GgufType::kString, identity_json(spec, drive).dump()),
-          gguf_kv("moebench.card", GgufType::kString, spec.card_name),
+          gguf_kv("moebench.card", GgufType::kString, spec.card.name),
           gguf_kv("moebench.scale", GgufType::kString, spec.scale.to_string()),
           gguf_kv("moebench.quant", GgufType::kString, spec.quant),
           gguf_kv("moebench.seed", GgufType::kU64, spec.seed),
@@ -201,7 +223,7 @@ std::vector<GgufKv> metadata(const ContainerSpec& spec, int drive, const Checksu
           gguf_kv("moebench.quantizer", GgufType::kString, spec.quantizer),
           gguf_kv("moebench.drive_layout", GgufType::kString, spec.drive_layout),
           gguf_kv("moebench.drive_index", GgufType::kU32, identity_drive(spec, drive)),
-          gguf_kv("moebench.drive_count", GgufType::kU32, spec.drive_dirs.size()),
+          gguf_kv("moebench.drive_count", GgufType::kU32, identity_drive_count(spec)),
           gguf_kv("moebench.experts_held", GgufType::kArray, experts, GgufType::kU32),
           gguf_kv("moebench.expert_record_bytes", GgufType::kU64, expert_record_bytes(spec)),
           gguf_kv("moebench.checksums", GgufType::kString, sums.tensors.dump()),
@@ -469,6 +491,34 @@ Expected<ContainerFile> copy_replica(const ContainerFile& first, const Container
   out.reused = false;
   out.path = (std::filesystem::path(spec.drive_dirs[static_cast<std::size_t>(drive)]) /
               container_file_name(spec, drive)).string();
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string tmp = out.path + ".partial";
+  // Two drive directories on one filesystem are one device: a second copy
+  // there would double the disk used and read the same device. The replica
+  // is then a hard link to drive 0's file (one inode, the row says so).
+  struct stat first_st {}, dir_st {};
+  if (::stat(first.path.c_str(), &first_st) == 0 &&
+      ::stat(spec.drive_dirs[static_cast<std::size_t>(drive)].c_str(), &dir_st) == 0 && first_st.st_dev == dir_st.st_dev) {
+    out.hard_link_of = first.path;
+    struct stat out_st {};
+    if (::stat(out.path.c_str(), &out_st) == 0 && out_st.st_ino == first_st.st_ino && out_st.st_dev == first_st.st_dev) {
+      out.reused = true;
+      return out;
+    }
+    ::unlink(tmp.c_str());
+    if (::link(first.path.c_str(), tmp.c_str()) != 0 || ::rename(tmp.c_str(), out.path.c_str()) != 0) {
+      const std::string why = std::strerror(errno);
+      ::unlink(tmp.c_str());
+      return make_error(out.path + ": cannot hard-link the replica to " + first.path + ": " + why);
+    }
+    if (const int dfd = ::open(spec.drive_dirs[static_cast<std::size_t>(drive)].c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        dfd >= 0) {
+      ::fsync(dfd);
+      ::close(dfd);
+    }
+    out.write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+  }
   if (already_made(out.path, first.bytes, spec, drive)) {
     out.reused = true;
     return out;
@@ -476,8 +526,6 @@ Expected<ContainerFile> copy_replica(const ContainerFile& first, const Container
   if (Status st = check_space(spec.drive_dirs[static_cast<std::size_t>(drive)], first.bytes, "replica"); !st) {
     return st.error();
   }
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::string tmp = out.path + ".partial";
   // O_DIRECT both ways where allowed (container files are 4096-aligned in
   // size): a copy through the page cache only evicts what engines keep there.
   bool direct = false;
@@ -520,13 +568,29 @@ Expected<ContainerFile> copy_replica(const ContainerFile& first, const Container
 
 }  // namespace
 
+// A card's name as one file-name component: letters, digits, '-', '_' and
+// '.' kept, anything else (a '/' of a card given by path among them) '-',
+// no leading '.', at most 64 characters. Never a path: a container lives in
+// its drive directory whatever the card's name or location.
+std::string file_name_component(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                      c == '_' || c == '.';
+    out += keep ? c : '-';
+    if (out.size() == 64) break;
+  }
+  while (!out.empty() && out.front() == '.') out.erase(0, 1);
+  return out.empty() ? "card" : out;
+}
+
 std::string container_file_name(const ContainerSpec& spec, int drive) {
   std::string scale = spec.scale.is_identity() ? "full" : spec.scale.to_string();
   for (char& c : scale) {
     if (c == '=') c = '-';
     if (c == ',') c = '_';
   }
-  std::string name = spec.card_name + "." + scale + "." + spec.quant + ".s" + std::to_string(spec.seed) +
+  std::string name = file_name_component(spec.card.name.empty() ? spec.card_name : spec.card.name) + "." + scale + "." + spec.quant + ".s" + std::to_string(spec.seed) +
                      (spec.packed ? ".packed" : ".split");
   if (spec.drive_layout == "stripe") {
     name += ".stripe" + std::to_string(drive) + "of" + std::to_string(spec.drive_dirs.size());

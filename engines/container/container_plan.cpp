@@ -1,6 +1,9 @@
 // container_plan.cpp — see container_plan.h.
 #include "engines/container/container_plan.h"
 
+#include <set>
+
+#include "engines/container/ggml_types.h"
 #include "engines/quant/quant_format.h"
 #include "harness/card_tensors.h"
 
@@ -24,7 +27,8 @@ std::uint64_t expert_record_bytes(const ContainerSpec& spec) { return spec.card.
 
 std::uint64_t padded_record_bytes(const ContainerSpec& spec) {
   const std::uint64_t r = expert_record_bytes(spec);
-  return (r + kContainerAlignment - 1) / kContainerAlignment * kContainerAlignment;
+  // Saturating: a card that did not come through the loader may be absurd.
+  return r % kContainerAlignment == 0 ? r : sat_add(r / kContainerAlignment * kContainerAlignment, kContainerAlignment);
 }
 
 std::vector<PlannedTensor> plan_container(const ContainerSpec& spec, int drive) {
@@ -83,6 +87,99 @@ std::vector<PlannedTensor> plan_container(const ContainerSpec& spec, int drive) 
     }
   }
   return out;
+}
+
+namespace {
+
+std::string shape_text(const std::vector<std::uint64_t>& ne) {
+  std::string s;
+  for (std::size_t i = 0; i < ne.size(); ++i) s += (i ? " x " : "") + std::to_string(ne[i]);
+  return s;
+}
+
+std::string type_text(std::uint32_t id) {
+  const auto t = find_ggml_type(id);
+  return t ? std::string(t->name) : "type " + std::to_string(id);
+}
+
+// Bytes of a planned tensor, from the quant table.
+std::uint64_t planned_bytes(const PlannedTensor& p) {
+  if (p.kind == PlannedTensor::Kind::kPacked) return sat_mul(p.info.ne[0], p.info.ne[1]);  // I8
+  const QuantFormat f = *find_quant(p.quant);
+  const std::uint64_t per = sat_mul(p.rows, f.bytes_for(p.row_len));
+  return p.kind == PlannedTensor::Kind::kExperts ? sat_mul(per, p.info.ne[2]) : per;
+}
+
+}  // namespace
+
+Status check_tensor_table(const GgufFile& file, const ContainerSpec& spec, int drive) {
+  auto fail = [&](const std::string& what) -> Status {
+    return make_error(file.label + ": " + what + "; the container does not match the card \"" + spec.card_name +
+                      "\" (its header was edited, or it was made for another card or by another moebench): "
+                      "remake it with `moebench container make` (or delete the file)");
+  };
+  if (drive < 0 || static_cast<std::size_t>(drive) >= spec.drive_dirs.size()) {
+    return fail("drive " + std::to_string(drive) + " is not one of the spec's " +
+                std::to_string(spec.drive_dirs.size()) + " drives");
+  }
+  // plan_container needs known quants.
+  for (const std::string& q : {spec.quant, spec.card.trunk_quant}) {
+    if (!find_quant(q)) return fail("unknown quant \"" + q + "\"");
+  }
+  const std::vector<PlannedTensor> plan = plan_container(spec, drive);
+  std::set<std::string> planned;
+  for (const PlannedTensor& p : plan) {
+    const std::string& name = p.info.name;
+    planned.insert(name);
+    const GgufTensorInfo* t = file.tensor(name);
+    if (t == nullptr) return fail("tensor " + name + " is missing");
+    if (t->ggml_type != p.info.ggml_type) {
+      return fail("tensor " + name + " has type " + type_text(t->ggml_type) + ", expected " +
+                  type_text(p.info.ggml_type));
+    }
+    if (t->ne != p.info.ne) {
+      return fail("tensor " + name + " has shape " + shape_text(t->ne) + ", expected " + shape_text(p.info.ne));
+    }
+    const std::uint64_t bytes = planned_bytes(p);
+    if (t->bytes != bytes) {
+      return fail("tensor " + name + " holds " + std::to_string(t->bytes) + " bytes, expected " +
+                  std::to_string(bytes));
+    }
+    if (t->offset % kContainerAlignment != 0) {
+      return fail("tensor " + name + " starts at data offset " + std::to_string(t->offset) +
+                  ", not a multiple of " + std::to_string(kContainerAlignment));
+    }
+    if (file.data_offset > file.file_bytes || t->offset > file.file_bytes - file.data_offset ||
+        t->bytes > file.file_bytes - file.data_offset - t->offset) {
+      return fail("tensor " + name + " (" + std::to_string(t->bytes) + " bytes at data offset " +
+                  std::to_string(t->offset) + ") runs past the end of the file (" + std::to_string(file.file_bytes) +
+                  " bytes)");
+    }
+  }
+  for (const GgufTensorInfo& t : file.tensors) {
+    if (planned.count(t.name) == 0) return fail("tensor " + gguf_printable(t.name) + " is not one the card has");
+  }
+  // Metadata the engines and verify read.
+  if (file.get_string("moebench.quant") != spec.quant) {
+    return fail("metadata moebench.quant is not \"" + spec.quant + "\"");
+  }
+  const std::string layout = spec.packed ? "packed" : "split";
+  if (file.get_string("moebench.layout") != layout) return fail("metadata moebench.layout is not \"" + layout + "\"");
+  const std::vector<int> held = experts_on_drive(spec, drive);
+  const GgufKv* kv = file.find("moebench.experts_held");
+  bool held_ok = kv != nullptr && kv->value.is_array() && kv->value.size() == held.size();
+  for (std::size_t i = 0; held_ok && i < held.size(); ++i) {
+    const Json& e = kv->value[i];
+    held_ok = (e.is_number_unsigned() || e.is_number_integer()) && e.get<std::int64_t>() == held[i];
+  }
+  if (!held_ok) {
+    return fail("metadata moebench.experts_held is not the " + std::to_string(held.size()) +
+                " experts drive " + std::to_string(drive) + " holds");
+  }
+  if (file.get_uint("moebench.expert_record_bytes") != std::optional<std::uint64_t>(expert_record_bytes(spec))) {
+    return fail("metadata moebench.expert_record_bytes is not " + std::to_string(expert_record_bytes(spec)));
+  }
+  return Status::success();
 }
 
 }  // namespace moebench

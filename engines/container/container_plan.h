@@ -1,5 +1,6 @@
 // container_plan.h — which tensors one drive's container file holds, in
-// file order, and how their bytes are produced (shared by make and verify).
+// file order, and how their bytes are produced (shared by make and verify),
+// and the check that an existing file's tensor table is that plan.
 #pragma once
 
 #include <string>
@@ -36,5 +37,16 @@ inline constexpr std::uint32_t kGgmlTypeI8 = 24;
 
 // Names of the three matrices of a routed expert in layer `layer`.
 std::string expert_tensor_name(int layer, int matrix);
+
+// Checks that `file` — an existing container for drive `drive` of `spec` —
+// holds exactly the tensors plan_container(spec, drive) lists, each with the
+// planned ggml type, shape and byte size, 4096-aligned and inside the file,
+// and the metadata the engines read (moebench.quant, moebench.layout,
+// moebench.experts_held, moebench.expert_record_bytes) as planned. An
+// identity that matches is not enough: a hand-edited tensor table would
+// otherwise reach the executor (a renamed tensor or a wrong shape crashes
+// it). The error names the file and the first offending tensor or key and
+// says to remake the container.
+Status check_tensor_table(const GgufFile& file, const ContainerSpec& spec, int drive);
 
 }  // namespace moebench

@@ -2,6 +2,12 @@
 // back and recompute the XXH64 of every tensor and of every expert record
 // (from its gate/up/down slice hashes), comparing them with the header.
 // Each mismatch names the tensor or the expert and layer.
+//
+// The header is not trusted: the checksum tables must be strings holding
+// JSON of the documented shape, expert tensors must have the shape of their
+// layout, and a packed tensor's records must hold the three matrices (each
+// record_bytes / 3) before their padding. Anything else is an error naming
+// the key or tensor, never an exception.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -22,22 +28,92 @@
 namespace moebench {
 namespace {
 
+constexpr const char* kRemake = "remake the container with `moebench container make` (or delete the file)";
+
 struct LayerSlices {
   std::vector<std::array<std::uint64_t, 3>> digests;  // per held expert: gate, up, down
 };
 
+// A layer number: 1 to 6 digits, else -1.
+int layer_number(const std::string& s) {
+  if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoi(s);
+}
+
 // Parses "blk.N.<suffix>" → N, or -1.
 int layer_of(const std::string& name, const std::string& suffix) {
-  if (name.rfind("blk.", 0) != 0 || name.size() <= suffix.size() ||
+  if (name.rfind("blk.", 0) != 0 || name.size() <= 4 + suffix.size() ||
       name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
     return -1;
   }
-  const std::string mid = name.substr(4, name.size() - 4 - suffix.size());
-  if (mid.empty() || mid.find_first_not_of("0123456789") != std::string::npos) return -1;
-  return std::stoi(mid);
+  return layer_number(name.substr(4, name.size() - 4 - suffix.size()));
+}
+
+// What a checksum entry holds, for messages.
+std::string describe(const Json& v) {
+  if (!v.is_string()) return std::string("a ") + v.type_name();
+  std::string s = gguf_printable(v.get_ref<const std::string&>());
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return "the string \"" + s + "\"";
+}
+
+bool is_hex64(const Json& v) {
+  if (!v.is_string()) return false;
+  const std::string& s = v.get_ref<const std::string&>();
+  return s.size() == 16 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+// A checksum table: the string metadata `key`, parsed as a JSON object.
+Expected<Json> checksum_table(const GgufFile& f, const char* key) {
+  const GgufKv* kv = f.find(key);
+  if (kv == nullptr) return make_error(f.label + ": no " + key + " metadata (not a moebench container?); " + kRemake);
+  if (!kv->value.is_string()) {
+    return make_error(f.label + ": metadata " + key + " is " + to_string(kv->type) +
+                      ", expected a string holding a JSON object of checksums; " + kRemake);
+  }
+  Json table = Json::parse(kv->value.get_ref<const std::string&>(), nullptr, false);
+  if (table.is_discarded() || !table.is_object()) {
+    return make_error(f.label + ": metadata " + key + " is not a JSON object (" +
+                      (table.is_discarded() ? "invalid JSON or UTF-8" : "a " + std::string(table.type_name())) +
+                      "); " + kRemake);
+  }
+  return table;
 }
 
 }  // namespace
+
+Expected<ContainerChecksums> read_container_checksums(const GgufFile& f) {
+  auto tensors = checksum_table(f, "moebench.checksums");
+  if (!tensors) return tensors.error();
+  auto records = checksum_table(f, "moebench.expert_checksums");
+  if (!records) return records.error();
+  ContainerChecksums out;
+  for (const auto& [name, v] : tensors->items()) {
+    if (!is_hex64(v)) {
+      return make_error(f.label + ": moebench.checksums[\"" + gguf_printable(name) + "\"] is " + describe(v) +
+                        ", expected a string of 16 hex digits; " + kRemake);
+    }
+    out.tensors[name] = v.get<std::string>();
+  }
+  for (const auto& [layer, list] : records->items()) {
+    const std::string where = f.label + ": moebench.expert_checksums[\"" + gguf_printable(layer) + "\"]";
+    const int n = layer_number(layer);
+    if (n < 0) return make_error(where + ": the key is not a layer number; " + kRemake);
+    if (!list.is_array()) {
+      return make_error(where + " is a " + std::string(list.type_name()) +
+                        ", expected an array of checksum strings; " + kRemake);
+    }
+    std::vector<std::string>& sums = out.records[n];
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (!is_hex64(list[i])) {
+        return make_error(where + "[" + std::to_string(i) + "] is " + describe(list[i]) +
+                          ", expected a string of 16 hex digits; " + kRemake);
+      }
+      sums.push_back(list[i].get<std::string>());
+    }
+  }
+  return out;
+}
 
 Expected<VerifyReport> verify_container(const std::string& path, Progress& progress) {
   auto file = read_gguf(path);
@@ -46,69 +122,86 @@ Expected<VerifyReport> verify_container(const std::string& path, Progress& progr
     return make_error(path + ": not a moebench container (general.architecture is not \"moebench\"); "
                       "`container inspect` reads any GGUF");
   }
-  Json tensor_sums, record_sums;
-  try {
-    tensor_sums = Json::parse(file->get_string("moebench.checksums").value_or("null"));
-    record_sums = Json::parse(file->get_string("moebench.expert_checksums").value_or("null"));
-  } catch (const Json::exception&) {
-    return make_error(path + ": moebench.checksums / moebench.expert_checksums are not valid JSON");
-  }
-  if (!tensor_sums.is_object() || !record_sums.is_object()) {
-    return make_error(path + ": the container has no checksum tables (moebench.checksums)");
-  }
+  auto sums = read_container_checksums(*file);
+  if (!sums) return sums.error();
+  const GgufKv* record_kv = file->find("moebench.expert_record_bytes");
   const std::uint64_t record_bytes = file->get_uint("moebench.expert_record_bytes").value_or(0);
+  // Expert tensors: their layout, checked before any byte is read.
+  struct Walk {
+    int layer = -1;
+    int split_matrix = -1;   // 0..2 for split expert tensors
+    bool packed = false;
+    std::uint64_t unit = 0;  // bytes per held expert
+  };
+  std::vector<Walk> walks;
+  std::uint64_t total = 0;
+  for (const GgufTensorInfo& t : file->tensors) {
+    Walk w;
+    for (int m = 0; m < 3 && w.layer < 0; ++m) {
+      w.layer = layer_of(t.name, expert_tensor_name(0, m).substr(5));  // ".ffn_gate_exps.weight" etc.
+      if (w.layer >= 0) w.split_matrix = m;
+    }
+    if (w.layer < 0) {
+      w.layer = layer_of(t.name, ".ffn_exps_packed.weight");
+      w.packed = w.layer >= 0;
+    }
+    const std::string where = path + ": tensor \"" + gguf_printable(t.name) + "\"";
+    if (w.split_matrix >= 0 || w.packed) {
+      const std::size_t dims = w.packed ? 2 : 3;
+      if (t.ne.size() != dims || t.bytes % t.ne.back() != 0) {
+        return make_error(where + ": an expert tensor of the " + (w.packed ? "packed" : "split") + " layout needs " +
+                          std::to_string(dims) + " dimensions with the experts last; " + kRemake);
+      }
+      w.unit = t.bytes / t.ne.back();
+      if (w.packed && (record_kv == nullptr || record_bytes == 0 || record_bytes % 3 != 0 || record_bytes > w.unit)) {
+        return make_error(where + ": moebench.expert_record_bytes (" +
+                          (record_kv ? gguf_value_text(record_kv->value) : std::string("missing")) +
+                          ") is not three equal matrices within the tensor's " + std::to_string(w.unit) +
+                          "-byte records; " + kRemake);
+      }
+    }
+    total += t.bytes;
+    walks.push_back(w);
+  }
   // O_DIRECT where allowed: a verify reads the whole file once, and the
   // page cache would only evict what the engines keep there. Tensors start
   // 4096-aligned and the file ends aligned, so reads round up safely.
+  // A file that is not 4096-aligned throughout (not one `container make`
+  // wrote) is read buffered: O_DIRECT would refuse its reads.
+  bool aligned = file->data_offset % 4096 == 0;
+  for (const GgufTensorInfo& t : file->tensors) aligned = aligned && t.offset % 4096 == 0;
   bool direct = false;
-  const int fd = open_read_uncached(path, direct);
+  const int fd = aligned ? open_read_uncached(path, direct) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return make_error(path + ": cannot open: " + std::strerror(errno));
   VerifyReport report;
   std::map<int, LayerSlices> layers;
   constexpr std::size_t kBuffer = 16u << 20;
   const AlignedBytes storage = aligned_bytes(kBuffer);
   unsigned char* const data = storage.get();
-  std::uint64_t total = 0;
-  for (const GgufTensorInfo& t : file->tensors) total += t.bytes;
-  for (const GgufTensorInfo& t : file->tensors) {
-    int split_matrix = -1;
-    int layer = -1;
-    for (int m = 0; m < 3 && layer < 0; ++m) {
-      layer = layer_of(t.name, expert_tensor_name(0, m).substr(5));  // ".ffn_gate_exps.weight" etc.
-      if (layer >= 0) split_matrix = m;
+  for (std::size_t ti = 0; ti < file->tensors.size(); ++ti) {
+    const GgufTensorInfo& t = file->tensors[ti];
+    const Walk& w = walks[ti];
+    const bool experts = w.unit > 0;
+    // The slices of one held expert's unit, as (end, matrix) with matrix -1
+    // for the packed record's padding (not hashed). Split: one slice.
+    struct Segment {
+      std::uint64_t end;
+      int matrix;
+    };
+    std::vector<Segment> segments;
+    if (w.packed) {
+      const std::uint64_t mb = record_bytes / 3;
+      segments = {{mb, 0}, {2 * mb, 1}, {record_bytes, 2}};
+      if (w.unit > record_bytes) segments.push_back({w.unit, -1});
+    } else if (experts) {
+      segments = {{w.unit, w.split_matrix}};
     }
-    const int packed_layer = layer_of(t.name, ".ffn_exps_packed.weight");
-    const bool experts = split_matrix >= 0 || packed_layer >= 0;
-    if (packed_layer >= 0) layer = packed_layer;
-    const std::uint64_t held = experts ? t.ne.back() : 1;
-    // Split: a slice per expert; packed: three slices inside each padded record.
-    const std::uint64_t unit = experts ? t.bytes / held : t.bytes;
-    Xxh64 tensor_hash;                 // trunk tensors: their bytes
+    Xxh64 tensor_hash;                      // trunk tensors: their bytes
     std::vector<std::uint64_t> slice_list;  // expert tensors: their slices' hashes
     Xxh64 slice;
+    std::size_t segment = 0;
     std::uint64_t in_unit = 0;
-    std::uint64_t index = 0;  // expert (split) or expert*3+matrix (packed)
-    const std::uint64_t matrix_bytes = record_bytes / 3;
-    auto slice_end = [&](std::uint64_t pos_in_unit) -> std::uint64_t {
-      if (packed_layer < 0) return unit;
-      const std::uint64_t m = pos_in_unit < matrix_bytes ? 1 : pos_in_unit < 2 * matrix_bytes ? 2 : 3;
-      return std::min(m * matrix_bytes, unit);
-    };
-    auto finish_slice = [&](std::uint64_t pos_in_unit) {
-      slice_list.push_back(slice.digest());
-      auto& d = layers[layer].digests;
-      if (packed_layer >= 0) {
-        const std::uint64_t m = pos_in_unit <= matrix_bytes ? 0 : pos_in_unit <= 2 * matrix_bytes ? 1 : 2;
-        if (pos_in_unit <= record_bytes) {
-          if (d.size() <= index) d.resize(index + 1);
-          d[index][m] = slice.digest();
-        }
-      } else {
-        if (d.size() <= index) d.resize(index + 1);
-        d[index][static_cast<std::size_t>(split_matrix)] = slice.digest();
-      }
-      slice = Xxh64();
-    };
+    std::uint64_t index = 0;  // held expert
     std::uint64_t done = 0;
     while (done < t.bytes) {
       const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kBuffer, t.bytes - done));
@@ -116,49 +209,60 @@ Expected<VerifyReport> verify_container(const std::string& path, Progress& progr
       const ssize_t r = ::pread(fd, data, want_bytes, static_cast<off_t>(file->data_offset + t.offset + done));
       if (r < static_cast<ssize_t>(n)) {
         ::close(fd);
-        return make_error(path + ": tensor \"" + t.name + "\": read failed at byte " +
-                          std::to_string(file->data_offset + t.offset + done) + (r < 0 ? std::string(": ") + std::strerror(errno) : " (short read)"));
+        return make_error(path + ": tensor \"" + gguf_printable(t.name) + "\": read failed at byte " +
+                          std::to_string(file->data_offset + t.offset + done) +
+                          (r < 0 ? std::string(": ") + std::strerror(errno) : " (short read)"));
       }
       if (!experts) tensor_hash.update(data, n);
-      if (experts) {
-        std::size_t p = 0;
-        while (p < n) {
-          const std::uint64_t end = slice_end(in_unit);
-          const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(end - in_unit, n - p));
-          if (in_unit < record_bytes || packed_layer < 0) slice.update(data + p, take);
-          p += take;
-          in_unit += take;
-          if (in_unit == end) {
-            if (packed_layer < 0 || end <= record_bytes) finish_slice(end);
-            if (in_unit == unit) {
-              in_unit = 0;
-              ++index;
-            }
-          }
+      std::size_t p = 0;
+      while (experts && p < n) {
+        const Segment& s = segments[segment];
+        const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(s.end - in_unit, n - p));
+        if (s.matrix >= 0) slice.update(data + p, take);
+        p += take;
+        in_unit += take;
+        if (in_unit < s.end) continue;
+        if (s.matrix >= 0) {
+          const std::uint64_t digest = slice.digest();
+          slice_list.push_back(digest);
+          auto& d = layers[w.layer].digests;
+          if (d.size() <= index) d.resize(index + 1, {0, 0, 0});
+          d[index][static_cast<std::size_t>(s.matrix)] = digest;
+          slice = Xxh64();
+        }
+        if (++segment == segments.size()) {
+          segment = 0;
+          in_unit = 0;
+          ++index;
         }
       }
       done += n;
       report.bytes_verified += n;
-      progress.phase("verifying " + t.name, static_cast<double>(report.bytes_verified) / static_cast<double>(total));
+      progress.phase("verifying " + gguf_printable(t.name),
+                     total > 0 ? static_cast<double>(report.bytes_verified) / static_cast<double>(total) : 1.0);
     }
-    const std::string want = tensor_sums.value(t.name, std::string());
+    const auto it = sums->tensors.find(t.name);
+    const std::string want = it == sums->tensors.end() ? std::string() : it->second;
     ++report.tensors;
     const std::uint64_t got = experts ? xxh64(slice_list.data(), slice_list.size() * sizeof(std::uint64_t))
                                       : tensor_hash.digest();
     if (want != hex64(got)) {
-      report.mismatches.push_back("tensor " + t.name + (want.empty() ? " (no checksum recorded)" : ""));
+      report.mismatches.push_back("tensor " + gguf_printable(t.name) + (want.empty() ? " (no checksum recorded)" : ""));
     }
   }
   ::close(fd);
-  const Json held = file->find("moebench.experts_held") ? file->find("moebench.experts_held")->value : Json::array();
+  const GgufKv* held_kv = file->find("moebench.experts_held");
+  const Json held = held_kv != nullptr && held_kv->value.is_array() ? held_kv->value : Json::array();
   for (auto& [layer, slices] : layers) {
-    const Json& want = record_sums.value(std::to_string(layer), Json::array());
+    const auto it = sums->records.find(layer);
+    const std::vector<std::string> none;
+    const std::vector<std::string>& want = it == sums->records.end() ? none : it->second;
     for (std::size_t j = 0; j < slices.digests.size(); ++j) {
       ++report.expert_records;
       const std::string got = hex64(xxh64(slices.digests[j].data(), 3 * sizeof(std::uint64_t)));
-      const std::string expected = j < want.size() && want[j].is_string() ? want[j].get<std::string>() : "";
+      const std::string expected = j < want.size() ? want[j] : "";
       if (got != expected) {
-        const std::string id = j < held.size() ? held[j].dump() : std::to_string(j);
+        const std::string id = j < held.size() ? gguf_value_text(held[j]) : std::to_string(j);
         report.mismatches.push_back("expert " + id + " of layer " + std::to_string(layer));
       }
     }

@@ -7,6 +7,10 @@
 // overlapping. Each failure names the file, the byte offset and the field.
 // Tensor data is not read here (the engines read what they need, with
 // O_DIRECT); `data_offset + tensor.offset` is where a tensor starts.
+//
+// Strings are kept as the file's bytes, which need not be valid UTF-8: print
+// them through gguf_printable() / gguf_value_text(), never Json::dump()
+// (nlohmann throws on invalid UTF-8). Error messages already do this.
 #pragma once
 
 #include <cstdint>
@@ -70,6 +74,13 @@ struct GgufLimits {
 };
 
 Expected<GgufFile> read_gguf(const std::string& path, const GgufLimits& limits = {});
+
+// `s` with every byte that is not part of valid UTF-8, and every control
+// character, written as \xNN: safe for messages, terminals and JSON.
+std::string gguf_printable(std::string_view s);
+// A metadata value as JSON text; invalid UTF-8 inside strings becomes U+FFFD.
+// Never throws.
+std::string gguf_value_text(const Json& value);
 // Parses a complete file image in memory (tests and the fuzz target).
 Expected<GgufFile> parse_gguf(const std::uint8_t* data, std::size_t size, const std::string& label,
                               const GgufLimits& limits = {});

@@ -69,6 +69,64 @@ std::optional<std::string> GgufFile::get_string(std::string_view key) const {
 
 namespace {
 
+// Length of the valid UTF-8 sequence at p (n bytes left), or 0 when the byte
+// does not start one (stray continuation, overlong form, surrogate, > U+10FFFF).
+std::size_t utf8_length(const unsigned char* p, std::size_t n) {
+  const unsigned char b = p[0];
+  if (b < 0x80) return 1;
+  std::size_t len = 0;
+  std::uint32_t cp = 0;
+  if ((b & 0xE0) == 0xC0) {
+    len = 2;
+    cp = b & 0x1Fu;
+  } else if ((b & 0xF0) == 0xE0) {
+    len = 3;
+    cp = b & 0x0Fu;
+  } else if ((b & 0xF8) == 0xF0) {
+    len = 4;
+    cp = b & 0x07u;
+  } else {
+    return 0;
+  }
+  if (len > n) return 0;
+  for (std::size_t i = 1; i < len; ++i) {
+    if ((p[i] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (p[i] & 0x3Fu);
+  }
+  static constexpr std::uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+}  // namespace
+
+std::string gguf_printable(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const std::size_t len = utf8_length(p + i, s.size() - i);
+    if (len == 0 || p[i] < 0x20 || p[i] == 0x7F) {
+      static const char* kHex = "0123456789ABCDEF";
+      out += "\\x";
+      out += kHex[p[i] >> 4];
+      out += kHex[p[i] & 0xF];
+      ++i;
+      continue;
+    }
+    out.append(s.substr(i, len));
+    i += len;
+  }
+  return out;
+}
+
+std::string gguf_value_text(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+namespace {
+
 class Source {
  public:
   virtual ~Source() = default;
@@ -287,7 +345,7 @@ Expected<GgufFile> parse(Source& src, const std::string& label, const GgufLimits
     c.context("metadata entry " + std::to_string(i));
     auto key = c.string();
     if (!key) return key.error();
-    c.context("metadata \"" + *key + "\"");
+    c.context("metadata \"" + gguf_printable(*key) + "\"");
     if (!keys.insert(*key).second) return c.fail("duplicate metadata key");
     auto type = c.scalar<std::uint32_t>();
     if (!type) return type.error();
@@ -316,7 +374,7 @@ Expected<GgufFile> parse(Source& src, const std::string& label, const GgufLimits
     auto name = c.string();
     if (!name) return name.error();
     t.name = *name;
-    c.context("tensor \"" + t.name + "\"");
+    c.context("tensor \"" + gguf_printable(t.name) + "\"");
     if (t.name.empty() || t.name.size() >= 64) {
       return c.fail("tensor name length " + std::to_string(t.name.size()) + " is outside 1..63 (ggml's limit)");
     }
@@ -360,7 +418,7 @@ Expected<GgufFile> parse(Source& src, const std::string& label, const GgufLimits
   std::uint64_t prev_end = 0;
   const GgufTensorInfo* prev = nullptr;
   for (const GgufTensorInfo* t : by_offset) {
-    const std::string where = label + ": tensor \"" + t->name + "\"";
+    const std::string where = label + ": tensor \"" + gguf_printable(t->name) + "\"";
     if (t->offset % f.alignment != 0) {
       return make_error(where + ": data offset " + std::to_string(t->offset) + " is not a multiple of the alignment " +
                         std::to_string(f.alignment));
@@ -372,7 +430,7 @@ Expected<GgufFile> parse(Source& src, const std::string& label, const GgufLimits
                         std::to_string(f.file_bytes) + " bytes; truncated?)");
     }
     if (prev != nullptr && t->offset < prev_end) {
-      return make_error(where + ": data overlaps tensor \"" + prev->name + "\"");
+      return make_error(where + ": data overlaps tensor \"" + gguf_printable(prev->name) + "\"");
     }
     prev_end = t->offset + t->bytes;
     prev = t;

@@ -142,6 +142,11 @@ class MlaLayer final : public AttentionLayer {
       }
     });
     ops.weight_bytes_touched += w_.kv_b.bytes();
+    for (std::size_t b = 0; b < batch; ++b) {
+      const std::uint64_t visible = static_cast<std::uint64_t>(first) + b + 1;
+      work_.kv_positions += visible;
+      work_.kv_bytes += visible * row * sizeof(std::uint16_t);  // each [c_t, kr_t] row, bf16
+    }
     if (w_.gate.valid()) {
       gate_.resize(batch * heads * vd);
       ops.matmul(w_.gate, x, batch, gate_.data());
@@ -220,6 +225,11 @@ class GqaLayer final : public AttentionLayer {
         for (std::size_t t = 0; t < visible; ++t) axpy_bf16(s[t], v_.data() + t * kvw + g * hd, o, hd);
       }
     });
+    for (std::size_t b = 0; b < batch; ++b) {
+      const std::uint64_t visible = static_cast<std::uint64_t>(first) + b + 1;
+      work_.kv_positions += visible;
+      work_.kv_bytes += visible * kvw * 2 * sizeof(std::uint16_t);  // K and V rows of every KV head, bf16
+    }
     ops.matmul(w_.output, attn_.data(), batch, out);
   }
 
@@ -293,11 +303,15 @@ class LinearLayer final : public AttentionLayer {
     const std::vector<float> taps = vector_of(ops, w_.conv);  // channels × kernel
     const std::vector<float> onorm = vector_of(ops, w_.output_norm);
     const std::size_t kernel = static_cast<std::size_t>(std::max(0, p_.conv_kernel));
+    const bool conv = kernel > 0 && !taps.empty();
     o_.assign(batch * hv, 0.0f);
     for (std::size_t b = 0; b < batch; ++b) {
       float* ch = qkv_.data() + b * channels_;
+      // No cached positions: the fixed state (and the conv history) is read
+      // whole, whatever the context.
+      work_.kv_bytes += (state_.size() + (conv ? hist_.size() : 0)) * sizeof(float);
       // Short causal conv over the last `kernel` inputs of each channel, SiLU.
-      if (kernel > 0 && !taps.empty()) {
+      if (conv) {
         for (std::size_t c = 0; c < channels_; ++c) {
           const float cur = ch[c];
           float acc = taps[c * kernel + kernel - 1] * cur;

@@ -19,6 +19,11 @@
 // fill_context() writes synthetic state for `tokens` past tokens (seeded,
 // not zeros), outside every timing window. Caches are allocated for the
 // context plus the tokens of the run up front (no allocation per token).
+//
+// Every layer counts its work (AttentionWork): the cached positions its
+// queries visit and the cache/state bytes those visits read. These are what
+// tests assert about context length (never decode speed) and what the
+// kv_positions_per_token / kv_bytes_per_token columns report.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +47,26 @@ struct AttentionWeights {
   TensorView beta, decay, decay_a, decay_b, decay_bias, gate_a, gate_b, conv, output_norm;
 };
 
+// Work done by one layer's attention since it was made, counted per token
+// (not per head):
+//   kv_positions — cached positions a token's queries read: in an MLA or
+//     GQA layer a token at position n visits n + 1 (the whole cache, itself
+//     included); a linear layer has no per-position cache and visits 0;
+//   kv_bytes — bytes of KV cache or recurrent state those reads cover, each
+//     byte once per token however many heads share it: GQA K and V rows of
+//     every visited position (kv_heads × head_dim × 2 × bf16), MLA latent +
+//     rope rows (kv_lora_rank + qk_rope_head_dim, bf16), linear its whole
+//     fp32 state (heads × key × value) plus the conv history it read.
+struct AttentionWork {
+  std::uint64_t kv_positions = 0;
+  std::uint64_t kv_bytes = 0;
+  AttentionWork& operator+=(const AttentionWork& o) {
+    kv_positions += o.kv_positions;
+    kv_bytes += o.kv_bytes;
+    return *this;
+  }
+};
+
 class AttentionLayer {
  public:
   virtual ~AttentionLayer() = default;
@@ -54,6 +79,11 @@ class AttentionLayer {
   virtual std::int64_t tokens() const = 0;
   // Bytes of cache/state held now.
   virtual std::uint64_t cache_bytes() const = 0;
+  // Counted by forward() (fill_context() is not attention work).
+  const AttentionWork& work() const { return work_; }
+
+ protected:
+  AttentionWork work_;
 };
 
 std::unique_ptr<AttentionLayer> make_attention(const ModelCard& card, AttentionKind kind, const AttentionWeights& w);

@@ -176,6 +176,12 @@ std::uint64_t Executor::cache_bytes() const {
   return b;
 }
 
+AttentionWork Executor::attention_work() const {
+  AttentionWork w;
+  for (const auto& a : attention_) w += a->work();
+  return w;
+}
+
 Status Executor::forward(std::size_t batch) {
   const std::size_t hidden = static_cast<std::size_t>(card_.hidden_size);
   x_.assign(batch * hidden, 0.0f);

@@ -118,6 +118,10 @@ class Executor {
   // One forward pass over the next `batch` tokens.
   Status forward(std::size_t batch);
   std::uint64_t cache_bytes() const;
+  // Attention work of every layer so far, summed (attention.h): the decode
+  // window's KV positions visited and cache/state bytes read are the
+  // difference of two readings.
+  AttentionWork attention_work() const;
   TensorOps& ops() { return ops_; }
   // Seconds spent, over the run, from each MoE layer's routing decision to
   // its experts' summed output: the window in which that layer's expert

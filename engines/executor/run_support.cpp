@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "harness/file_io.h"
 #include "harness/text.h"
 
 namespace moebench {
@@ -107,6 +108,15 @@ std::uint64_t usable_memory_bytes() {
   return usable;
 }
 
+std::string drive_reads_bypass_reason(const Point& point, const RunContext& ctx) {
+  const std::size_t n = std::min(ctx.drive_dirs.size(), static_cast<std::size_t>(std::max(0, point.drives.count)));
+  for (std::size_t d = 0; d < n; ++d) {
+    const std::string why = reads_bypass_drive(ctx.drive_dirs[d]);
+    if (!why.empty()) return "drive " + std::to_string(d) + ": " + why;
+  }
+  return "";
+}
+
 Status run_tokens(Executor& ex, const Point& point, RunContext& ctx, std::size_t chunk,
                   const std::function<EngineCounters()>& counters, Measurement& m) {
   const std::int64_t prompt = std::max<std::int64_t>(1, point.prompt_tokens);
@@ -124,9 +134,19 @@ Status run_tokens(Executor& ex, const Point& point, RunContext& ctx, std::size_t
   m.token_times_s.push_back(m.prefill_s);
   const EngineCounters c0 = counters();
   m.read_bytes_prefill = c0.read_bytes - before_prefill;
+  // Reads from a drive directory in RAM (tmpfs) measure memory: the row is
+  // invalid, and decoding further would only time RAM.
+  if (m.read_bytes_prefill > 0) {
+    if (std::string why = drive_reads_bypass_reason(point, ctx); !why.empty()) {
+      m.status = RowStatus::kInvalid;
+      m.reason = std::move(why);
+      return Status::success();
+    }
+  }
   const auto proc0 = proc_read_bytes();
   const std::uint64_t w0 = ex.ops().weight_bytes_touched;
   const double routed0 = ex.routed_phase_s();
+  const AttentionWork attn0 = ex.attention_work();
   for (std::int64_t t = 1; t < gen; ++t) {
     if (ctx.cancelled()) return make_error("cancelled during decode (token " + std::to_string(t + 1) + ")");
     if (Status st = ex.forward(1); !st) return st;
@@ -143,6 +163,15 @@ Status run_tokens(Executor& ex, const Point& point, RunContext& ctx, std::size_t
   m.io_wait_s_decode = c1.io_wait_s - c0.io_wait_s;
   m.io_busy_s_decode = c1.io_busy_s - c0.io_busy_s;
   m.routed_phase_s_decode = ex.routed_phase_s() - routed0;
+  const AttentionWork attn1 = ex.attention_work();
+  m.kv_positions_decode = attn1.kv_positions - attn0.kv_positions;
+  m.kv_bytes_decode = attn1.kv_bytes - attn0.kv_bytes;
+  if (m.read_bytes_prefill == 0 && m.read_bytes_decode > 0) {
+    if (std::string why = drive_reads_bypass_reason(point, ctx); !why.empty()) {
+      m.status = RowStatus::kInvalid;
+      m.reason = std::move(why);
+    }
+  }
   const double decode_s = m.token_times_s.back() - m.token_times_s.front();
   if (decode_s > 0 && m.read_bytes_decode > 0) {
     m.notes.push_back("decode before routing (embedding, attention, routers, lm_head): " +

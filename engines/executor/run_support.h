@@ -50,6 +50,12 @@ std::optional<std::uint64_t> proc_read_bytes();  // /proc/self/io read_bytes
 // cgroup memory limit when one applies.
 std::uint64_t usable_memory_bytes();
 
+// Why the point's drive reads did not measure a drive — a drive directory
+// on tmpfs/ramfs, or on a filesystem refusing O_DIRECT (harness/file_io.h
+// reads_bypass_drive) — or "". run_tokens marks a point that read drive bytes
+// there `invalid` with this reason (after prefill: decode is not run).
+std::string drive_reads_bypass_reason(const Point& point, const RunContext& ctx);
+
 // Counters an engine exposes to the token loop (absolute values).
 struct EngineCounters {
   std::uint64_t read_bytes = 0;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "engines/container/container_plan.h"
 #include "engines/executor/executor.h"
 #include "engines/executor/model_loader.h"
 #include "engines/executor/run_support.h"
@@ -114,6 +115,8 @@ class ResidentEngine final : public Engine {
         ctx.progress.phase("loading " + f.path, -1);
         auto g = read_gguf(f.path);
         if (!g) return g.error();
+        // A reused file's tensor table must be the card's before anything binds to it.
+        if (Status st = check_tensor_table(*g, use->spec, f.drive); !st) return st.error();
         auto r = load_range(f.path, 0, f.bytes, mlock_);
         if (!r) return r.error();
         load_s += r->load_s;

@@ -189,7 +189,8 @@ class StreamingEngine final : public Engine {
       // make=0: the container must already be on every drive.
       auto spec = container_spec_for(point, ctx, packed_);
       if (!spec) return spec.error();
-      const ContainerSpec& s = *spec;
+      use.spec = std::move(*spec);
+      const ContainerSpec& s = use.spec;
       for (int d = 0; d < static_cast<int>(s.drive_dirs.size()); ++d) {
         const std::string path = (std::filesystem::path(s.drive_dirs[static_cast<std::size_t>(d)]) / container_file_name(s, d)).string();
         std::error_code ec;
@@ -208,6 +209,8 @@ class StreamingEngine final : public Engine {
     for (const ContainerFile& f : use.files) {
       auto g = read_gguf(f.path);
       if (!g) return g.error();
+      // A reused file's tensor table must be the card's before anything binds to it.
+      if (Status st = check_tensor_table(*g, use.spec, f.drive); !st) return st;
       auto t = expert_table(ctx.card, *g);
       if (!t) return t.error();
       if (!ggufs_.empty()) {

@@ -149,6 +149,15 @@ int calibrate_command(const CalibrateArgs& a, const CliState& state) {
   for (const std::string& s : skipped) std::printf("skipped: %s\n", s.c_str());
 
   if (a.dry_run) return 0;
+  // The profile loader accepts errors up to 100 (10,000 %); a fit beyond that
+  // (rows that are not this machine's, or implausible figures) is not stored.
+  for (const double err : {fit.fit_median_err, fit.holdout_median_err}) {
+    if (!std::isfinite(err) || err > 100) {
+      return fail(a.results + ": the fit's median error is " + (std::isfinite(err) ? pct(err) : std::string("not finite")) +
+                  ": these rows do not fit the cost model on " + profile->name +
+                  " (another machine's results, or figures edited by hand); nothing stored");
+    }
+  }
   const bool catalog = msrc->label.rfind("embedded:", 0) == 0 || msrc->label.find("configs/hardware/") != std::string::npos;
   if (a.out.empty() && catalog) {
     std::printf("\nnot stored: %s is a catalog profile; pass --out FILE to write a calibrated copy\n", msrc->label.c_str());
@@ -166,7 +175,7 @@ int calibrate_command(const CalibrateArgs& a, const CliState& state) {
   info.source = a.results + " (" + results->sweep.name + ", " + std::to_string(fit.fit_rows) + " rows fitted, " +
                 std::to_string(fit.holdout_rows) + " held out)";
   calibrated.calibration = info;
-  if (Status st = write_file_atomic(out, machine_profile_to_json(calibrated).dump(2) + "\n"); !st) return fail(st.error().message);
+  if (Status st = write_file_atomic(out, dump_untrusted(machine_profile_to_json(calibrated), 2) + "\n"); !st) return fail(st.error().message);
   std::printf("\nstored in %s\n", out.c_str());
   return 0;
 }

@@ -64,7 +64,9 @@ int card_from_gguf_file(const FromGgufArgs& args) {
   if (!file) return fail(file.error().message);
   auto derived = card_from_gguf(*file);
   if (!derived) return fail(derived.error().message);
-  const std::string text = model_card_to_json(derived->card).dump(2) + "\n";
+  // Strings are printable UTF-8 already (card_from_gguf); replace, never throw, regardless.
+  const std::string text =
+      model_card_to_json(derived->card).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   // What is written must load as a card: check it through the strict loader.
   auto check = load_config_text<ModelCard>(text, args.out.empty() ? "derived card" : args.out, load_model_card);
   if (!check) return fail("the derived card does not validate (the file lacks something a card needs):\n" +

@@ -16,17 +16,22 @@
 namespace moebench {
 namespace {
 
+// The first `keep` bytes of valid UTF-8 `s` and "...", when it is longer
+// than `max`; never cuts a character in two.
+std::string shorten(std::string s, std::size_t max, std::size_t keep) {
+  if (s.size() <= max) return s;
+  while (keep > 0 && (static_cast<unsigned char>(s[keep]) & 0xC0) == 0x80) --keep;
+  return s.substr(0, keep) + "...";
+}
+
+// Values go through gguf_value_text: a file's strings need not be valid
+// UTF-8 (Json::dump would throw), they are shown with U+FFFD instead.
 std::string short_value(const GgufKv& kv) {
-  if (kv.type != GgufType::kArray) {
-    std::string s = kv.value.dump();
-    return s.size() > 100 ? s.substr(0, 97) + "..." : s;
-  }
+  if (kv.type != GgufType::kArray || !kv.value.is_array()) return shorten(gguf_value_text(kv.value), 100, 97);
   std::string s = "[";
   const std::size_t shown = std::min<std::size_t>(kv.value.size(), 4);
   for (std::size_t i = 0; i < shown; ++i) {
-    std::string e = kv.value[i].dump();
-    if (e.size() > 24) e = e.substr(0, 21) + "...";
-    s += (i ? ", " : "") + e;
+    s += (i ? ", " : "") + shorten(gguf_value_text(kv.value[i]), 24, 21);
   }
   if (kv.value.size() > shown) s += ", ... (" + std::to_string(kv.value.size()) + " in all)";
   return s + "]";
@@ -51,24 +56,26 @@ std::string inspect_gguf(const GgufFile& f) {
                     std::to_string(f.alignment) + ", tensor data at byte " + std::to_string(f.data_offset) + "\n";
   out += "\nmetadata (" + std::to_string(f.kvs.size()) + " entries):\n";
   std::size_t key_width = 0;
-  for (const GgufKv& kv : f.kvs) key_width = std::max(key_width, kv.key.size());
+  for (const GgufKv& kv : f.kvs) key_width = std::max(key_width, gguf_printable(kv.key).size());
   for (const GgufKv& kv : f.kvs) {
-    std::string line = "  " + kv.key + std::string(key_width - kv.key.size() + 2, ' ');
+    const std::string key = gguf_printable(kv.key);
+    std::string line = "  " + key + std::string(key_width - key.size() + 2, ' ');
     std::string t = type_label(kv);
     line += t + std::string(t.size() < 22 ? 22 - t.size() : 1, ' ') + short_value(kv);
     out += line + "\n";
   }
   out += "\ntensors (" + std::to_string(f.tensors.size()) + "):\n";
   std::size_t name_width = 4;
-  for (const GgufTensorInfo& t : f.tensors) name_width = std::max(name_width, t.name.size());
+  for (const GgufTensorInfo& t : f.tensors) name_width = std::max(name_width, gguf_printable(t.name).size());
   out += "  name" + std::string(name_width - 4 + 2, ' ') + "type     shape                 file offset      bytes\n";
   std::uint64_t total = 0;
   for (const GgufTensorInfo& t : f.tensors) {
+    const std::string name = gguf_printable(t.name);
     const auto type = find_ggml_type(t.ggml_type);
     std::string tn = type ? type->name : "?";
     std::string sh = shape(t);
     std::string off = std::to_string(f.data_offset + t.offset);
-    out += "  " + t.name + std::string(name_width - t.name.size() + 2, ' ') + tn +
+    out += "  " + name + std::string(name_width - name.size() + 2, ' ') + tn +
            std::string(tn.size() < 9 ? 9 - tn.size() : 1, ' ') + sh +
            std::string(sh.size() < 22 ? 22 - sh.size() : 1, ' ') + off +
            std::string(off.size() < 17 ? 17 - off.size() : 1, ' ') + std::to_string(t.bytes) + "\n";

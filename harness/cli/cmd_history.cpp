@@ -278,7 +278,9 @@ void print_json(const ShowContext& c) {
     js["machine"] = s.machine;
     js["provenance"] = s.provenance;
     js["label"] = series_label(s.entries.back());
-    js["point"] = Json::parse(s.entries.back().point_key_json, nullptr, false);
+    // Stored by `history add`; a database edited by hand may hold anything.
+    Json point = Json::parse(s.entries.back().point_key_json, nullptr, false);
+    js["point"] = point.is_discarded() ? Json(nullptr) : point;
     js["entries"] = nlohmann::ordered_json::array();
     for (const HistoryEntry& e : s.entries) {
       nlohmann::ordered_json je;
@@ -316,7 +318,7 @@ void print_json(const ShowContext& c) {
     out["series"].push_back(js);
   }
   out["steps"] = steps;
-  std::printf("%s\n", out.dump(2).c_str());
+  std::printf("%s\n", out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
 }
 
 int show_command(const ShowArgs& a) {

@@ -87,6 +87,11 @@ void add_probe_command(CLI::App& app, CliState& state) {
         return;
       }
     }
+    // A symlink or device as the profile path is refused now, not after the probe.
+    if (Status st = check_output_path(out); !st) {
+      std::fprintf(stderr, "moebench probe: --out: %s\n", st.error().message.c_str());
+      return;
+    }
     o.scratch_dir = std::filesystem::temp_directory_path().string();
     if (!env.build_warning().empty()) std::fprintf(stderr, "\n*** WARNING: %s ***\n\n", env.build_warning().c_str());
     std::fprintf(stderr, "moebench probe: %s probe of %zu drive director%s, expected to take about %s\n",

@@ -1,11 +1,13 @@
 // cmd_run.cpp — `moebench run`: load and expand a sweep, open (or resume)
 // its journal, drive the points through the engines, and write the results
-// files after every point (atomically) and the markdown table to stdout.
+// files after every point (as one set: reports/results_files.h) and the
+// markdown table to stdout.
 // --io-throttle caps every drive's read rate as a what-if (IoThrottledEngine).
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -20,8 +22,10 @@
 #include "harness/journal.h"
 #include "harness/machine_profile.h"
 #include "harness/runner.h"
+#include "harness/sweep_spec.h"
 #include "harness/text.h"
 #include "harness/units.h"
+#include "reports/results_files.h"
 #include "reports/writers.h"
 
 namespace moebench {
@@ -89,14 +93,12 @@ class IoThrottledEngine final : public Engine {
   double cap_;
 };
 
-Status write_outputs(const RunResults& results, const std::string& dir,
-                     const std::vector<std::string>& formats) {
-  for (const OutputFormat& f : output_formats()) {
-    if (std::find(formats.begin(), formats.end(), f.name) == formats.end()) continue;
-    Status st = write_file_atomic((std::filesystem::path(dir) / f.file_name).string(), f.write(results));
-    if (!st) return st;
-  }
-  return Status::success();
+// How the results files come back after a failed write: the journal has
+// every finished point.
+std::string regenerate_hint(const RunArgs& args) {
+  if (args.predict) return "free space, then run the same `moebench predict` command again";
+  return std::string("free space, then run the same `moebench run` command with --resume") +
+         (args.fresh ? " instead of --fresh" : "");
 }
 
 int run_command(const RunArgs& args, const CliState& state) {
@@ -228,6 +230,11 @@ int run_command(const RunArgs& args, const CliState& state) {
     std::fprintf(stderr, "moebench run: %s\n", st.error().message.c_str());
     return 1;
   }
+  // A results path that is a symlink or a device is refused now, not after the sweep.
+  if (Status st = check_results_paths(out_dir, args.formats); !st) {
+    std::fprintf(stderr, "%s: %s\n", cmd, st.error().message.c_str());
+    return 1;
+  }
   SweepInfo info{spec->name, spec->description, spec->digest, points->size(),
                  spec->repetitions, spec->warmup, spec->seed};
   const Journal::Mode mode = args.fresh ? Journal::Mode::kFresh
@@ -264,10 +271,9 @@ int run_command(const RunArgs& args, const CliState& state) {
     // Outputs are refreshed at most every 2 s; the journal is the durable record.
     if (clock.now_s() - last_write_s < 2.0) return;
     last_write_s = clock.now_s();
-    if (Status st = write_outputs(results, out_dir, args.formats); !st && !write_warned) {
+    if (Status st = write_results_files(results, out_dir, args.formats, regenerate_hint(args)); !st && !write_warned) {
       write_warned = true;  // the journal still holds every row; say so once
-      progress.note("moebench run: cannot refresh the results files (" + st.error().message +
-                    "); the journal keeps every finished point");
+      progress.note(std::string(cmd) + ": " + st.error().message + " (the run continues)");
     }
   };
 
@@ -282,8 +288,8 @@ int run_command(const RunArgs& args, const CliState& state) {
   std::signal(SIGTERM, SIG_DFL);
 
   const RunResults& results = journal->results();
-  Status st = write_outputs(results, out_dir, args.formats);
-  if (!st) std::fprintf(stderr, "moebench run: %s\n", st.error().message.c_str());
+  Status st = write_results_files(results, out_dir, args.formats, regenerate_hint(args));
+  if (!st) std::fprintf(stderr, "%s: %s\n", cmd, st.error().message.c_str());
   if (args.print == "md") {
     std::fputs(write_markdown(results).c_str(), stdout);
   } else if (args.print == "csv") {
@@ -297,8 +303,10 @@ int run_command(const RunArgs& args, const CliState& state) {
   }
   std::vector<std::string> written;
   for (const std::string& f : args.formats) written.push_back(f);
-  std::fprintf(stderr, "%s: %zu/%zu points in %s (journal.jsonl + results.{%s})\n",
-               cmd, results.rows.size(), points->size(), out_dir.c_str(), join(written, ",").c_str());
+  const std::string files = st ? "journal.jsonl + results.{" + join(written, ",") + "}"
+                               : std::string("journal.jsonl; the results files were not updated");
+  std::fprintf(stderr, "%s: %zu/%zu points in %s (%s)\n", cmd, results.rows.size(), points->size(),
+               out_dir.c_str(), files.c_str());
   if (*outcome == RunOutcome::kInterrupted) {
     std::fprintf(stderr, "moebench run: interrupted; finished points are saved. Continue with the same "
                          "command plus --resume.\n");
@@ -328,8 +336,21 @@ void add_run_command(CLI::App& app, CliState& state) {
   cmd->add_flag("--quiet,-q", args->quiet, "no progress line on stderr");
   cmd->add_option("--machine", args->machine,
                   "machine profile (file, or name in configs/hardware) recorded as the rows' machine");
-  cmd->add_option("--timeout", args->timeout_s, "per-point timeout in seconds (overrides the sweep's timeout_s)")
-      ->check(positive_number());
+  cmd->add_option("--timeout", args->timeout_s,
+                  "per-point timeout in seconds, at most 30 days (overrides the sweep's timeout_s)")
+      ->check(positive_number())
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            // positive_number() has checked the syntax; here only the limit.
+            double v = 0;
+            (void)std::from_chars(text.data(), text.data() + text.size(), v);
+            if (v > kMaxTimeoutS) {
+              return "a timeout of \"" + text + "\" s is longer than the longest allowed, 30 days (" +
+                     format_fixed(kMaxTimeoutS, 0) + " s)";
+            }
+            return {};
+          },
+          "SECONDS<=2592000", "max_timeout"));
   cmd->add_option("--hard-grace", args->hard_grace_s,
                   "seconds an engine may overrun its timeout before moebench records the point as "
                   "failed and exits (default 30)")

@@ -1,9 +1,9 @@
 // engines_test.cpp — the resident and streaming engines on tiny cards:
 // exact bytes per token under deterministic routing, hit rates at the
 // extremes and in between, infeasible budgets, injected faults and broken
-// drive sets, and decode cost against context length by attention kind.
-// Figures of speed are never asserted except as coarse ratios measured side
-// by side (context test), taking the best of several runs.
+// drive sets, and decode attention work against context length by
+// attention kind. Figures of speed are never asserted: the tests count the
+// work (bytes read, weight bytes touched, KV positions visited).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -18,6 +18,7 @@
 #include "engines/resident/resident_engine.h"
 #include "engines/streaming/streaming_engine.h"
 #include "harness/clock.h"
+#include "harness/metrics.h"
 #include "harness/progress.h"
 
 using namespace moebench;
@@ -225,7 +226,10 @@ TEST_CASE("a missing or differing replica is refused with the drive named", "[en
   auto made = make_container(other, rig.progress);
   REQUIRE(made);
   const std::string victim = rig.drives[1] + "/" + container_file_name(spec, 1);
-  std::filesystem::copy_file((*made)[0].path, victim, std::filesystem::copy_options::overwrite_existing);
+  // Drive 1's replica is a hard link to drive 0's file (one filesystem):
+  // unlink it first, so the replacement is a file of its own.
+  std::filesystem::remove(victim);
+  std::filesystem::copy_file((*made)[0].path, victim);
   auto e = engine_for(p);
   auto m = rig.run(*e, p);
   REQUIRE_FALSE(m);
@@ -253,34 +257,68 @@ TEST_CASE("stripe reads each expert from its home drive, replicate spreads reads
   }
 }
 
-TEST_CASE("decode slows with context for GQA and MLA, and not for linear attention", "[engines]") {
-  auto best_rate = [](Rig& rig, Engine& e, Point p, std::int64_t ctx) {
-    p.context_tokens = ctx;
-    double best = 0;
-    for (int rep = 0; rep < 3; ++rep) {
-      auto m = rig.run(e, p, rep);
-      REQUIRE(m);
-      REQUIRE(m->status == RowStatus::kOk);
-      const double span = m->token_times_s.back() - m->token_times_s.front();
-      best = std::max(best, decode_tokens(*m) / span);
-    }
-    return best;
-  };
+TEST_CASE("decode attention work grows with context for GQA and MLA, and not for linear attention", "[engines]") {
+  // The work, not the speed: KV positions visited and cache/state bytes read
+  // per decode token, counted by the executor's attention layers.
   const std::string dir = std::string(MOEBENCH_TEST_DATA) + "/cards/";
+  const std::int64_t long_ctx = 4096;
   for (const char* card : {"tiny-gqa", "tiny-mla", "tiny-linear"}) {
     INFO(card);
     Rig rig(dir + card + ".json", 1);
+    const double layers = rig.card.total_layers();
     Point p = rig.point("resident");
     p.gen_tokens = 6;
     auto e = engine_for(p);
-    const double short_ctx = best_rate(rig, *e, p, 0);
-    const double long_ctx = best_rate(rig, *e, p, 32768);
-    INFO("tok/s at 0: " << short_ctx << ", at 32768: " << long_ctx);
+    auto work_at = [&](Engine& engine, Point q, std::int64_t ctx) {
+      q.context_tokens = ctx;
+      auto m = rig.run(engine, q);
+      REQUIRE(m);
+      REQUIRE(m->status == RowStatus::kOk);
+      REQUIRE(m->kv_positions_decode.has_value());
+      REQUIRE(m->kv_bytes_decode.has_value());
+      const RepMetrics r = derive_metrics(*m);
+      return std::make_pair(r.at(metric::kKvPositionsPerToken), r.at(metric::kKvBytesPerToken));
+    };
+    const auto [pos_short, bytes_short] = work_at(*e, p, 0);
+    const auto [pos_long, bytes_long] = work_at(*e, p, long_ctx);
+    INFO("positions/token at 0: " << pos_short << ", at " << long_ctx << ": " << pos_long
+                                  << "; KV bytes/token " << bytes_short << " and " << bytes_long);
     if (std::string(card) == "tiny-linear") {
-      CHECK(long_ctx > 0.6 * short_ctx);
+      // A fixed state: nothing per position, the same bytes at any context.
+      CHECK(pos_short == 0);
+      CHECK(pos_long == 0);
+      CHECK(bytes_short > 0);
+      CHECK(bytes_long == bytes_short);
+      // The fp32 state (heads x key x value) and, with a short conv, its
+      // history of conv_kernel - 1 inputs per q/k/v channel, per layer.
+      const LinearParams& lp = *rig.card.linear;
+      const double channels = 2.0 * lp.heads * lp.key_head_dim + static_cast<double>(lp.heads) * lp.value_head_dim;
+      const double state_bytes = 4.0 * lp.heads * lp.key_head_dim * lp.value_head_dim +
+                                 (lp.conv_kernel > 0 ? 4.0 * (lp.conv_kernel - 1) * channels : 0.0);
+      CHECK(bytes_short == Approx(layers * state_bytes).epsilon(1e-12));
     } else {
-      CHECK(long_ctx < 0.5 * short_ctx);
+      // Decode step t (1 .. gen-1) attends to context + prompt + t positions
+      // in every layer: context + prompt + gen/2 per layer on average.
+      auto expected = [&](std::int64_t ctx) {
+        return layers * (static_cast<double>(ctx + p.prompt_tokens) + static_cast<double>(p.gen_tokens) / 2);
+      };
+      CHECK(pos_short == Approx(expected(0)).epsilon(1e-12));
+      CHECK(pos_long == Approx(expected(long_ctx)).epsilon(1e-12));
+      CHECK(pos_long - pos_short == Approx(layers * static_cast<double>(long_ctx)).epsilon(1e-12));
+      // Bytes: every visited position's cached row, once per token.
+      const double row_bytes = std::string(card) == "tiny-gqa"
+          ? static_cast<double>(rig.card.gqa->kv_heads) * rig.card.gqa->head_dim * 2 * 2
+          : static_cast<double>(rig.card.mla->kv_lora_rank + rig.card.mla->qk_rope_head_dim) * 2;
+      CHECK(bytes_short == Approx(pos_short * row_bytes).epsilon(1e-12));
+      CHECK(bytes_long == Approx(pos_long * row_bytes).epsilon(1e-12));
     }
+    // The streaming engine runs the same executor: the same attention work.
+    Point s = rig.point("streaming");
+    s.gen_tokens = p.gen_tokens;
+    auto se = engine_for(s);
+    const auto [spos, sbytes] = work_at(*se, s, long_ctx);
+    CHECK(spos == pos_long);
+    CHECK(sbytes == bytes_long);
   }
 }
 

@@ -466,8 +466,11 @@ TEST_CASE("run_fio kills a fio that outlives runtime + 30 s", "[.fio_timeout]") 
   INFO(r.error().message);
   CHECK(contains(r.error().message, "did not finish within 31 s"));
   CHECK(contains(r.error().message, "SIGKILL"));
+  // The kill comes at runtime + 30 s, never before; the upper bound only
+  // says it did not wait for the fake fio's own 300 s sleep (a loaded
+  // machine may be late by seconds, not by minutes).
   CHECK(elapsed_s >= 30.5);
-  CHECK(elapsed_s < 40);
+  CHECK(elapsed_s < 290);
   const pid_t pid = static_cast<pid_t>(std::stol(read_file(dir.file("pid")).value()));
   CHECK(::kill(pid, 0) != 0);  // gone (and reaped)
 }

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -346,23 +345,28 @@ TEST_CASE("routing specs and shapes are checked", "[routing]") {
   CHECK(contains(mismatch.error().message, "expected layers*k=6"));
 }
 
-TEST_CASE("routing is cheap per token and reuses the caller's buffer", "[routing]") {
+TEST_CASE("routing reuses the caller's buffer token after token", "[routing]") {
+  // The work per token, not its speed (speed belongs in a benchmark): one
+  // id per (layer, slot), written into the caller's buffer, never a new one.
   for (const RoutingShape& s : {kScaledK3, kFullK3}) {
     for (const std::string spec : {"uniform", "zipf:1.1", "sticky:0.6"}) {
+      INFO(spec << " layers=" << s.moe_layers << " experts=" << s.experts);
       auto g = make(spec, s, 1);
       std::vector<int> ids;
       g->next_token(ids);
       const int* buffer = ids.data();
-      const int tokens = s.moe_layers > 10 ? 2000 : 20000;
-      const auto start = std::chrono::steady_clock::now();
-      for (int t = 0; t < tokens; ++t) g->next_token(ids);
-      const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
-      const double ns_per_layer = elapsed.count() / tokens / s.moe_layers;
-      INFO(spec << " layers=" << s.moe_layers << " experts=" << s.experts << ": " << ns_per_layer
-                << " ns per layer");
-      CHECK(ids.data() == buffer);
-      // Generous (debug builds, busy machines); release is ~100x under.
-      CHECK(ns_per_layer < 20000);
+      const std::size_t per_token = static_cast<std::size_t>(s.moe_layers) * static_cast<std::size_t>(s.k);
+      REQUIRE(ids.size() == per_token);
+      bool same_buffer = true, right_size = true, in_range = true;
+      for (int t = 0; t < 2000; ++t) {
+        g->next_token(ids);
+        same_buffer = same_buffer && ids.data() == buffer;
+        right_size = right_size && ids.size() == per_token;
+        for (int id : ids) in_range = in_range && id >= 0 && id < s.experts;
+      }
+      CHECK(same_buffer);
+      CHECK(right_size);
+      CHECK(in_range);
     }
   }
 }

@@ -1,5 +1,6 @@
 // storage_test.cpp — the probe's test file (real data, reuse, damage
-// detection, free-space and directory errors) and the built-in read engine
+// detection, free-space and directory errors), the drive → device mapping
+// (with the statfs fallback a bare chroot needs) and the built-in read engine
 // (io_uring and pread threads read real bytes with O_DIRECT; bad specs are
 // errors). Figures are printed, never asserted: speed is for the probe.
 #include <catch2/catch.hpp>
@@ -123,4 +124,47 @@ TEST_CASE("a drive directory maps to its block device", "[storage]") {
   CHECK(!d.dev_id.empty());
   CHECK(!d.filesystem.empty());
   if (d.notes.empty() || d.disk.size() > 0) CHECK(d.size_bytes > 0);
+}
+
+TEST_CASE("outside every mountinfo entry the filesystem comes from statfs", "[storage]") {
+  // A bare chroot: its mountinfo (here: an empty one, and one of unrelated
+  // mounts) has no entry for the directory.
+  TempDir dir;
+  const std::string empty = dir.file("mountinfo-empty");
+  const std::string unrelated = dir.file("mountinfo-unrelated");
+  REQUIRE(write_file_atomic(empty, "").ok());
+  REQUIRE(write_file_atomic(unrelated, "27 1 9:9 / /elsewhere rw - ext4 /dev/md9 rw\n"
+                                       "28 27 0:99 / /elsewhere/run rw - tmpfs tmpfs rw\n").ok());
+  auto kind = filesystem_kind(MOEBENCH_SOURCE_DIR);
+  REQUIRE(kind.ok());
+  for (const std::string& mi : {empty, unrelated, dir.file("no-such-mountinfo")}) {
+    INFO(mi);
+    const DriveDevice d = describe_drive(MOEBENCH_SOURCE_DIR, mi);
+    CHECK(!d.dev_id.empty());
+    CHECK(d.mount_point.empty());
+    CHECK(d.filesystem == (kind->name.empty() ? std::string("unknown") : kind->name));
+    bool noted = false;
+    for (const std::string& n : d.notes) noted = noted || n.find("no " + mi + " entry covers") != std::string::npos;
+    CHECK(noted);
+  }
+  // /dev/shm: tmpfs by its statfs type.
+  auto shm = filesystem_kind("/dev/shm");
+  if (shm && shm->magic == 0x01021994) {
+    const DriveDevice d = describe_drive("/dev/shm", empty);
+    CHECK(d.filesystem == "tmpfs");
+    CHECK(d.disk.empty());
+  } else {
+    WARN("/dev/shm is not tmpfs here: the tmpfs fallback was not checked");
+  }
+  // A filesystem moebench does not know is "unknown", in words (devpts is not in the table).
+  auto pts = filesystem_kind("/dev/pts");
+  if (pts && filesystem_name_for_magic(pts->magic).empty()) {
+    const DriveDevice d = describe_drive("/dev/pts", empty);
+    CHECK(d.filesystem == "unknown");
+    bool noted = false;
+    for (const std::string& n : d.notes) noted = noted || n.find("is not one moebench knows") != std::string::npos;
+    CHECK(noted);
+  } else {
+    WARN("/dev/pts missing or of a known type: the unknown-filesystem wording was not checked");
+  }
 }

@@ -1,18 +1,25 @@
 // writers_test.cpp — every writer against its golden file, on fixed rows
 // that cover each status, absent metrics, text that needs quoting and an
-// unlimited budget. Regenerate after an intended change with
+// unlimited budget; and the results files written as one set (a full disk
+// injected partway leaves the previous set). Regenerate after an intended change with
 //   MOEBENCH_UPDATE_GOLDEN=1 build/tests/unit_tests "[golden]"
 // and review the diff.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
-#include <set>
+#include <filesystem>
 #include <fstream>
+#include <memory>
+#include <set>
 
 #include "harness/columns.h"
 #include "harness/file_io.h"
 #include "harness/metrics.h"
 #include "reports/cell_format.h"
+#include "reports/results_files.h"
 #include "reports/writers.h"
 
 #include "test_support.h"
@@ -164,4 +171,69 @@ TEST_CASE("exact numbers are shortest round-trip", "[columns]") {
   CHECK(exact_number(0.1) == "0.1");
   CHECK(exact_number(17547264) == "17547264");
   CHECK(exact_number(1.0 / 3.0) == "0.3333333333333333");
+}
+
+namespace {
+
+// A pwrite that fails with ENOSPC from its `fail_at`-th call on (1-based).
+AtomicFileOptions disk_full_from(int fail_at) {
+  auto calls = std::make_shared<int>(0);
+  AtomicFileOptions o;
+  o.pwrite_fn = [calls, fail_at](int fd, const void* data, std::size_t n, off_t off) -> ssize_t {
+    if (++*calls >= fail_at) {
+      errno = ENOSPC;
+      return -1;
+    }
+    return ::pwrite(fd, data, n, off);
+  };
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("results files are replaced as one set or not at all", "[writers]") {
+  moebench::testing::TempDir dir;
+  const std::vector<std::string> formats = {"md", "csv", "json", "jsonl"};
+  RunResults before = fixed_results();
+  REQUIRE(write_results_files(before, dir.path(), formats, "rerun").ok());
+  const std::vector<std::string> paths = results_file_paths(dir.path(), formats);
+  REQUIRE(paths.size() == 4);
+  std::vector<std::string> old;
+  for (const std::string& p : paths) old.push_back(read_file(p).value());
+  CHECK(old[2] == write_json(before));
+
+  RunResults after = before;
+  after.rows.pop_back();  // a different set: every file changes
+  // The disk fills while results.json (the third) is written.
+  Status st = write_results_files(after, dir.path(), formats, "run the same command with --resume",
+                                  disk_full_from(3));
+  REQUIRE_FALSE(st.ok());
+  INFO(st.error().message);
+  CHECK(st.error().message.find(dir.file("results.json") + ": writing") != std::string::npos);
+  CHECK(st.error().message.find("no file of the set was replaced") != std::string::npos);
+  CHECK(st.error().message.find("journal.jsonl holds every finished point: run the same command with --resume "
+                                "to regenerate them") != std::string::npos);
+  for (std::size_t i = 0; i < paths.size(); ++i) CHECK(read_file(paths[i]).value() == old[i]);
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+  CHECK(entries == 4);  // every temporary removed
+
+  REQUIRE(write_results_files(after, dir.path(), formats, "rerun").ok());
+  CHECK(read_file(paths[0]).value() == write_markdown(after));
+  CHECK(read_file(paths[3]).value() == write_jsonl(after));
+}
+
+TEST_CASE("a results path that is a symlink is refused before anything runs", "[writers]") {
+  moebench::testing::TempDir dir;
+  const std::string target = dir.file("precious.json");
+  REQUIRE(write_file_atomic(target, "{}").ok());
+  REQUIRE(::symlink(target.c_str(), dir.file("results.json").c_str()) == 0);
+  Status st = check_results_paths(dir.path(), {"md", "json"});
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().message.find(dir.file("results.json") + " is a symlink; give a regular file path") !=
+        std::string::npos);
+  CHECK(check_results_paths(dir.path(), {"md", "csv"}).ok());  // results.json not asked for
+  CHECK_FALSE(write_results_files(fixed_results(), dir.path(), {"md", "json"}, "rerun").ok());
+  CHECK(read_file(target).value() == "{}");
+  CHECK_FALSE(std::filesystem::exists(dir.file("results.md")));  // the set is all or nothing
 }

@@ -1,0 +1,51 @@
+// results_files.cpp — see results_files.h.
+#include "reports/results_files.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "reports/writers.h"
+
+namespace moebench {
+namespace {
+
+bool wanted(const std::vector<std::string>& formats, const OutputFormat& f) {
+  return std::find(formats.begin(), formats.end(), f.name) != formats.end();
+}
+
+std::string in_dir(const std::string& dir, const std::string& name) {
+  return (std::filesystem::path(dir) / name).string();
+}
+
+}  // namespace
+
+std::vector<std::string> results_file_paths(const std::string& dir, const std::vector<std::string>& formats) {
+  std::vector<std::string> paths;
+  for (const OutputFormat& f : output_formats()) {
+    if (wanted(formats, f)) paths.push_back(in_dir(dir, f.file_name));
+  }
+  return paths;
+}
+
+Status check_results_paths(const std::string& dir, const std::vector<std::string>& formats) {
+  for (const std::string& p : results_file_paths(dir, formats)) {
+    if (Status st = check_output_path(p); !st) return st;
+  }
+  return Status::success();
+}
+
+Status write_results_files(const RunResults& results, const std::string& dir,
+                           const std::vector<std::string>& formats, const std::string& regenerate,
+                           const AtomicFileOptions& options) {
+  std::vector<FileContent> files;
+  for (const OutputFormat& f : output_formats()) {
+    if (wanted(formats, f)) files.push_back({in_dir(dir, f.file_name), f.write(results)});
+  }
+  Status st = write_files_atomic(files, options);
+  if (st) return st;
+  return make_error("cannot write the results files: " + st.error().message + ". The journal " +
+                    in_dir(dir, "journal.jsonl") + " holds every finished point: " + regenerate +
+                    " to regenerate them");
+}
+
+}  // namespace moebench

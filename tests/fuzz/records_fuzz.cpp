@@ -1,0 +1,49 @@
+// records_fuzz.cpp — libFuzzer target for the readers of results files. The
+// first byte picks the reader ('r' a results.json as compare, report, history
+// and calibrate read it; 'j' a run journal as `run --resume` reads it; any
+// other byte: its value mod 2), the rest is the file's text. What loads is
+// compared with itself (reports/compare.h) and written back in every results
+// format, as the commands that read it would. Never a crash, hang, overflow
+// or out-of-bounds read (ASan + UBSan, with UB fatal). Seeds:
+// tests/fuzz/corpus/records_fuzz. Build and run: see the README's "Fuzzing"
+// subsection.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "harness/journal.h"
+#include "reports/compare.h"
+#include "reports/results_reader.h"
+#include "reports/writers.h"
+
+using namespace moebench;
+
+namespace {
+
+void use(const RunResults& r) {
+  CompareOptions o;
+  o.resamples = 50;  // the bootstrap's cost is linear in it; 50 exercises the same code
+  o.cross_machine = true;
+  auto c = compare_results(r, r, o, "base.json", "new.json");
+  if (c) {
+    (void)comparison_to_json(*c);
+    (void)comparison_to_markdown(*c);
+  }
+  (void)write_json(r);
+  (void)write_jsonl(r);
+  (void)write_csv(r);
+  (void)write_markdown(r);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
+  std::size_t kind = std::string_view("rj").find(static_cast<char>(data[0]));
+  if (kind == std::string_view::npos) kind = data[0] % 2;
+  auto results = kind == 0 ? parse_results_text(text, "results.json") : parse_journal_text(text, "journal.jsonl");
+  if (results) use(*results);
+  return 0;
+}
