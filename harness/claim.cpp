@@ -59,6 +59,18 @@ std::optional<std::string> non_empty(ObjectReader& r, const char* key, bool requ
   return v;
 }
 
+// A token count of at least `min`. Bounded as a sweep's are (kMaxTokens):
+// their sums and products with per-token bytes must not overflow.
+std::optional<std::int64_t> tokens(ObjectReader& r, const char* key, std::int64_t min) {
+  auto v = r.integer(key, false, min, INT64_MAX);
+  if (v && *v > kMaxTokens) {
+    r.diagnostics().add(r.path_of(key), "expected at most " + std::to_string(kMaxTokens) + " tokens (2^30), got " +
+                                            std::to_string(*v));
+    return std::nullopt;
+  }
+  return v;
+}
+
 // Claim ids are referenced from reports and verdicts: lowercase letters,
 // digits, '-', '.' and '_', starting with a letter or digit.
 bool is_claim_id(const std::string& id) {
@@ -92,11 +104,9 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
   c.hardware = non_empty(r, "hardware", false);
   c.ram_budget_bytes = r.size("ram_budget", false);
   if (auto v = r.integer("drives", false, 1, 1024)) c.drives = static_cast<int>(*v);
-  // Token counts are bounded as a sweep's are: their sums and products with
-  // per-token bytes must not overflow.
-  c.context_tokens = r.integer("context_tokens", false, 0, kMaxTokens);
-  c.prompt_tokens = r.integer("prompt_tokens", false, 1, kMaxTokens);
-  c.gen_tokens = r.integer("gen_tokens", false, 1, kMaxTokens);
+  c.context_tokens = tokens(r, "context_tokens", 0);
+  c.prompt_tokens = tokens(r, "prompt_tokens", 1);
+  c.gen_tokens = tokens(r, "gen_tokens", 1);
   c.container_bytes = r.size("container_bytes", false);
   if (auto v = r.number("expert_bits_per_weight", false)) {
     if (*v <= 0 || *v > 32) {

@@ -225,6 +225,28 @@ Status write_file_atomic(const std::string& path, std::string_view content, cons
   return f->commit();
 }
 
+Status link_file_atomic(const std::string& existing, const std::string& path, const std::string& temp_tag) {
+  if (Status st = check_output_path(path); !st) return st;
+  std::string tmp;
+  for (int attempt = 0;; ++attempt) {
+    tmp = path + "." + temp_tag + "." + std::to_string(::getpid()) + "." + std::to_string(g_temp_counter.fetch_add(1));
+    if (::link(existing.c_str(), tmp.c_str()) == 0) break;
+    const int err = errno;
+    if (err == EEXIST && attempt < 100) continue;
+    return make_error(path + ": cannot hard-link " + existing + " as " + tmp + ": " + std::strerror(err) +
+                      (err == EXDEV ? " (they are on different filesystems: copy instead)" : ""));
+  }
+  Status st = check_output_path(path);  // a link or node put there meanwhile
+  if (st && ::rename(tmp.c_str(), path.c_str()) != 0) {
+    st = make_error(path + ": cannot rename " + tmp + " into place: " + errno_text());
+  }
+  if (!st) {
+    ::unlink(tmp.c_str());
+    return st;
+  }
+  return fsync_dir(path);
+}
+
 Status write_files_atomic(const std::vector<FileContent>& files, const AtomicFileOptions& options) {
   auto names = [&files](std::size_t from, std::size_t to) {
     std::string s;

@@ -89,6 +89,11 @@ class AtomicFile {
 Status write_file_atomic(const std::string& path, std::string_view content,
                          const AtomicFileOptions& options = {});
 
+// Makes `path` a hard link to `existing` (same filesystem) the same way: a
+// link under a temporary name beside `path`, the output-path check, rename,
+// directory fsync. For replicas that share one inode on one filesystem.
+Status link_file_atomic(const std::string& existing, const std::string& path, const std::string& temp_tag = "tmp");
+
 // Several files replaced as one set: every temporary is written and fsynced
 // first; only when all succeeded are they renamed, in order. On a failure
 // before the renames every temporary is removed and every file keeps its

@@ -84,7 +84,8 @@ class StrictDomBuilder {
   bool end_array() { return close(); }
   bool key(std::string& k) {
     Frame& f = frames_.back();
-    if (!f.keys.insert(k).second && duplicate_key_.empty()) {
+    if (!f.keys.insert(k).second && !has_duplicate_) {
+      has_duplicate_ = true;
       duplicate_key_ = k;
       duplicate_path_ = json_pointer_append(f.path, k);
     }
@@ -101,6 +102,7 @@ class StrictDomBuilder {
   }
 
   bool too_deep() const { return too_deep_; }
+  bool has_duplicate() const { return has_duplicate_; }
   const std::string& duplicate_key() const { return duplicate_key_; }
   const std::string& duplicate_path() const { return duplicate_path_; }
   std::size_t error_position() const { return error_position_; }
@@ -160,6 +162,7 @@ class StrictDomBuilder {
   std::string pending_key_;
   Json* member_ = nullptr;
   bool too_deep_ = false;
+  bool has_duplicate_ = false;  // the key may be "" itself
   std::string duplicate_key_, duplicate_path_;
   std::size_t error_position_ = 0;
   std::string error_token_;
@@ -194,7 +197,7 @@ Expected<Json> parse_json_text(std::string_view text, const std::string& file_la
     if (builder.error_id() == 406) {  // out_of_range: a number beyond double range
       const std::string& token = builder.error_token();
       const std::size_t start = end >= token.size() ? end - token.size() : 0;
-      return make_error(at(start) + ": number " + sanitize_utf8(token.substr(0, 40)) +
+      return make_error(at(start) + ": number " + sanitize_utf8(utf8_prefix(token, 40)) +
                         " is outside the range of a double (about ±1.8e308); write the value in range "
                         "(sizes and rates as strings like \"8GiB\" or \"12GB/s\")");
     }
@@ -203,7 +206,7 @@ Expected<Json> parse_json_text(std::string_view text, const std::string& file_la
     if (pos != std::string::npos) what = what.substr(pos);
     return make_error(at(end > 0 ? end - 1 : 0) + ": not valid JSON: " + sanitize_utf8(what));
   }
-  if (!builder.duplicate_key().empty()) {
+  if (builder.has_duplicate()) {
     return make_error(file_label + ": " + builder.duplicate_path() + ": duplicate key \"" +
                       sanitize_utf8(builder.duplicate_key()) +
                       "\" in one object; JSON would keep only the last one — remove one of them");

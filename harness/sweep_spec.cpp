@@ -65,9 +65,11 @@ using AxisParser =
 
 std::optional<Json> int_value(const Json& j, const std::string& path, Diagnostics& d,
                               std::int64_t min_value, std::int64_t max_value, const char* why) {
-  // A negative integer is number_integer; a large positive one may be
-  // number_unsigned, which must not be read as int64 (it would wrap).
-  if (j.is_number_integer() && !j.is_number_unsigned() && j.get<std::int64_t>() < min_value && why != nullptr) {
+  // nlohmann keeps a non-negative integer as number_unsigned, which must not
+  // be read as int64 (above INT64_MAX it would wrap negative).
+  const bool below = j.is_number_unsigned() ? min_value > 0 && j.get<std::uint64_t>() < static_cast<std::uint64_t>(min_value)
+                                            : j.is_number_integer() && j.get<std::int64_t>() < min_value;
+  if (below && why != nullptr) {
     d.add(path, "expected an integer of at least " + std::to_string(min_value) + " (" + why +
                     "), got " + j.dump());
     return std::nullopt;

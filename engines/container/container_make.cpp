@@ -182,16 +182,6 @@ Status check_space(const std::string& dir, std::uint64_t bytes, const std::strin
   return Status::success();
 }
 
-// Creates `path` for writing with O_DIRECT where the filesystem allows.
-int create_uncached(const std::string& path) {
-  int fd = -1;
-#ifdef O_DIRECT
-  fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_DIRECT, 0644);
-#endif
-  if (fd < 0) fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  return fd;
-}
-
 // Reserves the whole file up front: a full disk fails now rather than
 // hours in, and writes into allocated blocks do not extend the file, so
 // ext4 lets several O_DIRECT writes be in flight at once (file-extending
@@ -375,12 +365,15 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, int drive, Progress&
   if (Status st = check_space(spec.drive_dirs[static_cast<std::size_t>(drive)], total, "container"); !st) {
     return st.error();
   }
-  const std::string tmp = out.path + ".partial";
-  const int fd = create_uncached(tmp);
-  if (fd < 0) return make_error(tmp + ": cannot create: " + std::strerror(errno));
+  AtomicFileOptions fo;
+  fo.direct = true;          // a container is written once and read later: the page cache gains nothing
+  fo.temp_tag = "partial";   // one fixed temporary: an interrupted make's leftover is replaced, never piled up
+  fo.unique = false;
+  auto file = AtomicFile::create(out.path, fo);
+  if (!file) return file.error();
+  const int fd = file->fd();
   auto fail = [&](const std::string& why) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
+    file->discard();
     return make_error(out.path + ": " + why);
   };
   if (Status st = preallocate(fd, total); !st) return fail(st.error().message);
@@ -470,15 +463,10 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, int drive, Progress&
   }
   const AlignedBytes header = aligned_bytes(final_layout->header.size());
   std::memcpy(header.get(), final_layout->header.data(), final_layout->header.size());
-  if (::pwrite(fd, header.get(), final_layout->header.size(), 0) != static_cast<ssize_t>(final_layout->header.size())) {
-    return fail(std::string("writing the header failed: ") + std::strerror(errno));
+  if (Status st = file->pwrite_all(header.get(), final_layout->header.size(), 0); !st) {
+    return fail("writing the header failed: " + st.error().message);
   }
-  if (::fsync(fd) != 0) return fail(std::string("fsync failed: ") + std::strerror(errno));
-  ::close(fd);
-  if (::rename(tmp.c_str(), out.path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    return make_error(out.path + ": cannot rename the finished container into place: " + std::strerror(errno));
-  }
+  if (Status st = file->commit(); !st) return fail(st.error().message);
   out.write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }
@@ -492,7 +480,6 @@ Expected<ContainerFile> copy_replica(const ContainerFile& first, const Container
   out.path = (std::filesystem::path(spec.drive_dirs[static_cast<std::size_t>(drive)]) /
               container_file_name(spec, drive)).string();
   const auto t0 = std::chrono::steady_clock::now();
-  const std::string tmp = out.path + ".partial";
   // Two drive directories on one filesystem are one device: a second copy
   // there would double the disk used and read the same device. The replica
   // is then a hard link to drive 0's file (one inode, the row says so).
@@ -505,17 +492,7 @@ Expected<ContainerFile> copy_replica(const ContainerFile& first, const Container
       out.reused = true;
       return out;
     }
-    ::unlink(tmp.c_str());
-    if (::link(first.path.c_str(), tmp.c_str()) != 0 || ::rename(tmp.c_str(), out.path.c_str()) != 0) {
-      const std::string why = std::strerror(errno);
-      ::unlink(tmp.c_str());
-      return make_error(out.path + ": cannot hard-link the replica to " + first.path + ": " + why);
-    }
-    if (const int dfd = ::open(spec.drive_dirs[static_cast<std::size_t>(drive)].c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        dfd >= 0) {
-      ::fsync(dfd);
-      ::close(dfd);
-    }
+    if (Status st = link_file_atomic(first.path, out.path, "partial"); !st) return st.error();
     out.write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
   }
@@ -530,11 +507,15 @@ Expected<ContainerFile> copy_replica(const ContainerFile& first, const Container
   // size): a copy through the page cache only evicts what engines keep there.
   bool direct = false;
   const int in = open_read_uncached(first.path, direct);
-  const int fd = create_uncached(tmp);
-  if (in < 0 || fd < 0) {
-    if (in >= 0) ::close(in);
-    if (fd >= 0) ::close(fd);
-    return make_error(out.path + ": cannot copy the replica: " + std::strerror(errno));
+  if (in < 0) return make_error(first.path + ": cannot read it to copy the replica: " + std::strerror(errno));
+  AtomicFileOptions fo;
+  fo.direct = true;
+  fo.temp_tag = "partial";
+  fo.unique = false;
+  auto file = AtomicFile::create(out.path, fo);
+  if (!file) {
+    ::close(in);
+    return file.error();
   }
   constexpr std::size_t kCopyBuffer = 16u << 20;
   const AlignedBytes buf = aligned_bytes(kCopyBuffer);
@@ -546,22 +527,14 @@ Expected<ContainerFile> copy_replica(const ContainerFile& first, const Container
       st = make_error(first.path + ": read failed while copying");
       break;
     }
-    if (::pwrite(fd, buf.get(), static_cast<std::size_t>(r), static_cast<off_t>(done)) != r) {
-      st = make_error(tmp + std::string(": write failed: ") + std::strerror(errno));
-      break;
-    }
+    st = file->pwrite_all(buf.get(), static_cast<std::size_t>(r), done);
     done += static_cast<std::uint64_t>(r);
     progress.phase("drive " + std::to_string(drive) + ": copying the replica",
                    static_cast<double>(done) / static_cast<double>(first.bytes));
   }
-  if (st && ::fsync(fd) != 0) st = make_error(tmp + ": fsync failed");
   ::close(in);
-  ::close(fd);
-  if (st && ::rename(tmp.c_str(), out.path.c_str()) != 0) st = make_error(out.path + ": rename failed");
-  if (!st) {
-    ::unlink(tmp.c_str());
-    return st.error();
-  }
+  if (st) st = file->commit();
+  if (!st) return st.error();  // the temporary is removed with `file`
   out.write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

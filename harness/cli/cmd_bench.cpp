@@ -26,7 +26,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 #include <regex>
 #include <thread>
 
@@ -100,10 +100,10 @@ class Bench {
     const double v = std::stod(match[1].str()) * (match[2].str() == "GiB" ? 1073741824.0 : 1048576.0);
     return static_cast<std::uint64_t>(v * 1.02);
   }
-  std::string cyclic_trace() const {
+  Expected<std::string> cyclic_trace() const {
     const std::string path = (std::filesystem::path(a_.drive_dirs[0]) / "cyclic.trace").string();
     const int L = card_.moe_layers(), E = card_.moe.experts, k = card_.moe.active;
-    std::ofstream out(path);
+    std::ostringstream out;
     out << "moebench-trace v1 layers=" << L << " experts=" << E << " k=" << k << "\n";
     out << "# token t uses experts k*t .. k*t+k-1 (mod E) in every layer: a cycle LRU below the model never hits\n";
     for (int t = 0; t < 64; ++t) {
@@ -113,6 +113,7 @@ class Bench {
       }
       out << "\n";
     }
+    if (Status st = write_file_atomic(path, out.str()); !st) return st.error();
     return path;
   }
 
@@ -371,7 +372,9 @@ int bench_command(const BenchArgs& a, const CliState& state) {
   // 4: bytes per token at 0 % hits (deterministic: measured once).
   Point zp = b.point("streaming");
   zp.ram_budget_bytes = ms.budget;
-  zp.routing = "trace:" + b.cyclic_trace();
+  auto trace = b.cyclic_trace();
+  if (!trace) return fail(trace.error().message);
+  zp.routing = "trace:" + *trace;
   auto zero = ok_run(b, zp, 1, "0 % hits run");
   if (!zero) return fail(zero.error().message);
   const double card_bytes = static_cast<double>(scaled->decode_bytes(a.quant).experts_streamed.storage);

@@ -90,7 +90,7 @@ TEST_CASE("compare and report and history add and calibrate refuse hostile resul
     std::string from, to, expect;
   } cases[] = {
       {"\"wall_s\": ", "\"wall_s\": 1e999, \"x\": ", "is outside the range of a double"},
-      {"\"repetitions\": 2,\n      \"routing\"", "\"repetitions\": 1e300,\n      \"routing\"", "/repetitions"},
+      {"\"repetitions\": 2,\n      \"run_id\"", "\"repetitions\": 1e300,\n      \"run_id\"", "/rows/0/repetitions"},
       {"\"gen_tokens\": 4", "\"gen_tokens\": 1e300", "/rows/0/point/gen_tokens"},
       {"\"ram_budget_bytes\": 1048576", "\"ram_budget_bytes\": 123456789012345678901234567890",
        "/rows/0/point/ram_budget_bytes"},
@@ -141,7 +141,7 @@ TEST_CASE("a sweep timeout_s beyond 30 days is refused by run and validate", "[i
   REQUIRE(write_file_atomic(dir.file("s.json"), sweep).ok());
   Finished v = run_moebench({"validate", "--kind", "sweep", dir.file("s.json")}, dir.path(), "validate");
   CHECK(v.exit_code == 1);
-  CHECK(v.out.find("/timeout_s: a timeout of 1.00e+10 s is longer than the longest allowed, 30 days") != std::string::npos);
+  CHECK(v.out.find("/timeout_s: a timeout of 1.000e+10 s is longer than the longest allowed, 30 days") != std::string::npos);
   Finished r = run_moebench({"run", dir.file("s.json"), "--out", dir.file("o"), "--quiet"}, dir.path(), "run");
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("/timeout_s") != std::string::npos);

@@ -3,7 +3,8 @@
 // the old one, output paths that are symlinks, device nodes, FIFOs or
 // directories are refused and left as they were, a set of files is
 // replaced only when every write and fsync succeeded (failures injected
-// through AtomicFileOptions), and the statfs filesystem table.
+// through AtomicFileOptions), hard links put in place the same way, and
+// the statfs filesystem table.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -265,4 +266,26 @@ TEST_CASE("statfs types name the common filesystems and tell RAM-backed ones", "
     CHECK(reads_bypass_drive(disk.path()).empty());
     CHECK(dir_entries(disk.path()).empty());  // the O_DIRECT probe leaves nothing behind
   }
+}
+
+TEST_CASE("link_file_atomic puts a hard link in place and refuses a symlink there", "[atomic]") {
+  TempDir dir;
+  const std::string first = dir.file("drive0.gguf");
+  const std::string replica = dir.file("drive1.gguf");
+  REQUIRE(write_file_atomic(first, "container bytes").ok());
+  REQUIRE(write_file_atomic(replica, "an older replica").ok());
+  REQUIRE(link_file_atomic(first, replica, "partial").ok());
+  struct stat a {}, b {};
+  REQUIRE(::stat(first.c_str(), &a) == 0);
+  REQUIRE(::stat(replica.c_str(), &b) == 0);
+  CHECK(a.st_ino == b.st_ino);
+  CHECK(dir_entries(dir.path()) == std::vector<std::string>{"drive0.gguf", "drive1.gguf"});
+  const std::string link = dir.file("drive2.gguf");
+  REQUIRE(::symlink(first.c_str(), link.c_str()) == 0);
+  Status st = link_file_atomic(first, link);
+  REQUIRE_FALSE(st.ok());
+  CHECK(contains(st.error().message, link + " is a symlink"));
+  CHECK(std::filesystem::is_symlink(link));
+  CHECK_FALSE(link_file_atomic(dir.file("absent"), dir.file("drive3.gguf")).ok());
+  CHECK(dir_entries(dir.path()).size() == 3);  // no temporary left by either failure
 }

@@ -19,8 +19,13 @@ namespace moebench::testing {
 
 class TempDir {
  public:
+  // Under /var/tmp when the temporary directory is in RAM (tmpfs /tmp on
+  // Debian 13, Fedora, Arch): tests stream from their TempDirs, and a drive
+  // directory in RAM is (rightly) an invalid streaming point.
   TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "moebench-test-XXXXXX").string();
+    std::filesystem::path base = std::filesystem::temp_directory_path();
+    if (auto fs = filesystem_kind(base.string()); fs && fs->in_ram) base = "/var/tmp";
+    std::string tmpl = (base / "moebench-test-XXXXXX").string();
     path_ = mkdtemp(tmpl.data());
   }
   ~TempDir() {
