@@ -147,7 +147,7 @@ TEST_CASE("a sweep timeout_s beyond 30 days is refused by run and validate", "[i
   CHECK(r.err.find("/timeout_s") != std::string::npos);
 }
 
-TEST_CASE("--io-throttle 1e300GB/s is refused instead of read as infinity", "[integration][hardening]") {
+TEST_CASE("run --io-throttle 1e300GB/s is refused instead of read as infinity", "[integration][hardening]") {
   TempDir dir;
   REQUIRE(write_file_atomic(dir.file("s.json"), kSweep).ok());
   Finished f = run_moebench({"run", dir.file("s.json"), "--out", dir.file("o"), "--quiet", "--io-throttle", "1e300GB/s"},
