@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "engines/quant/kernels.h"
-#include "engines/quant/quant_format.h"
+#include "vocab/quant_format.h"
 #include "engines/quant/quantize.h"
 
 namespace {

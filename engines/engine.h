@@ -1,7 +1,7 @@
 // engine.h — the engine interface: what the runner drives for every point.
 //
 // An engine turns one Point into one Measurement (timing windows are
-// defined in harness/measurement.h). It may keep set-up (an open container,
+// defined in vocab/measurement.h). It may keep set-up (an open container,
 // loaded weights) between calls and reuse it while Point::setup_key() stays
 // the same; it reports that through Measurement::load_reused. Engines never
 // print (they report through ctx.progress) and must stop promptly once
@@ -16,12 +16,12 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/clock.h"
-#include "harness/expected.h"
-#include "harness/measurement.h"
-#include "harness/model_card.h"
-#include "harness/point.h"
-#include "harness/progress.h"
+#include "vocab/clock.h"
+#include "vocab/expected.h"
+#include "vocab/measurement.h"
+#include "vocab/model_card.h"
+#include "vocab/point.h"
+#include "vocab/progress.h"
 
 namespace moebench {
 

@@ -11,19 +11,17 @@ const std::vector<EngineInfo>& engine_table() {
   static const std::vector<EngineInfo> kTable = {
       {"null",
        "deterministic test double: synthetic numbers from a fixed formula, no hardware touched",
-       null_engine_options_help(), false, check_null_engine_options,
+       EngineCaps{false, true, false}, null_engine_options,
        [](const EngineSpec& spec) -> std::unique_ptr<Engine> { return make_null_engine(spec); }},
       {"resident",
        "every weight in RAM: loads the point's container once per set-up, then runs the real model (attention, "
        "router, shared and routed experts through the quant kernels) over it",
-       "packed=0|1 (container layout), mlock=0|1, chunk=N (prefill chunk, tokens)", true, check_resident_options,
+       EngineCaps{true, false, true}, resident_engine_options,
        [](const EngineSpec& spec) -> std::unique_ptr<Engine> { return make_resident_engine(spec); }},
       {"streaming",
        "trunk in RAM, routed experts read on demand with O_DIRECT (io_uring, registered buffers) from the drive "
        "set into an expert cache sized by the RAM budget; real compute as the resident engine",
-       "packed=0|1, make=0|1 (make the container if missing), qd=N (reads in flight), io=auto|io_uring|pread, "
-       "chunk=N (prefill chunk), fault=eio@N|short@N (fault injection)",
-       true, check_streaming_options,
+       EngineCaps{true, true, true}, streaming_engine_options,
        [](const EngineSpec& spec) -> std::unique_ptr<Engine> { return make_streaming_engine(spec); }},
   };
   return kTable;
@@ -45,7 +43,7 @@ void add_engines_to_context(SweepContext& ctx) {
   };
   ctx.engine_uses_drives = [](const std::string& name) {
     const EngineInfo* e = find_engine(name);
-    return e != nullptr && e->uses_drives;
+    return e != nullptr && e->caps.uses_drives;
   };
 }
 

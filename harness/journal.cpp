@@ -1,258 +1,10 @@
-// journal.cpp — see journal.h. Also the checks of the records a journal and
-// a results.json hold (check_*_record), made before the decoders see them.
+// journal.cpp — see journal.h.
 #include "harness/journal.h"
 
 #include <algorithm>
 #include <filesystem>
 
-#include "harness/sweep_spec.h"
-#include "harness/units.h"
-
 namespace moebench {
-
-constexpr int kJournalVersion = 1;
-
-Json sweep_info_to_json(const SweepInfo& s) {
-  return Json{{"name", s.name},         {"description", s.description}, {"digest", s.digest},
-              {"points_total", s.points_total}, {"repetitions", s.repetitions},
-              {"warmup", s.warmup},     {"seed", s.seed}};
-}
-
-Expected<SweepInfo> sweep_info_from_json(const Json& j) {
-  try {
-    SweepInfo s;
-    s.name = j.at("name").get<std::string>();
-    s.description = j.at("description").get<std::string>();
-    s.digest = j.at("digest").get<std::string>();
-    s.points_total = j.at("points_total").get<std::size_t>();
-    s.repetitions = j.at("repetitions").get<int>();
-    s.warmup = j.at("warmup").get<int>();
-    s.seed = j.at("seed").get<std::uint64_t>();
-    return s;
-  } catch (const Json::exception& e) {
-    return make_error(std::string("malformed sweep record: ") + e.what());
-  }
-}
-
-const Environment* RunResults::environment_of(const ResultRow& row) const {
-  for (const Environment& e : environments) {
-    if (e.run_id == row.run_id) return &e;
-  }
-  return nullptr;
-}
-
-// ------------------------------------------------------------ record checks
-
-namespace {
-
-// Largest point index and count a results file may hold: a sweep expands to
-// at most 1,000,000 points.
-constexpr std::int64_t kMaxPoints = 1000000;
-
-void strings(ObjectReader& r, std::initializer_list<const char*> keys) {
-  for (const char* k : keys) (void)r.string(k, true);
-}
-
-// A non-negative integer that fits a uint64 (seeds, byte counts).
-void unsigned_integer(ObjectReader& r, const char* key) {
-  const Json* j = r.get(key, true);
-  if (j == nullptr) return;
-  if (j->is_number_unsigned() || (j->is_number_integer() && j->get<std::int64_t>() >= 0)) return;
-  r.diagnostics().add(r.path_of(key), "expected an integer of 0 or more, got " + json_type_phrase(*j));
-}
-
-// A figure the writer stores as a number, or null when it was not finite.
-void number_or_null(const Json& j, const std::string& path, Diagnostics& d) {
-  if (j.is_number() || j.is_null()) return;
-  d.add(path, "expected a number or null, got " + json_type_phrase(j));
-}
-
-void check_point_key(const Json& j, const std::string& path, Diagnostics& d) {
-  ObjectReader r(j, path, d);
-  if (!r.is_object()) return;
-  strings(r, {"engine", "model", "scale", "quant", "routing", "cache_policy", "prefetch"});
-  if (const Json* b = r.get("ram_budget_bytes", true)) {
-    if (!(b->is_string() && b->get<std::string>() == "unlimited")) {
-      if (!(b->is_number_unsigned() || b->is_number_integer()) || (b->is_number_integer() && b->get<std::int64_t>() < 1)) {
-        d.add(r.path_of("ram_budget_bytes"), "expected a byte count of 1 or more or \"unlimited\", got " +
-                                                 json_type_phrase(*b));
-      }
-    }
-  }
-  if (const Json* drives = r.object("drives", true)) {
-    ObjectReader dr(*drives, r.path_of("drives"), d);
-    (void)dr.integer("count", true, 1, kMaxDrives);
-    (void)dr.string("layout", true);
-    if (const Json* t = dr.get("throttle_bytes_s", false); t != nullptr && !t->is_null()) {
-      (void)read_rate(*t, dr.path_of("throttle_bytes_s"), d);
-    }
-  }
-  (void)r.integer("context_tokens", true, 0, kMaxTokens);
-  (void)r.integer("prompt_tokens", true, 0, kMaxTokens);
-  (void)r.integer("gen_tokens", true, 0, kMaxTokens);
-  if (const Json* t = r.get("threads", true); t != nullptr && !t->is_string()) {
-    (void)read_integer(*t, r.path_of("threads"), d, 0, kMaxThreads);
-  }
-}
-
-}  // namespace
-
-void check_sweep_record(const Json& j, const std::string& path, Diagnostics& d) {
-  ObjectReader r(j, path, d);
-  if (!r.is_object()) return;
-  strings(r, {"name", "description", "digest"});
-  (void)r.integer("points_total", true, 0, kMaxPoints);
-  (void)r.integer("repetitions", true, 0, kMaxRepetitions);
-  (void)r.integer("warmup", true, 0, kMaxRepetitions);
-  unsigned_integer(r, "seed");
-}
-
-void check_environment_record(const Json& j, const std::string& path, Diagnostics& d) {
-  ObjectReader r(j, path, d);
-  if (!r.is_object()) return;
-  strings(r, {"run_id", "moebench_version", "git_commit", "compiler", "compiler_flags", "build_type", "sanitizers",
-              "kernel", "cpu_model", "hostname", "started_at", "machine_profile", "command_line"});
-  (void)r.integer("logical_cpus", true, 0, 1 << 24);
-  unsigned_integer(r, "memory_total_bytes");
-}
-
-void check_row_record(const Json& j, const std::string& path, Diagnostics& d) {
-  ObjectReader r(j, path, d);
-  if (!r.is_object()) return;
-  if (const Json* p = r.object("point", true)) check_point_key(*p, r.path_of("point"), d);
-  (void)r.integer("index", true, 0, kMaxPoints);
-  strings(r, {"point_id", "status", "reason", "provenance", "run_id", "machine", "build"});
-  if (const Json* notes = r.array("notes", true, false)) {
-    for (std::size_t i = 0; i < notes->size(); ++i) (void)read_string((*notes)[i], json_pointer_append(r.path_of("notes"), i), d);
-  }
-  (void)r.integer("repetitions", true, 0, kMaxRepetitions);
-  (void)r.integer("warmup", true, 0, kMaxRepetitions);
-  (void)r.number("wall_s", true);
-  if (const Json* metrics = r.object("metrics", true)) {
-    for (auto it = metrics->begin(); it != metrics->end(); ++it) {
-      ObjectReader m(it.value(), json_pointer_append(r.path_of("metrics"), it.key()), d);
-      if (!m.is_object()) continue;
-      (void)m.integer("n", true, 0, INT64_MAX);
-      for (const char* k : {"median", "min", "max", "mean", "stddev", "p10", "p90", "mad"}) {
-        if (const Json* v = m.get(k, true)) number_or_null(*v, m.path_of(k), d);
-      }
-    }
-  }
-  if (const Json* samples = r.object("samples", true)) {
-    for (auto it = samples->begin(); it != samples->end(); ++it) {
-      const std::string spath = json_pointer_append(r.path_of("samples"), it.key());
-      if (!it.value().is_array()) {
-        d.add(spath, "expected an array of numbers, got " + json_type_phrase(it.value()));
-        continue;
-      }
-      for (std::size_t i = 0; i < it.value().size(); ++i) number_or_null(it.value()[i], json_pointer_append(spath, i), d);
-    }
-  }
-}
-
-// ------------------------------------------------------------ the journal
-
-namespace {
-
-struct Parsed {
-  RunResults results;
-  std::uint64_t good_bytes = 0;  // length of the intact prefix
-  bool has_header = false;
-};
-
-const char* kDamaged = "the journal is damaged: delete this line to keep the other rows, or move the results "
-                       "directory aside (or pass --fresh) and re-run";
-
-Expected<Parsed> parse_journal(const std::string& path, const std::string& text) {
-  Parsed p;
-  std::size_t pos = 0;
-  std::size_t line_no = 0;
-  std::set<std::string> seen;
-  while (pos < text.size()) {
-    const std::size_t nl = text.find('\n', pos);
-    if (nl == std::string::npos) break;  // torn last line: dropped
-    ++line_no;
-    const std::string_view line(text.data() + pos, nl - pos);
-    const std::string where = path + ":" + std::to_string(line_no);
-    auto parsed = parse_json_text(line, path, line_no);
-    if (!parsed) {
-      // Only the last line can be torn by a crash; damage before it is real.
-      if (nl + 1 == text.size()) break;
-      const std::string& m = parsed.error().message;  // "PATH:LINE:COL: not valid JSON: ..."
-      return make_error(where + ": damaged journal line (" + (m.rfind(path + ":", 0) == 0 ? m.substr(path.size() + 1) : m) +
-                        "); " + kDamaged);
-    }
-    const Json& j = *parsed;
-    if (!j.is_object()) {
-      return make_error(where + ": a journal record is a JSON object, this line holds " + json_type_phrase(j) +
-                        "; " + kDamaged);
-    }
-    Diagnostics d(where);
-    ObjectReader r(j, "", d);
-    const std::string type = r.string("type", true).value_or("");
-    if (!d.ok()) return make_error(d.render() + "; " + kDamaged);
-    if (line_no == 1) {
-      if (type != "header") {
-        return make_error(where + ": not a moebench journal (the first line is a \"header\" record, this one is \"" +
-                          sanitize_utf8(utf8_prefix(type, 40)) + "\")");
-      }
-      const auto version = r.integer("journal_version", true, INT64_MIN, INT64_MAX);
-      if (version && *version != kJournalVersion) {
-        return make_error(where + ": /journal_version: journal version " + std::to_string(*version) +
-                          " is not one this build reads (" + std::to_string(kJournalVersion) + ")");
-      }
-      const Json* sweep = r.object("sweep", true);
-      const Json* env = r.object("environment", true);
-      if (sweep) check_sweep_record(*sweep, "/sweep", d);
-      if (env) check_environment_record(*env, "/environment", d);
-      if (!d.ok()) return make_error(d.render() + "; " + kDamaged);
-      auto s = sweep_info_from_json(*sweep);
-      if (!s) return make_error(where + ": " + s.error().message);
-      auto e = environment_from_json(*env);
-      if (!e) return make_error(where + ": " + e.error().message);
-      p.results.sweep = *s;
-      p.results.environments.push_back(*e);
-      p.has_header = true;
-    } else if (type == "segment") {
-      const Json* env = r.object("environment", true);
-      if (env) check_environment_record(*env, "/environment", d);
-      if (!d.ok()) return make_error(d.render() + "; " + kDamaged);
-      auto e = environment_from_json(*env);
-      if (!e) return make_error(where + ": " + e.error().message);
-      p.results.environments.push_back(*e);
-    } else if (type == "row") {
-      const Json* row_json = r.object("row", true);
-      if (row_json) check_row_record(*row_json, "/row", d);
-      if (!d.ok()) return make_error(d.render() + "; " + kDamaged);
-      auto row = row_from_json(*row_json);
-      if (!row) return make_error(where + ": " + row.error().message + "; " + kDamaged);
-      if (seen.insert(row->point.id()).second) p.results.rows.push_back(std::move(*row));
-    } else {
-      return make_error(where + ": /type: unknown journal record type \"" + sanitize_utf8(utf8_prefix(type, 40)) +
-                        "\" (expected header, segment or row); " + kDamaged);
-    }
-    pos = nl + 1;
-    p.good_bytes = pos;
-  }
-  std::stable_sort(p.results.rows.begin(), p.results.rows.end(),
-                   [](const ResultRow& a, const ResultRow& b) { return a.point.index < b.point.index; });
-  return p;
-}
-
-}  // namespace
-
-Expected<RunResults> parse_journal_text(const std::string& text, const std::string& label) {
-  auto parsed = parse_journal(label, text);
-  if (!parsed) return parsed.error();
-  if (!parsed->has_header) return make_error(label + ": empty journal (no header line)");
-  return parsed->results;
-}
-
-Expected<RunResults> read_journal(const std::string& path) {
-  auto text = read_file(path);
-  if (!text) return text.error();
-  return parse_journal_text(*text, path);
-}
 
 Journal::Journal(Journal&& other) noexcept
     : appender_(std::move(other.appender_)),
@@ -270,11 +22,11 @@ Expected<Journal> Journal::open(const std::string& path, const SweepInfo& sweep,
   Journal jr;
   std::error_code ec;
   const bool exists = std::filesystem::exists(path, ec);
-  Parsed parsed;
+  JournalPrefix parsed;
   if (exists && mode != Mode::kFresh) {
     auto text = read_file(path);
     if (!text) return text.error();
-    auto p = parse_journal(path, *text);
+    auto p = parse_journal_prefix(path, *text);
     if (!p) return p.error();
     parsed = std::move(*p);
   }
@@ -297,8 +49,7 @@ Expected<Journal> Journal::open(const std::string& path, const SweepInfo& sweep,
     if (!app) return app.error();
     jr.appender_ = std::move(*app);
     jr.results_ = std::move(parsed.results);
-    const Json segment = {{"type", "segment"}, {"environment", environment_to_json(env)}};
-    Status st = jr.appender_.append(dump_untrusted(segment) + "\n");
+    Status st = jr.appender_.append(journal_segment_line(env));
     if (!st) return st.error();
     jr.results_.environments.push_back(env);
   } else {
@@ -307,12 +58,7 @@ Expected<Journal> Journal::open(const std::string& path, const SweepInfo& sweep,
     jr.appender_ = std::move(*app);
     jr.results_.sweep = sweep;
     jr.results_.environments.push_back(env);
-    const Json header = {{"type", "header"},
-                         {"journal_version", kJournalVersion},
-                         {"sweep", sweep_info_to_json(sweep)},
-                         {"environment", environment_to_json(env)}};
-    // The environment holds the command line, which may be any bytes.
-    Status st = jr.appender_.append(dump_untrusted(header) + "\n");
+    Status st = jr.appender_.append(journal_header_line(sweep, env));
     if (!st) return st.error();
   }
   for (const ResultRow& r : jr.results_.rows) jr.ids_.insert(r.point.id());
@@ -324,7 +70,7 @@ Status Journal::append(const ResultRow& row) {
   std::lock_guard<std::mutex> lock(mu_);
   const std::string id = row.point.id();
   if (ids_.count(id) != 0) return Status::success();  // never twice
-  Status st = appender_.append(dump_untrusted(Json{{"type", "row"}, {"row", row_to_json(row)}}) + "\n");
+  Status st = appender_.append(journal_row_line(row));
   if (!st) return st;
   ids_.insert(id);
   auto it = std::upper_bound(results_.rows.begin(), results_.rows.end(), row.point.index,

@@ -1,4 +1,5 @@
-// journal.h — the durable record of a sweep in progress (JSONL).
+// journal.h — the durable record of a sweep in progress (JSONL; the format
+// is vocab/journal_format.h).
 //
 // Line 1 is a header (journal version, sweep name/digest/size, environment);
 // each resumed invocation adds a "segment" line with its environment; each
@@ -13,9 +14,9 @@
 #include <set>
 #include <string>
 
-#include "harness/file_io.h"
-#include "harness/json_reader.h"
-#include "harness/run_results.h"
+#include "vocab/file_io.h"
+#include "vocab/journal_format.h"
+#include "vocab/run_results.h"
 
 namespace moebench {
 
@@ -49,25 +50,5 @@ class Journal {
   std::set<std::string> ids_;
   std::size_t loaded_rows_ = 0;
 };
-
-// Reads a journal without opening it for writing (for `report`-style tools
-// and tests). Drops a torn last line (one without its newline, or a last
-// line that is not JSON). Every other problem is an error naming the file,
-// the line and the JSON Pointer: a line that is not JSON, or JSON that is
-// not a record (`[1]`, `3`), a record of an unknown type, a field missing,
-// of the wrong type or out of range. Never throws.
-Expected<RunResults> read_journal(const std::string& path);
-// The same for a journal's text (`label` names it in errors).
-Expected<RunResults> parse_journal_text(const std::string& text, const std::string& label);
-
-// Checks of the records a journal line or a results.json holds, made before
-// the decoders (sweep_info_from_json, environment_from_json, row_from_json)
-// see them: every field they read is present with its type, and every number
-// is in the range of the field that holds it (a row's point is one a sweep
-// could have made: see the limits in sweep_spec.h). Issues go to `d` at JSON
-// Pointers under `path`; unknown keys are allowed (newer writers may add).
-void check_sweep_record(const Json& j, const std::string& path, Diagnostics& d);
-void check_environment_record(const Json& j, const std::string& path, Diagnostics& d);
-void check_row_record(const Json& j, const std::string& path, Diagnostics& d);
 
 }  // namespace moebench

@@ -9,9 +9,9 @@
 #include <mutex>
 #include <thread>
 
-#include "harness/deadline.h"
-#include "harness/metrics.h"
-#include "harness/units.h"
+#include "vocab/deadline.h"
+#include "vocab/metrics.h"
+#include "vocab/units.h"
 
 namespace moebench {
 namespace {
@@ -86,12 +86,134 @@ std::string timeout_reason(double timeout_s) {
          " (timeout_s in the sweep, or --timeout on the command line)";
 }
 
+// ---------------------------------------------------------------- steps
+// A point runs as three named steps: prepare (the scaled card and the
+// engine, made once per engine spec; the other engines give back their
+// set-up), run_repetitions (warm-ups and recorded runs under the deadline),
+// and fold (the measurements into the row). The loop in run_sweep only
+// sequences them and records the row.
+
+using EngineTable = std::map<std::string, std::unique_ptr<Engine>>;  // by canonical engine spec
+
+struct Prepared {
+  ModelCard card;
+  Engine* engine = nullptr;
+};
+
+Expected<Prepared> prepare_point(const Point& p, RunnerDeps& deps, EngineTable& engines) {
+  auto card = deps.find_card(p.model);
+  Expected<ModelCard> scaled = card ? apply_scale(*card, p.scale) : Expected<ModelCard>(card.error());
+  if (!scaled) return scaled.error();
+  const std::string engine_key = p.engine.to_string();
+  if (engines.count(engine_key) == 0) {
+    auto made = deps.make_engine(p.engine);
+    if (!made) return made.error();
+    engines[engine_key] = std::move(*made);
+  }
+  for (auto& [key, other] : engines) {
+    if (key != engine_key) other->release();  // one engine's weights in memory at a time
+  }
+  return Prepared{std::move(*scaled), engines[engine_key].get()};
+}
+
+struct Repetitions {
+  std::vector<Measurement> warmups, recorded;
+  std::string failure;       // non-empty: the point failed (reason)
+  bool interrupted = false;  // the point is not recorded; --resume re-runs it
+  bool stopped = false;      // the engine declared the point infeasible/invalid
+  RowStatus stop_status = RowStatus::kOk;
+  std::string stop_reason;
+  std::vector<std::string> stop_notes;
+  std::string provenance;    // of the last run that answered
+};
+
+Repetitions run_repetitions(const Point& p, const SweepSpec& spec, Engine& engine, RunContext& ctx,
+                            const RunnerDeps& deps, const RunnerOptions& options) {
+  Repetitions reps;
+  const int total_runs = spec.warmup + spec.repetitions;
+  for (int run = 0; run < total_runs; ++run) {
+    ctx.warmup = run < spec.warmup;
+    ctx.repetition = ctx.warmup ? run : run - spec.warmup;
+    const std::string what = ctx.warmup
+        ? "warm-up " + std::to_string(run + 1) + "/" + std::to_string(spec.warmup)
+        : "repetition " + std::to_string(ctx.repetition + 1) + "/" + std::to_string(spec.repetitions);
+    deps.progress.phase(what, -1);
+    Expected<Measurement> m = make_error("engine returned nothing");
+    try {
+      m = engine.run(p, ctx);
+    } catch (const std::exception& e) {
+      m = make_error(std::string("engine threw an exception: ") + e.what());
+    } catch (...) {
+      m = make_error("engine threw an unknown exception");
+    }
+    if (options.interrupt && options.interrupt->load()) {
+      reps.interrupted = true;
+      return reps;
+    }
+    if (!m) {
+      reps.failure = deps.clock.now_s() >= ctx.deadline_s ? timeout_reason(options.timeout_s)
+                                                          : what + ": " + m.error().message;
+      return reps;
+    }
+    if (m->status != RowStatus::kOk) {
+      reps.stopped = true;
+      reps.stop_status = m->status;
+      reps.stop_reason = m->reason.empty() ? std::string("engine declared the point ") + to_string(m->status)
+                                           : m->reason;
+      reps.stop_notes = m->notes;
+      reps.provenance = m->provenance;
+      return reps;
+    }
+    if (auto bad = check_measurement(*m)) {
+      reps.failure = what + ": engine returned an inconsistent measurement: " + *bad;
+      return reps;
+    }
+    if (deps.clock.now_s() >= ctx.deadline_s) {
+      reps.failure = timeout_reason(options.timeout_s);
+      return reps;
+    }
+    reps.provenance = m->provenance;
+    (ctx.warmup ? reps.warmups : reps.recorded).push_back(std::move(*m));
+  }
+  return reps;
+}
+
+// The repetitions into the row: a stop's status and reason, the aggregate
+// (medians, spread, samples, notes) of whatever ran, and the failure.
+void fold(ResultRow& row, Repetitions& reps, const Point& p) {
+  if (!reps.provenance.empty()) row.provenance = reps.provenance;
+  if (reps.stopped) {
+    row.status = reps.stop_status;
+    row.reason = reps.stop_reason;
+    row.notes = reps.stop_notes;
+  }
+  if (!reps.recorded.empty() || !reps.warmups.empty()) {
+    Aggregate agg = aggregate(reps.recorded, reps.warmups, p.ram_budget_bytes);
+    row.metrics = std::move(agg.summaries);
+    row.samples = std::move(agg.samples);
+    row.notes.insert(row.notes.end(), agg.notes.begin(), agg.notes.end());
+    row.repetitions = static_cast<int>(reps.recorded.size());
+    if (!reps.stopped && reps.failure.empty() && agg.status != RowStatus::kOk) {
+      row.status = agg.status;
+      row.reason = agg.reason;
+    }
+  }
+  if (!reps.failure.empty()) {
+    if (!reps.recorded.empty()) {
+      row.notes.push_back("metrics cover the " + std::to_string(reps.recorded.size()) +
+                          " repetitions that finished before the failure");
+    }
+    row.status = RowStatus::kFailed;
+    row.reason = reps.failure;
+  }
+}
+
 }  // namespace
 
 Expected<RunOutcome> run_sweep(const SweepSpec& spec, const std::vector<Point>& points,
                                Journal& journal, RunnerDeps& deps, const RunnerOptions& options) {
   Watchdog watchdog(journal);
-  std::map<std::string, std::unique_ptr<Engine>> engines;  // by canonical engine spec
+  EngineTable engines;
   std::size_t already = 0;
   for (const Point& p : points) already += journal.has(p.id()) ? 1 : 0;
   deps.progress.sweep_started(points.size(), already);
@@ -102,123 +224,38 @@ Expected<RunOutcome> run_sweep(const SweepSpec& spec, const std::vector<Point>& 
     deps.progress.point_started(p.index + 1, p.label());
     const double start_s = deps.clock.now_s();
     ResultRow row = base_row(p, spec, options);
-
-    auto finish = [&](ResultRow& r) -> Status {
+    auto record = [&]() -> Status {
       watchdog.disarm();
-      r.wall_s = deps.clock.now_s() - start_s;
-      Status st = journal.append(r);
+      row.wall_s = deps.clock.now_s() - start_s;
+      Status st = journal.append(row);
       if (!st) return st;
-      deps.progress.point_finished(r.status, r.wall_s);
+      deps.progress.point_finished(row.status, row.wall_s);
       if (options.on_row) options.on_row(journal.results());
       return Status::success();
     };
-    auto fail = [&](std::string reason) -> Status {
-      row.status = RowStatus::kFailed;
-      row.reason = std::move(reason);
-      return finish(row);
-    };
 
-    auto card = deps.find_card(p.model);
-    Expected<ModelCard> scaled = card ? apply_scale(*card, p.scale) : Expected<ModelCard>(card.error());
-    if (!scaled) {
-      if (Status st = fail(scaled.error().message); !st) return st.error();
+    auto prepared = prepare_point(p, deps, engines);
+    if (!prepared) {
+      row.status = RowStatus::kFailed;
+      row.reason = prepared.error().message;
+      if (Status st = record(); !st) return st.error();
       continue;
     }
-    const std::string engine_key = p.engine.to_string();
-    if (engines.count(engine_key) == 0) {
-      auto made = deps.make_engine(p.engine);
-      if (!made) {
-        if (Status st = fail(made.error().message); !st) return st.error();
-        continue;
-      }
-      engines[engine_key] = std::move(*made);
-    }
-    Engine& engine = *engines[engine_key];
-    for (auto& [key, other] : engines) {
-      if (key != engine_key) other->release();  // one engine's weights in memory at a time
-    }
-
     ResultRow hard_fail = row;
     hard_fail.status = RowStatus::kFailed;
     hard_fail.reason = "engine did not stop within timeout_s + " + format_duration_s(options.hard_grace_s) +
                        " grace (" + format_duration_s(options.timeout_s) + " timeout)";
     watchdog.arm(hard_fail, options.timeout_s + options.hard_grace_s);
 
-    RunContext ctx{deps.clock, deps.progress, *scaled, spec.drive_dirs, spec.seed, 0, false,
+    RunContext ctx{deps.clock, deps.progress, prepared->card, spec.drive_dirs, spec.seed, 0, false,
                    start_s + options.timeout_s, options.interrupt};
-    std::vector<Measurement> warmups, recorded;
-    std::string failure;
-    bool interrupted = false;
-    bool stopped = false;  // infeasible/invalid declared by the engine
-    const int total_runs = spec.warmup + spec.repetitions;
-    for (int run = 0; run < total_runs && failure.empty() && !stopped; ++run) {
-      ctx.warmup = run < spec.warmup;
-      ctx.repetition = ctx.warmup ? run : run - spec.warmup;
-      const std::string what = ctx.warmup
-          ? "warm-up " + std::to_string(run + 1) + "/" + std::to_string(spec.warmup)
-          : "repetition " + std::to_string(ctx.repetition + 1) + "/" + std::to_string(spec.repetitions);
-      deps.progress.phase(what, -1);
-      Expected<Measurement> m = make_error("engine returned nothing");
-      try {
-        m = engine.run(p, ctx);
-      } catch (const std::exception& e) {
-        m = make_error(std::string("engine threw an exception: ") + e.what());
-      } catch (...) {
-        m = make_error("engine threw an unknown exception");
-      }
-      if (options.interrupt && options.interrupt->load()) {
-        interrupted = true;
-        break;
-      }
-      if (!m) {
-        failure = deps.clock.now_s() >= ctx.deadline_s ? timeout_reason(options.timeout_s)
-                                                       : what + ": " + m.error().message;
-        break;
-      }
-      if (m->status != RowStatus::kOk) {
-        row.status = m->status;
-        row.reason = m->reason.empty() ? std::string("engine declared the point ") + to_string(m->status)
-                                       : m->reason;
-        row.provenance = m->provenance;
-        row.notes = m->notes;
-        stopped = true;
-        break;
-      }
-      if (auto bad = check_measurement(*m)) {
-        failure = what + ": engine returned an inconsistent measurement: " + *bad;
-        break;
-      }
-      if (deps.clock.now_s() >= ctx.deadline_s) {
-        failure = timeout_reason(options.timeout_s);
-        break;
-      }
-      row.provenance = m->provenance;
-      (ctx.warmup ? warmups : recorded).push_back(std::move(*m));
-    }
-    if (interrupted) {
+    Repetitions reps = run_repetitions(p, spec, *prepared->engine, ctx, deps, options);
+    if (reps.interrupted) {
       watchdog.disarm();
       return RunOutcome::kInterrupted;  // the point is not recorded; --resume re-runs it
     }
-    if (!recorded.empty() || !warmups.empty()) {
-      Aggregate agg = aggregate(recorded, warmups, p.ram_budget_bytes);
-      row.metrics = std::move(agg.summaries);
-      row.samples = std::move(agg.samples);
-      row.notes.insert(row.notes.end(), agg.notes.begin(), agg.notes.end());
-      row.repetitions = static_cast<int>(recorded.size());
-      if (!stopped && failure.empty() && agg.status != RowStatus::kOk) {
-        row.status = agg.status;
-        row.reason = agg.reason;
-      }
-    }
-    if (!failure.empty()) {
-      if (!recorded.empty()) {
-        row.notes.push_back("metrics cover the " + std::to_string(recorded.size()) +
-                            " repetitions that finished before the failure");
-      }
-      if (Status st = fail(failure); !st) return st.error();
-      continue;
-    }
-    if (Status st = finish(row); !st) return st.error();
+    fold(row, reps, p);
+    if (Status st = record(); !st) return st.error();
   }
   deps.progress.sweep_finished();
   return RunOutcome::kCompleted;

@@ -22,7 +22,7 @@
 
 #include "engines/engine.h"
 #include "harness/journal.h"
-#include "harness/sweep_spec.h"
+#include "vocab/sweep_spec.h"
 
 namespace moebench {
 

@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <sstream>
 
-#include "harness/file_io.h"
-#include "harness/text.h"
+#include "vocab/file_io.h"
+#include "vocab/text.h"
 
 namespace fs = std::filesystem;
 

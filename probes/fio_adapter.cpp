@@ -25,10 +25,10 @@
 #include <filesystem>
 #include <vector>
 
-#include "harness/file_io.h"
-#include "harness/json_reader.h"
-#include "harness/subprocess.h"
-#include "harness/text.h"
+#include "vocab/file_io.h"
+#include "vocab/json_reader.h"
+#include "vocab/subprocess.h"
+#include "vocab/text.h"
 
 
 namespace moebench {

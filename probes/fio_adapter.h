@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "harness/expected.h"
+#include "vocab/expected.h"
 
 namespace moebench {
 

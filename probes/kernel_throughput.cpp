@@ -8,7 +8,7 @@
 #include <random>
 
 #include "engines/quant/kernels.h"
-#include "engines/quant/quant_format.h"
+#include "vocab/quant_format.h"
 #include "engines/quant/quantize.h"
 
 namespace moebench {

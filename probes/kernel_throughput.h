@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/expected.h"
-#include "harness/progress.h"
+#include "vocab/expected.h"
+#include "vocab/progress.h"
 
 namespace moebench {
 

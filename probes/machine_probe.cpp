@@ -8,16 +8,16 @@
 #include <cmath>
 #include <set>
 
-#include "harness/environment.h"
-#include "harness/text.h"
-#include "harness/units.h"
+#include "vocab/environment.h"
+#include "vocab/text.h"
+#include "vocab/units.h"
 #include "probes/block_device.h"
 #include "probes/fio_adapter.h"
 #include "probes/kernel_throughput.h"
 #include "probes/memory_bandwidth.h"
 #include "probes/memory_limits.h"
 #include "probes/test_file.h"
-#include "probes/topology.h"
+#include "engines/executor/topology.h"
 
 namespace moebench {
 namespace {

@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/expected.h"
-#include "harness/machine_profile.h"
-#include "harness/progress.h"
+#include "vocab/expected.h"
+#include "vocab/machine_profile.h"
+#include "vocab/progress.h"
 #include "probes/read_engine.h"
 
 namespace moebench {

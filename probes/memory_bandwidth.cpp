@@ -11,10 +11,10 @@
 #include <regex>
 #include <thread>
 
-#include "harness/file_io.h"
-#include "harness/stats.h"
-#include "harness/subprocess.h"
-#include "probes/topology.h"
+#include "vocab/file_io.h"
+#include "vocab/stats.h"
+#include "vocab/subprocess.h"
+#include "engines/executor/topology.h"
 
 namespace moebench {
 namespace {

@@ -46,9 +46,9 @@
 #include <limits>
 #include <string_view>
 
-#include "harness/file_io.h"
-#include "harness/text.h"
-#include "harness/units.h"
+#include "vocab/file_io.h"
+#include "vocab/text.h"
+#include "vocab/units.h"
 
 #if !defined(MAP_ANONYMOUS) && defined(MAP_ANON)
 #define MAP_ANONYMOUS MAP_ANON

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/expected.h"
+#include "vocab/expected.h"
 
 namespace moebench {
 

@@ -18,8 +18,8 @@
 #include <liburing.h>
 #endif
 
-#include "harness/file_io.h"
-#include "harness/stats.h"
+#include "vocab/file_io.h"
+#include "vocab/stats.h"
 
 namespace moebench {
 

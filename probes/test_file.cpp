@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,8 +12,8 @@
 #include <filesystem>
 #include <memory>
 
-#include "harness/file_io.h"
-#include "harness/units.h"
+#include "vocab/file_io.h"
+#include "vocab/units.h"
 
 namespace moebench {
 namespace {
@@ -73,14 +72,6 @@ void fill_test_block(std::uint64_t seed, std::uint64_t index, unsigned char* out
     x ^= x << 17;
     std::memcpy(out + i, &x, 8);
   }
-}
-
-Expected<std::uint64_t> free_bytes(const std::string& dir) {
-  struct statvfs vfs {};
-  if (statvfs(dir.c_str(), &vfs) != 0) {
-    return make_error(dir + ": cannot read free space: " + std::strerror(errno));
-  }
-  return static_cast<std::uint64_t>(vfs.f_bavail) * static_cast<std::uint64_t>(vfs.f_frsize);
 }
 
 Expected<TestFile> prepare_test_file(const std::string& dir, std::uint64_t size_bytes, Progress& progress) {

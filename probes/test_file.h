@@ -1,7 +1,7 @@
 // test_file.h — the file each storage probe reads: real data (never
 // sparse, so every read reaches the device), reused between runs when it is
 // present and valid, and never half-valid: it is written through AtomicFile
-// (harness/file_io.h: temporary name, fsync, rename, directory fsync).
+// (vocab/file_io.h: temporary name, fsync, rename, directory fsync).
 //
 // Layout: 1 MiB blocks of xorshift64 data seeded by (seed, block index);
 // the first 64 bytes carry a header (magic, size, seed). Validity on reuse =
@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <string>
 
-#include "harness/expected.h"
-#include "harness/progress.h"
+#include "vocab/expected.h"
+#include "vocab/progress.h"
 
 namespace moebench {
 
@@ -32,8 +32,6 @@ struct TestFile {
 // message gives both figures and what to do), write failures.
 Expected<TestFile> prepare_test_file(const std::string& dir, std::uint64_t size_bytes, Progress& progress);
 
-// Free bytes available to this user in DIR's filesystem.
-Expected<std::uint64_t> free_bytes(const std::string& dir);
 
 // Fills `out` (n bytes, n a multiple of 8) with block `index` of the data stream.
 void fill_test_block(std::uint64_t seed, std::uint64_t index, unsigned char* out, std::size_t n);

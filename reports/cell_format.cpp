@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "harness/text.h"
-#include "harness/units.h"
+#include "vocab/text.h"
+#include "vocab/units.h"
 
 namespace moebench {
 

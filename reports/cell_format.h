@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "harness/columns.h"
+#include "vocab/columns.h"
 
 namespace moebench {
 

@@ -8,11 +8,11 @@
 #include <map>
 #include <set>
 
-#include "harness/columns.h"
-#include "harness/metrics.h"
-#include "harness/stats.h"
-#include "harness/text.h"
-#include "harness/units.h"
+#include "vocab/columns.h"
+#include "vocab/metrics.h"
+#include "vocab/stats.h"
+#include "vocab/text.h"
+#include "vocab/units.h"
 #include "reports/cell_format.h"
 
 namespace moebench {

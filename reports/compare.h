@@ -30,8 +30,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/expected.h"
-#include "harness/run_results.h"
+#include "vocab/expected.h"
+#include "vocab/run_results.h"
 #include "reports/stats_tests.h"
 
 namespace moebench {

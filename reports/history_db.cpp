@@ -13,9 +13,9 @@
 #include <tuple>
 #include <utility>
 
-#include "harness/build_info.h"
-#include "harness/environment.h"
-#include "harness/text.h"
+#include "vocab/build_info.h"
+#include "vocab/environment.h"
+#include "vocab/text.h"
 
 namespace moebench {
 

@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/expected.h"
-#include "harness/run_results.h"
+#include "vocab/expected.h"
+#include "vocab/run_results.h"
 #include "reports/step_detect.h"
 
 struct sqlite3;

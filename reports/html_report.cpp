@@ -18,9 +18,9 @@
 #include <map>
 #include <set>
 
-#include "harness/columns.h"
-#include "harness/text.h"
-#include "harness/units.h"
+#include "vocab/columns.h"
+#include "vocab/text.h"
+#include "vocab/units.h"
 #include "reports/cell_format.h"
 #include "reports/svg_chart.h"
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/machine_profile.h"
-#include "harness/run_results.h"
+#include "vocab/machine_profile.h"
+#include "vocab/run_results.h"
 
 namespace moebench {
 

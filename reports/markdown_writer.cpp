@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "harness/units.h"
+#include "vocab/units.h"
 #include "reports/cell_format.h"
 #include "reports/writers.h"
 

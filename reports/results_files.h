@@ -1,7 +1,7 @@
 // results_files.h — the results files of a run (results.md, .csv, .json,
 // .jsonl in the results directory) written as one set, so they never
 // disagree: every file's temporary is written and fsynced before the first
-// rename (harness/file_io.h write_files_atomic). When any write fails (a
+// rename (vocab/file_io.h write_files_atomic). When any write fails (a
 // full disk), no file is replaced: the previous set stays intact and the
 // message names the failing file and says how to regenerate them from the
 // journal, which holds every finished point.
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/expected.h"
-#include "harness/file_io.h"
-#include "harness/run_results.h"
+#include "vocab/expected.h"
+#include "vocab/file_io.h"
+#include "vocab/run_results.h"
 
 namespace moebench {
 
@@ -21,7 +21,7 @@ namespace moebench {
 std::vector<std::string> results_file_paths(const std::string& dir, const std::vector<std::string>& formats);
 
 // Fails up front when an output path is a symlink, device node, FIFO or
-// directory (harness/file_io.h check_output_path), before hours of running.
+// directory (vocab/file_io.h check_output_path), before hours of running.
 Status check_results_paths(const std::string& dir, const std::vector<std::string>& formats);
 
 // `regenerate` says how to get the files back, e.g. "run the same command

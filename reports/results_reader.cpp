@@ -1,9 +1,9 @@
 // results_reader.cpp — see results_reader.h.
 #include "reports/results_reader.h"
 
-#include "harness/file_io.h"
-#include "harness/journal.h"
-#include "harness/json_reader.h"
+#include "vocab/file_io.h"
+#include "vocab/journal_format.h"
+#include "vocab/json_reader.h"
 
 namespace moebench {
 

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "harness/expected.h"
-#include "harness/run_results.h"
+#include "vocab/expected.h"
+#include "vocab/run_results.h"
 
 namespace moebench {
 

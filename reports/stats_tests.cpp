@@ -6,7 +6,7 @@
 #include <limits>
 #include <numeric>
 
-#include "harness/stats.h"
+#include "vocab/stats.h"
 
 namespace moebench {
 namespace {

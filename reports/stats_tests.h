@@ -17,7 +17,7 @@
 // - The bootstrap resamples each sample independently with replacement
 //   (splitmix64 generator, so the same seed gives the same interval on every
 //   platform and compiler), takes median(y*) / median(x*) per resample
-//   (medians as in harness/stats.h, type 7) and returns the percentile
+//   (medians as in vocab/stats.h, type 7) and returns the percentile
 //   interval (type-7 quantiles of the resampled ratios).
 #pragma once
 

@@ -1,8 +1,8 @@
 // table_writers.cpp — CSV, JSON and JSONL writers and the schema printer
 // (see writers.h). Machine-readable outputs carry every column at full
 // precision; JSON adds the per-metric summaries and raw repetition samples.
-#include "harness/columns.h"
-#include "harness/text.h"
+#include "vocab/columns.h"
+#include "vocab/text.h"
 #include "reports/cell_format.h"
 #include "reports/writers.h"
 

@@ -1,6 +1,6 @@
 // writers.h — the results writers: pure functions from RunResults to bytes.
 //
-// Every writer reads the column table (harness/columns.h), so a column is
+// Every writer reads the column table (vocab/columns.h), so a column is
 // declared once and appears everywhere. Numbers are printed with
 // locale-independent code (std::to_chars / "C" formatting), so output is the
 // same whatever LC_NUMERIC says.
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/run_results.h"
+#include "vocab/run_results.h"
 
 namespace moebench {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "harness/stats.h"
+#include "vocab/stats.h"
 
 namespace moebench {
 

@@ -5,9 +5,9 @@
 #include <cctype>
 #include <cmath>
 
-#include "engines/quant/quant_format.h"
-#include "harness/text.h"
-#include "harness/units.h"
+#include "vocab/quant_format.h"
+#include "vocab/text.h"
+#include "vocab/units.h"
 
 namespace moebench {
 

@@ -32,9 +32,9 @@
 #include <vector>
 
 #include "engines/analytic/cost_model.h"
-#include "harness/claim.h"
-#include "harness/machine_profile.h"
-#include "harness/model_card.h"
+#include "vocab/claim.h"
+#include "vocab/machine_profile.h"
+#include "vocab/model_card.h"
 
 namespace moebench {
 

@@ -7,10 +7,10 @@
 #include <set>
 
 #include "engines/analytic/hit_rate.h"
-#include "engines/quant/quant_format.h"
-#include "harness/card_tensors.h"
-#include "harness/text.h"
-#include "harness/units.h"
+#include "vocab/quant_format.h"
+#include "vocab/card_tensors.h"
+#include "vocab/text.h"
+#include "vocab/units.h"
 
 namespace moebench {
 

@@ -37,11 +37,11 @@
 #include <string>
 #include <vector>
 
-#include "harness/expected.h"
-#include "harness/machine_profile.h"
-#include "harness/measurement.h"
-#include "harness/model_card.h"
-#include "harness/point.h"
+#include "vocab/expected.h"
+#include "vocab/machine_profile.h"
+#include "vocab/measurement.h"
+#include "vocab/model_card.h"
+#include "vocab/point.h"
 
 namespace moebench {
 

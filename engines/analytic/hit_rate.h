@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "engines/cache/expert_cache.h"
-#include "harness/expected.h"
+#include "vocab/expected.h"
 
 namespace moebench {
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "engines/executor/model_loader.h"
-#include "harness/expected.h"
+#include "vocab/expected.h"
 
 namespace moebench {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engines/container/gguf.h"
-#include "harness/model_card.h"
+#include "vocab/model_card.h"
 
 namespace moebench {
 

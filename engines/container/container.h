@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/expected.h"
-#include "harness/model_card.h"
-#include "harness/progress.h"
+#include "vocab/expected.h"
+#include "vocab/model_card.h"
+#include "vocab/progress.h"
 
 namespace moebench {
 

@@ -22,13 +22,12 @@
 #include "engines/container/container_plan.h"
 #include "engines/container/gguf_writer.h"
 #include "engines/container/weight_gen.h"
-#include "engines/quant/quant_format.h"
+#include "vocab/quant_format.h"
 #include "engines/quant/quantize.h"
-#include "harness/file_io.h"
-#include "harness/hash.h"
-#include "harness/text.h"
-#include "harness/units.h"
-#include "probes/test_file.h"
+#include "vocab/file_io.h"
+#include "vocab/hash.h"
+#include "vocab/text.h"
+#include "vocab/units.h"
 
 namespace moebench {
 namespace {

@@ -4,8 +4,8 @@
 #include <set>
 
 #include "engines/container/ggml_types.h"
-#include "engines/quant/quant_format.h"
-#include "harness/card_tensors.h"
+#include "vocab/quant_format.h"
+#include "vocab/card_tensors.h"
 
 namespace moebench {
 

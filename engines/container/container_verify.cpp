@@ -21,9 +21,9 @@
 #include "engines/container/container.h"
 #include "engines/container/container_plan.h"
 #include "engines/container/gguf.h"
-#include "harness/file_io.h"
-#include "harness/hash.h"
-#include "harness/text.h"
+#include "vocab/file_io.h"
+#include "vocab/hash.h"
+#include "vocab/text.h"
 
 namespace moebench {
 namespace {

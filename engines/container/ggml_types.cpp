@@ -1,7 +1,7 @@
 // ggml_types.cpp — see ggml_types.h.
 #include "engines/container/ggml_types.h"
 
-#include "engines/quant/quant_format.h"
+#include "vocab/quant_format.h"
 
 namespace moebench {
 

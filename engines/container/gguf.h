@@ -19,8 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/expected.h"
-#include "harness/json_reader.h"
+#include "vocab/expected.h"
+#include "vocab/json_reader.h"
 
 namespace moebench {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "harness/text.h"
+#include "vocab/text.h"
 
 namespace moebench {
 namespace {

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "engines/executor/tensor_ops.h"
-#include "harness/model_card.h"
+#include "vocab/model_card.h"
 
 namespace moebench {
 

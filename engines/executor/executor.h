@@ -31,7 +31,7 @@
 #include "engines/executor/model_loader.h"
 #include "engines/executor/tensor_ops.h"
 #include "engines/routing/routing.h"
-#include "harness/model_card.h"
+#include "vocab/model_card.h"
 
 namespace moebench {
 

@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "harness/file_io.h"
-#include "harness/units.h"
+#include "vocab/file_io.h"
+#include "vocab/units.h"
 
 namespace moebench {
 

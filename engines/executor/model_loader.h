@@ -17,7 +17,7 @@
 
 #include "engines/container/gguf.h"
 #include "engines/executor/tensor_ops.h"
-#include "harness/expected.h"
+#include "vocab/expected.h"
 
 namespace moebench {
 

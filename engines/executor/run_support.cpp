@@ -10,8 +10,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/file_io.h"
-#include "harness/text.h"
+#include "vocab/file_io.h"
+#include "vocab/text.h"
 
 namespace moebench {
 

@@ -3,7 +3,7 @@
 // (RSS, peak RSS, /proc/self/io, usable memory) and the timed token loop
 // that turns forward passes into a Measurement's windows.
 //
-// Timing windows (harness/measurement.h): t = 0 when the prompt is handed
+// Timing windows (vocab/measurement.h): t = 0 when the prompt is handed
 // over; prefill runs the prompt in chunks; the logits of the prompt's last
 // position give the first generated token, so token_times_s[0] (TTFT) is the
 // end of prefill, cold reads included; every later token is one decode
@@ -51,7 +51,7 @@ std::optional<std::uint64_t> proc_read_bytes();  // /proc/self/io read_bytes
 std::uint64_t usable_memory_bytes();
 
 // Why the point's drive reads did not measure a drive — a drive directory
-// on tmpfs/ramfs, or on a filesystem refusing O_DIRECT (harness/file_io.h
+// on tmpfs/ramfs, or on a filesystem refusing O_DIRECT (vocab/file_io.h
 // reads_bypass_drive) — or "". run_tokens marks a point that read drive bytes
 // there `invalid` with this reason (after prefill: decode is not run).
 std::string drive_reads_bypass_reason(const Point& point, const RunContext& ctx);

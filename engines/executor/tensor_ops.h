@@ -13,8 +13,8 @@
 
 #include "engines/executor/thread_pool.h"
 #include "engines/quant/kernels.h"
-#include "engines/quant/quant_format.h"
-#include "harness/expected.h"
+#include "vocab/quant_format.h"
+#include "vocab/expected.h"
 
 namespace moebench {
 

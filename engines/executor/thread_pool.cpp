@@ -1,7 +1,7 @@
 // thread_pool.cpp — see thread_pool.h.
 #include "engines/executor/thread_pool.h"
 
-#include "probes/topology.h"
+#include "engines/executor/topology.h"
 
 namespace moebench {
 

@@ -16,7 +16,7 @@
 #include <unordered_map>
 
 #include "engines/io/read_queue.h"
-#include "harness/file_io.h"
+#include "vocab/file_io.h"
 
 namespace moebench {
 
@@ -74,6 +74,8 @@ struct Drive {
   int fd = -1;
   std::uint64_t bytes_in_flight = 0;  // submitted, not yet visibly complete
   IoClock::time_point throttle_free{};  // the modelled server's previous finish
+  IoClock::time_point throttle_first{};  // first throttled submit since open/reset
+  bool throttle_started = false;
 };
 
 struct Op {
@@ -95,6 +97,7 @@ class ExpertIoImpl final : public ExpertIo {
                std::unique_ptr<io_detail::ReadQueue> queue)
       : options_(options), drives_(std::move(drives)), direct_(direct), queue_(std::move(queue)) {
     counters_.bytes_by_drive.assign(drives_.size(), 0);
+    counters_.throttle_span_s_by_drive.assign(drives_.size(), 0.0);
   }
   ~ExpertIoImpl() override {
     // Never start more; let the device finish writing into the caller's
@@ -114,6 +117,8 @@ class ExpertIoImpl final : public ExpertIo {
   void reset_counters() override {
     counters_ = IoCounters{};
     counters_.bytes_by_drive.assign(drives_.size(), 0);
+    counters_.throttle_span_s_by_drive.assign(drives_.size(), 0.0);
+    for (Drive& d : drives_) d.throttle_started = false;
   }
 
   Status submit(const ReadRequest& request) override {
@@ -131,6 +136,12 @@ class ExpertIoImpl final : public ExpertIo {
           std::chrono::duration<double>(static_cast<double>(request.bytes) / *options_.throttle_bytes_s));
       op.due = std::max(now, d.throttle_free) + service;
       d.throttle_free = op.due;
+      if (!d.throttle_started) {
+        d.throttle_started = true;
+        d.throttle_first = now;
+      }
+      counters_.throttle_span_s_by_drive[static_cast<std::size_t>(op.req.drive)] =
+          std::chrono::duration<double>(op.due - d.throttle_first).count();
     }
     ++reads_submitted_;
     if (outstanding_++ == 0) busy_since_ = now;

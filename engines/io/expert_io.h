@@ -48,7 +48,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/expected.h"
+#include "vocab/expected.h"
 
 namespace moebench {
 
@@ -93,6 +93,12 @@ struct IoCounters {
   // not yet visibly complete): bytes / busy_s is the bandwidth the read path
   // achieved while it had work, independent of compute between reads.
   double busy_s = 0;
+  // Throttled reads only (IoOptions::throttle_bytes_s), per drive: the
+  // modelled server's span, from the first throttled submit after open or
+  // reset_counters() to the modelled finish of the last one. A drive that
+  // serves n bytes at rate r has a span of at least n / r; the schedule, not
+  // the wall clock, so tests can check the throttle without timing it.
+  std::vector<double> throttle_span_s_by_drive;
 };
 
 class ExpertIo {

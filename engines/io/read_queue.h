@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/expected.h"
+#include "vocab/expected.h"
 
 namespace moebench::io_detail {
 

@@ -5,8 +5,9 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "harness/text.h"
-#include "harness/units.h"
+#include "engines/engine_options.h"
+#include "vocab/text.h"
+#include "vocab/units.h"
 
 namespace moebench {
 namespace {
@@ -18,8 +19,7 @@ constexpr double kLoadS = 0.5;              // synthetic load time of a new set-
 constexpr double kJitter = 0.03;            // ± half of this, per token
 constexpr std::uint64_t kRuntimeBytes = 64ull << 20;
 
-const std::vector<std::string> kOptionNames = {"sleep_ms", "fail_at", "throw_at", "hang_at",
-                                               "hang_hard_at", "infeasible_below", "over_budget"};
+constexpr std::uint64_t kMaxIndex = 999'999'999'999'999'999ull;  // 18 digits
 
 std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
@@ -30,12 +30,6 @@ std::uint64_t splitmix64(std::uint64_t x) {
 
 double unit_from(std::uint64_t x) { return static_cast<double>(splitmix64(x) >> 11) * 0x1.0p-53; }
 
-bool parse_uint(const std::string& s, std::uint64_t& out) {
-  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 18) return false;
-  out = std::stoull(s);
-  return true;
-}
-
 struct NullOptions {
   double sleep_s = 0;
   std::optional<std::uint64_t> fail_at, throw_at, hang_at, hang_hard_at, infeasible_below;
@@ -43,23 +37,16 @@ struct NullOptions {
 };
 
 NullOptions parse_options(const EngineSpec& spec) {
-  NullOptions o;
-  for (const auto& [k, v] : spec.options) {
-    std::uint64_t n = 0;
-    if (k == "infeasible_below") {
-      auto size = parse_size_bytes(v);
-      if (size) o.infeasible_below = *size;
-      continue;
-    }
-    parse_uint(v, n);
-    if (k == "sleep_ms") o.sleep_s = static_cast<double>(n) / 1e3;
-    if (k == "fail_at") o.fail_at = n;
-    if (k == "throw_at") o.throw_at = n;
-    if (k == "hang_at") o.hang_at = n;
-    if (k == "hang_hard_at") o.hang_hard_at = n;
-    if (k == "over_budget") o.over_budget = n != 0;
-  }
-  return o;
+  const EngineOptions o(null_engine_options(), spec);
+  NullOptions n;
+  n.sleep_s = static_cast<double>(o.count("sleep_ms")) / 1e3;
+  n.fail_at = o.count_if_given("fail_at");
+  n.throw_at = o.count_if_given("throw_at");
+  n.hang_at = o.count_if_given("hang_at");
+  n.hang_hard_at = o.count_if_given("hang_hard_at");
+  n.infeasible_below = o.size_if_given("infeasible_below");
+  n.over_budget = o.flag("over_budget");
+  return n;
 }
 
 class NullEngine final : public Engine {
@@ -143,26 +130,17 @@ class NullEngine final : public Engine {
 
 }  // namespace
 
-std::string null_engine_options_help() {
-  return "sleep_ms=N, fail_at=I, throw_at=I, hang_at=I, hang_hard_at=I, infeasible_below=SIZE, "
-         "over_budget=1 (test hooks; see engines/null/null_engine.h)";
-}
-
-std::string check_null_engine_options(const EngineSpec& spec) {
-  for (const auto& [k, v] : spec.options) {
-    if (std::find(kOptionNames.begin(), kOptionNames.end(), k) == kOptionNames.end()) {
-      return "engine \"null\" has no option \"" + k + "\"" + did_you_mean(k, kOptionNames) +
-             "; options: " + null_engine_options_help();
-    }
-    std::uint64_t n = 0;
-    if (k == "infeasible_below") {
-      auto size = parse_size_bytes(v);
-      if (!size) return "null:infeasible_below: " + size.error().message;
-    } else if (!parse_uint(v, n)) {
-      return "null:" + k + " expects a non-negative integer, got \"" + v + "\"";
-    }
-  }
-  return "";
+const OptionTable& null_engine_options() {
+  static const OptionTable kTable = {
+      {"sleep_ms", OptionKind::kCount, "0", "ms of injectable clock time per generated token", 0, kMaxIndex, {}, {}},
+      {"fail_at", OptionKind::kCount, "", "point index that returns an error", 0, kMaxIndex, {}, {}},
+      {"throw_at", OptionKind::kCount, "", "point index that throws", 0, kMaxIndex, {}, {}},
+      {"hang_at", OptionKind::kCount, "", "point index that waits until cancelled", 0, kMaxIndex, {}, {}},
+      {"hang_hard_at", OptionKind::kCount, "", "point index that ignores cancellation", 0, kMaxIndex, {}, {}},
+      {"infeasible_below", OptionKind::kSize, "", "budgets below it are infeasible", 0, 0, {}, {}},
+      {"over_budget", OptionKind::kFlag, "0", "report a peak RSS 1.5x the budget", 0, 0, {}, {}},
+  };
+  return kTable;
 }
 
 std::unique_ptr<Engine> make_null_engine(const EngineSpec& spec) {

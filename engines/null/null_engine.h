@@ -19,13 +19,15 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engines/engine.h"
+#include "engines/engine_options.h"
 
 namespace moebench {
 
-std::string null_engine_options_help();
-std::string check_null_engine_options(const EngineSpec& spec);
+// The option table above, as data (engines/engine_options.h).
+const OptionTable& null_engine_options();
 std::unique_ptr<Engine> make_null_engine(const EngineSpec& spec);
 
 }  // namespace moebench

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "engines/quant/quant_format.h"
+#include "vocab/quant_format.h"
 
 namespace moebench {
 

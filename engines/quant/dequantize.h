@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "harness/expected.h"
+#include "vocab/expected.h"
 
 namespace moebench {
 

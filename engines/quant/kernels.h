@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engines/quant/quant_format.h"
-#include "harness/expected.h"
+#include "vocab/quant_format.h"
+#include "vocab/expected.h"
 
 namespace moebench {
 

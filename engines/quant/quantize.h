@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "engines/quant/kernels.h"
-#include "harness/expected.h"
+#include "vocab/expected.h"
 
 namespace moebench {
 

@@ -18,7 +18,7 @@
 
 #include "engines/quant/dequantize.h"
 #include "engines/quant/kernels.h"
-#include "engines/quant/quant_format.h"
+#include "vocab/quant_format.h"
 #include "engines/quant/quantize.h"
 
 namespace moebench {

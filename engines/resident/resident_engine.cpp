@@ -9,7 +9,7 @@
 #include "engines/executor/run_support.h"
 #include "engines/executor/thread_pool.h"
 #include "engines/routing/routing.h"
-#include "harness/units.h"
+#include "vocab/units.h"
 
 namespace moebench {
 namespace {
@@ -173,17 +173,13 @@ class ResidentEngine final : public Engine {
 
 }  // namespace
 
-std::string check_resident_options(const EngineSpec& spec) {
-  for (const auto& [k, v] : spec.options) {
-    if (k == "packed" || k == "mlock") {
-      if (v != "0" && v != "1") return "resident option " + k + " must be 0 or 1";
-    } else if (k == "chunk") {
-      if (!whole_number_in(v, 1, 4096)) return "resident option chunk must be a whole number of tokens in 1..4096";
-    } else {
-      return "unknown resident option \"" + k + "\"; expected packed, mlock or chunk";
-    }
-  }
-  return "";
+const OptionTable& resident_engine_options() {
+  static const OptionTable kTable = {
+      {"packed", OptionKind::kFlag, "0", "container layout: one record per expert", 0, 0, {}, {}},
+      {"mlock", OptionKind::kFlag, "0", "lock the weights in RAM", 0, 0, {}, {}},
+      {"chunk", OptionKind::kCount, "32", "prefill chunk, tokens", 1, 4096, {}, {}},
+  };
+  return kTable;
 }
 
 std::unique_ptr<Engine> make_resident_engine(const EngineSpec& spec) { return std::make_unique<ResidentEngine>(spec); }

@@ -12,10 +12,12 @@
 #include <memory>
 
 #include "engines/engine.h"
+#include "engines/engine_options.h"
 
 namespace moebench {
 
 std::unique_ptr<Engine> make_resident_engine(const EngineSpec& spec);
-std::string check_resident_options(const EngineSpec& spec);
+// Its options, as data (engines/engine_options.h).
+const OptionTable& resident_engine_options();
 
 }  // namespace moebench

@@ -23,8 +23,8 @@
 
 #include "engines/routing/routing.h"
 #include "engines/routing/routing_internal.h"
-#include "harness/sweep_spec.h"
-#include "harness/text.h"
+#include "vocab/sweep_spec.h"
+#include "vocab/text.h"
 
 namespace moebench {
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "engines/routing/routing.h"
-#include "harness/expected.h"
+#include "vocab/expected.h"
 
 namespace moebench::routing_detail {
 

@@ -18,7 +18,7 @@
 
 #include "engines/routing/routing.h"
 #include "engines/routing/routing_internal.h"
-#include "harness/file_io.h"
+#include "vocab/file_io.h"
 
 namespace moebench {
 namespace {

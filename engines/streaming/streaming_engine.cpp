@@ -14,8 +14,8 @@
 #include "engines/io/expert_io.h"
 #include "engines/routing/routing.h"
 #include "engines/streaming/streaming_source.h"
-#include "harness/text.h"
-#include "harness/units.h"
+#include "vocab/text.h"
+#include "vocab/units.h"
 
 namespace moebench {
 namespace {
@@ -267,24 +267,20 @@ class StreamingEngine final : public Engine {
 
 }  // namespace
 
-std::string check_streaming_options(const EngineSpec& spec) {
-  for (const auto& [k, v] : spec.options) {
-    if (k == "packed" || k == "make") {
-      if (v != "0" && v != "1") return "streaming option " + k + " must be 0 or 1";
-    } else if (k == "qd") {
-      if (!whole_number_in(v, 1, 1024)) return "streaming option qd must be a whole number in 1..1024 (reads in flight)";
-    } else if (k == "chunk") {
-      if (!whole_number_in(v, 1, 4096)) return "streaming option chunk must be a whole number of tokens in 1..4096";
-    } else if (k == "io") {
-      if (v != "auto" && v != "io_uring" && v != "pread") return "streaming option io must be auto, io_uring or pread";
-    } else if (k == "fault") {
-      auto f = parse_fault_plan(v);
-      if (!f) return "streaming option fault: " + f.error().message;
-    } else {
-      return "unknown streaming option \"" + k + "\"; expected packed, make, qd, chunk, io or fault";
-    }
-  }
-  return "";
+const OptionTable& streaming_engine_options() {
+  static const OptionTable kTable = {
+      {"packed", OptionKind::kFlag, "0", "container layout: one record per expert", 0, 0, {}, {}},
+      {"make", OptionKind::kFlag, "1", "make the container if missing", 0, 0, {}, {}},
+      {"qd", OptionKind::kCount, "32", "reads in flight", 1, 1024, {}, {}},
+      {"io", OptionKind::kChoice, "auto", "read path", 0, 0, {"auto", "io_uring", "pread"}, {}},
+      {"chunk", OptionKind::kCount, "32", "prefill chunk, tokens", 1, 4096, {}, {}},
+      {"fault", OptionKind::kText, "", "fault injection: eio@N or short@N", 0, 0, {},
+       [](const std::string& v) -> std::string {
+         auto f = parse_fault_plan(v);
+         return f ? "" : f.error().message;
+       }},
+  };
+  return kTable;
 }
 
 std::unique_ptr<Engine> make_streaming_engine(const EngineSpec& spec) { return std::make_unique<StreamingEngine>(spec); }

@@ -31,10 +31,12 @@
 #include <string>
 
 #include "engines/engine.h"
+#include "engines/engine_options.h"
 
 namespace moebench {
 
 std::unique_ptr<Engine> make_streaming_engine(const EngineSpec& spec);
-std::string check_streaming_options(const EngineSpec& spec);
+// Its options, as data (engines/engine_options.h).
+const OptionTable& streaming_engine_options();
 
 }  // namespace moebench

@@ -12,13 +12,13 @@
 #include <string>
 #include <string_view>
 
-#include "harness/claim.h"
-#include "harness/config_store.h"
-#include "harness/json_reader.h"
-#include "harness/machine_profile.h"
-#include "harness/model_card.h"
-#include "harness/sweep_spec.h"
-#include "harness/units.h"
+#include "vocab/claim.h"
+#include "vocab/config_store.h"
+#include "vocab/json_reader.h"
+#include "vocab/machine_profile.h"
+#include "vocab/model_card.h"
+#include "vocab/sweep_spec.h"
+#include "vocab/units.h"
 
 using namespace moebench;
 

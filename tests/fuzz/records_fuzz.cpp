@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "harness/journal.h"
+#include "vocab/journal_format.h"
 #include "reports/compare.h"
 #include "reports/results_reader.h"
 #include "reports/writers.h"

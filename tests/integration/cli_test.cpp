@@ -10,7 +10,7 @@
 
 #include "../unit/test_support.h"
 #include "engines/container/gguf.h"
-#include "harness/columns.h"
+#include "vocab/columns.h"
 #include "harness/journal.h"
 #include "process.h"
 

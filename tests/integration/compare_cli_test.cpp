@@ -13,9 +13,9 @@
 #include <filesystem>
 
 #include "../unit/test_support.h"
-#include "harness/metrics.h"
+#include "vocab/metrics.h"
 #include "process.h"
-#include "harness/file_io.h"
+#include "vocab/file_io.h"
 #include "reports/results_reader.h"
 #include "reports/writers.h"
 

@@ -17,9 +17,9 @@
 #include "engines/container/container.h"
 #include "engines/resident/resident_engine.h"
 #include "engines/streaming/streaming_engine.h"
-#include "harness/clock.h"
-#include "harness/metrics.h"
-#include "harness/progress.h"
+#include "vocab/clock.h"
+#include "vocab/metrics.h"
+#include "vocab/progress.h"
 
 using namespace moebench;
 using moebench::testing::Finished;

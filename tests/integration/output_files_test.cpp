@@ -16,9 +16,9 @@
 
 #include "../unit/test_support.h"
 #include "engines/streaming/streaming_engine.h"
-#include "harness/clock.h"
-#include "harness/json_reader.h"
-#include "harness/progress.h"
+#include "vocab/clock.h"
+#include "vocab/json_reader.h"
+#include "vocab/progress.h"
 #include "process.h"
 
 using namespace moebench;

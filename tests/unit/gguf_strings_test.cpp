@@ -14,7 +14,7 @@
 #include "engines/container/container.h"
 #include "engines/container/gguf.h"
 #include "engines/container/gguf_writer.h"
-#include "harness/file_io.h"
+#include "vocab/file_io.h"
 #include "test_support.h"
 
 using namespace moebench;

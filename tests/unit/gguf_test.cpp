@@ -8,7 +8,7 @@
 #include "engines/container/ggml_types.h"
 #include "engines/container/gguf.h"
 #include "engines/container/gguf_writer.h"
-#include "harness/file_io.h"
+#include "vocab/file_io.h"
 
 using namespace moebench;
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "harness/hash.h"
+#include "vocab/hash.h"
 
 using namespace moebench;
 

@@ -12,7 +12,7 @@
 #include <fstream>
 #include <numbers>
 
-#include "harness/stats.h"
+#include "vocab/stats.h"
 #include "reports/history_db.h"
 #include "reports/step_detect.h"
 

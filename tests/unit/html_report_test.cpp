@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/metrics.h"
+#include "vocab/metrics.h"
 #include "reports/html_report.h"
 #include "reports/svg_chart.h"
 

@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "harness/journal.h"
-#include "harness/metrics.h"
+#include "vocab/metrics.h"
 #include "test_support.h"
 
 using namespace moebench;

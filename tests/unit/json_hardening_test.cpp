@@ -5,12 +5,12 @@
 // never an exception, an abort or a stack overflow.
 #include <catch2/catch.hpp>
 
-#include "harness/claim.h"
+#include "vocab/claim.h"
 #include "harness/journal.h"
-#include "harness/json_reader.h"
-#include "harness/machine_profile.h"
-#include "harness/model_card.h"
-#include "harness/sweep_spec.h"
+#include "vocab/json_reader.h"
+#include "vocab/machine_profile.h"
+#include "vocab/model_card.h"
+#include "vocab/sweep_spec.h"
 #include "reports/results_reader.h"
 #include "reports/writers.h"
 #include "test_support.h"

@@ -1,8 +1,8 @@
 // json_reader_test.cpp — the strict reader's rules, one at a time.
 #include <catch2/catch.hpp>
 
-#include "harness/json_reader.h"
-#include "harness/text.h"
+#include "vocab/json_reader.h"
+#include "vocab/text.h"
 
 using namespace moebench;
 

@@ -11,7 +11,7 @@
 
 #include "engines/quant/dequantize.h"
 #include "engines/quant/kernels.h"
-#include "engines/quant/quant_format.h"
+#include "vocab/quant_format.h"
 #include "engines/quant/quantize.h"
 
 using namespace moebench;

@@ -6,13 +6,13 @@
 
 #include <chrono>
 
-#include "harness/deadline.h"
-#include "harness/environment.h"
+#include "vocab/deadline.h"
+#include "vocab/environment.h"
 #include "harness/journal.h"
 #include "harness/runner.h"
-#include "harness/subprocess.h"
-#include "harness/sweep_spec.h"
-#include "harness/units.h"
+#include "vocab/subprocess.h"
+#include "vocab/sweep_spec.h"
+#include "vocab/units.h"
 #include "test_support.h"
 
 using namespace moebench;

@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <set>
 
-#include "harness/file_io.h"
-#include "harness/machine_profile.h"
+#include "vocab/file_io.h"
+#include "vocab/machine_profile.h"
 
 using namespace moebench;
 

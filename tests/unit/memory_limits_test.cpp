@@ -13,7 +13,7 @@
 #include <cstring>
 #include <string>
 
-#include "harness/file_io.h"
+#include "vocab/file_io.h"
 #include "probes/memory_limits.h"
 
 using namespace moebench;

@@ -11,9 +11,9 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "harness/card_report.h"
-#include "harness/file_io.h"
-#include "harness/subprocess.h"
+#include "vocab/card_report.h"
+#include "vocab/file_io.h"
+#include "vocab/subprocess.h"
 #include "test_support.h"
 
 using namespace moebench;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engines/quant/kernels.h"
-#include "engines/quant/quant_format.h"
+#include "vocab/quant_format.h"
 #include "engines/quant/quantize.h"
 
 using namespace moebench;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engines/quant/dequantize.h"
-#include "engines/quant/quant_format.h"
+#include "vocab/quant_format.h"
 #include "engines/quant/quantize.h"
 
 using namespace moebench;

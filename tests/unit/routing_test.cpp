@@ -15,7 +15,7 @@
 #include <catch2/catch.hpp>
 
 #include "engines/routing/routing.h"
-#include "harness/file_io.h"
+#include "vocab/file_io.h"
 #include "test_support.h"
 
 using namespace moebench;

@@ -3,9 +3,9 @@
 // engine-declared statuses, the RSS budget check, resume and interruption.
 #include <catch2/catch.hpp>
 
-#include "harness/environment.h"
+#include "vocab/environment.h"
 #include "harness/journal.h"
-#include "harness/metrics.h"
+#include "vocab/metrics.h"
 #include "harness/runner.h"
 #include "test_support.h"
 

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "harness/stats.h"
+#include "vocab/stats.h"
 
 using namespace moebench;
 

@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include "engines/registry.h"
-#include "harness/config_store.h"
-#include "harness/sweep_spec.h"
+#include "vocab/config_store.h"
+#include "vocab/sweep_spec.h"
 #include "test_support.h"
 
 using namespace moebench;

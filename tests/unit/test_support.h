@@ -11,9 +11,9 @@
 #include <catch2/catch.hpp>
 
 #include "engines/registry.h"
-#include "harness/config_store.h"
-#include "harness/file_io.h"
-#include "harness/sweep_spec.h"
+#include "vocab/config_store.h"
+#include "vocab/file_io.h"
+#include "vocab/sweep_spec.h"
 
 namespace moebench::testing {
 

@@ -1,7 +1,7 @@
 // units_test.cpp — sizes and rates as configs spell them.
 #include <catch2/catch.hpp>
 
-#include "harness/units.h"
+#include "vocab/units.h"
 
 using namespace moebench;
 

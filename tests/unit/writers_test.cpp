@@ -15,9 +15,9 @@
 #include <memory>
 #include <set>
 
-#include "harness/columns.h"
-#include "harness/file_io.h"
-#include "harness/metrics.h"
+#include "vocab/columns.h"
+#include "vocab/file_io.h"
+#include "vocab/metrics.h"
 #include "reports/cell_format.h"
 #include "reports/results_files.h"
 #include "reports/writers.h"

@@ -1,0 +1,42 @@
+// cli_state.cpp — what every subcommand shares: the config store (--configs
+// directories, ./configs, the embedded configs), the sweep context (engines,
+// cards) and the number validator. main.cpp only builds the command tree.
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "engines/registry.h"
+
+namespace moebench {
+
+ConfigStore CliState::store() const {
+  std::vector<std::string> dirs = config_dirs;
+  std::error_code ec;
+  if (std::filesystem::is_directory("configs", ec)) dirs.push_back("configs");
+  return ConfigStore(dirs);
+}
+
+SweepContext CliState::sweep_context(const ConfigStore& store) const {
+  SweepContext ctx;
+  add_engines_to_context(ctx);
+  ctx.card_names = store.names("models");
+  ctx.find_card = [store](const std::string& name) { return store.card(name); };
+  return ctx;
+}
+
+CLI::Validator positive_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double v = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, v);  // locale-independent, like units.cpp
+        if (ec != std::errc() || ptr != end || !std::isfinite(v) || v <= 0) {
+          return "expected a number > 0, got \"" + text + "\"";
+        }
+        return {};
+      },
+      "NUMBER>0", "positive_number");
+}
+
+}  // namespace moebench

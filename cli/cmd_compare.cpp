@@ -1,0 +1,139 @@
+// cmd_compare.cpp — `moebench compare BASE NEW`: reads two results files
+// (or --out directories), refuses different machines unless --cross-machine,
+// judges every matched row and metric (reports/compare.h: two-sided
+// Mann-Whitney U test AND a minimum change of the medians), prints markdown
+// or JSON, and exits 1 when anything regressed — the CI gate.
+//
+// Exit codes: 0 nothing regressed; 1 something regressed (stdout says
+// REGRESSED, stderr "moebench compare: regression: ..."), or the command could
+// not compare (stderr "moebench compare: error: ...", nothing on stdout).
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "vocab/file_io.h"
+#include "vocab/text.h"
+#include "reports/compare.h"
+#include "reports/results_reader.h"
+
+namespace moebench {
+namespace {
+
+struct CompareArgs {
+  std::string base, now;
+  std::string threshold = "5%";
+  double alpha = 0.01;
+  std::string format = "md";
+  bool cross_machine = false;
+  std::uint64_t seed = 1;
+  int resamples = 2000;
+  std::string out;
+};
+
+// "5%" → 0.05; "0.05" → 0.05. A bare number of 1 or more is refused: "5"
+// could mean 5 % or 500 %.
+Expected<double> parse_threshold(const std::string& text) {
+  std::string t(trim(text));
+  const bool percent = !t.empty() && t.back() == '%';
+  if (percent) t = std::string(trim(t.substr(0, t.size() - 1)));
+  double v = 0;
+  std::size_t used = 0;
+  try {
+    v = std::stod(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (t.empty() || used != t.size() || !std::isfinite(v) || v < 0) {
+    return make_error("--threshold \"" + text + "\": expected a relative change such as 5% or 0.05");
+  }
+  if (!percent && v >= 1) {
+    return make_error("--threshold " + text + ": ambiguous; write " + t + "% for a percentage or a fraction below 1 "
+                      "(0.05 = 5 %)");
+  }
+  return percent ? v / 100 : v;
+}
+
+// A results.json, or a run's --out directory holding one.
+std::string results_path(const std::string& arg) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(arg, ec)) return (std::filesystem::path(arg) / "results.json").string();
+  return arg;
+}
+
+int compare_command(const CompareArgs& a) {
+  auto error = [](const std::string& m) {
+    std::fprintf(stderr, "moebench compare: error: %s\n(exit 1: nothing was compared; this is not a regression "
+                         "verdict)\n", m.c_str());
+    return 1;
+  };
+  auto threshold = parse_threshold(a.threshold);
+  if (!threshold) return error(threshold.error().message);
+  const std::string base_path = results_path(a.base), new_path = results_path(a.now);
+  auto base = load_results_file(base_path);
+  if (!base) return error("BASE " + base.error().message);
+  auto now = load_results_file(new_path);
+  if (!now) return error("NEW " + now.error().message);
+
+  CompareOptions o;
+  o.threshold = *threshold;
+  o.alpha = a.alpha;
+  o.cross_machine = a.cross_machine;
+  o.seed = a.seed;
+  o.resamples = a.resamples;
+  auto c = compare_results(*base, *now, o, base_path, new_path);
+  if (!c) return error(c.error().message);
+
+  const std::string text = a.format == "json" ? comparison_to_json(*c) : comparison_to_markdown(*c);
+  std::fputs(text.c_str(), stdout);
+  std::fflush(stdout);
+  if (!a.out.empty()) {
+    if (Status st = write_file_atomic(a.out, text); !st) return error(st.error().message);
+  }
+  if (c->regressed()) {
+    std::fprintf(stderr, "moebench compare: regression: %zu of %zu rows regressed (%zu metrics, %zu status changes); "
+                 "exit 1\n", c->rows_regressed, c->rows.size(), c->metrics_regressed, c->status_regressed);
+    return 1;
+  }
+  std::fprintf(stderr, "moebench compare: no regression in %zu rows (%zu improved, %zu insufficient samples)\n",
+               c->rows.size(), c->rows_improved, c->rows_insufficient);
+  return 0;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, CliState& state) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* cmd = app.add_subcommand("compare", "Compare two results files: improved / regressed / unchanged per "
+                                                "row and metric; exit 1 on a regression.");
+  cmd->footer(
+      "Rows are matched by point id (every axis value). Per metric (decode_tok_s, prefill_tok_s, ttft_s, "
+      "expert_hit_rate, read_bytes_per_token, io_wait_frac, peak_rss_bytes; each knows which way is better) a "
+      "verdict needs BOTH a two-sided Mann-Whitney U test on the raw repetition samples with p < alpha AND a "
+      "change of the medians of at least the threshold (and at least 1 point of hit rate, 5 points of I/O wait, 16 MiB of "
+      "peak RSS); too few repetitions to ever reach p < alpha give "
+      "\"insufficient samples\" (at alpha 0.01: at least 5 on each side). A status change is judged too "
+      "(ok -> failed is a regression). The interval is a seeded bootstrap of median(new)/median(base). Results "
+      "of different machines (row machine, host, CPU, CPU count, memory) are refused unless --cross-machine.\n\n"
+      "Exit codes: 0 no regression; 1 a regression (stdout says REGRESSED) or an input error (stderr says "
+      "\"error:\", stdout stays empty).\n\n"
+      "Example:\n"
+      "  moebench run ci --out results/base && moebench run ci --out results/new\n"
+      "  moebench compare results/base results/new                 # directories or results.json files\n"
+      "  moebench compare base.json new.json --threshold 10% --alpha 0.05 --format json --out cmp.json");
+  cmd->add_option("base", args->base, "baseline: results.json, or the --out directory of a run")->required();
+  cmd->add_option("new", args->now, "candidate: results.json, or the --out directory of a run")->required();
+  cmd->add_option("--threshold", args->threshold,
+                  "minimum relative change of the medians for a verdict: 5% (default) or 0.05");
+  cmd->add_option("--alpha", args->alpha, "significance level of the two-sided U test (default 0.01)")
+      ->check(CLI::Range(1e-9, 0.5));
+  cmd->add_option("--format", args->format, "md (default) or json")->check(CLI::IsMember({"md", "json"}));
+  cmd->add_flag("--cross-machine", args->cross_machine,
+                "compare results of different machines anyway (the differences are printed)");
+  cmd->add_option("--seed", args->seed, "bootstrap seed (default 1; the same seed gives the same intervals)");
+  cmd->add_option("--resamples", args->resamples, "bootstrap resamples (default 2000)")->check(CLI::Range(100, 1000000));
+  cmd->add_option("--out", args->out, "also write the report to this file");
+  cmd->callback([args, &state] { state.exit_code = compare_command(*args); });
+}
+
+}  // namespace moebench

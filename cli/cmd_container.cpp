@@ -1,0 +1,257 @@
+// cmd_container.cpp — `moebench container`: GGUF containers. `inspect`
+// prints the header of any GGUF file (moebench's or llama.cpp's): version,
+// alignment, every metadata entry with its type, and the tensor table.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "engines/container/container.h"
+#include "engines/container/ggml_types.h"
+#include "engines/container/gguf.h"
+#include "cli/commands.h"
+#include "harness/terminal_progress.h"
+#include "vocab/text.h"
+#include "vocab/units.h"
+#include "probes/fio_adapter.h"
+
+namespace moebench {
+namespace {
+
+// The first `keep` bytes of valid UTF-8 `s` and "...", when it is longer
+// than `max`; never cuts a character in two.
+std::string shorten(std::string s, std::size_t max, std::size_t keep) {
+  if (s.size() <= max) return s;
+  while (keep > 0 && (static_cast<unsigned char>(s[keep]) & 0xC0) == 0x80) --keep;
+  return s.substr(0, keep) + "...";
+}
+
+// Values go through gguf_value_text: a file's strings need not be valid
+// UTF-8 (Json::dump would throw), they are shown with U+FFFD instead.
+std::string short_value(const GgufKv& kv) {
+  if (kv.type != GgufType::kArray || !kv.value.is_array()) return shorten(gguf_value_text(kv.value), 100, 97);
+  std::string s = "[";
+  const std::size_t shown = std::min<std::size_t>(kv.value.size(), 4);
+  for (std::size_t i = 0; i < shown; ++i) {
+    s += (i ? ", " : "") + shorten(gguf_value_text(kv.value[i]), 24, 21);
+  }
+  if (kv.value.size() > shown) s += ", ... (" + std::to_string(kv.value.size()) + " in all)";
+  return s + "]";
+}
+
+std::string type_label(const GgufKv& kv) {
+  if (kv.type != GgufType::kArray) return to_string(kv.type);
+  return std::string("array<") + to_string(kv.array_type) + ">[" + std::to_string(kv.value.size()) + "]";
+}
+
+std::string shape(const GgufTensorInfo& t) {
+  std::vector<std::string> dims;
+  for (std::uint64_t d : t.ne) dims.push_back(std::to_string(d));
+  return join(dims, " x ");
+}
+
+}  // namespace
+
+std::string inspect_gguf(const GgufFile& f) {
+  std::string out = f.label + ": GGUF v" + std::to_string(f.version) + ", " + std::to_string(f.file_bytes) +
+                    " bytes (" + format_bytes(static_cast<double>(f.file_bytes)) + "), alignment " +
+                    std::to_string(f.alignment) + ", tensor data at byte " + std::to_string(f.data_offset) + "\n";
+  out += "\nmetadata (" + std::to_string(f.kvs.size()) + " entries):\n";
+  std::size_t key_width = 0;
+  for (const GgufKv& kv : f.kvs) key_width = std::max(key_width, gguf_printable(kv.key).size());
+  for (const GgufKv& kv : f.kvs) {
+    const std::string key = gguf_printable(kv.key);
+    std::string line = "  " + key + std::string(key_width - key.size() + 2, ' ');
+    std::string t = type_label(kv);
+    line += t + std::string(t.size() < 22 ? 22 - t.size() : 1, ' ') + short_value(kv);
+    out += line + "\n";
+  }
+  out += "\ntensors (" + std::to_string(f.tensors.size()) + "):\n";
+  std::size_t name_width = 4;
+  for (const GgufTensorInfo& t : f.tensors) name_width = std::max(name_width, gguf_printable(t.name).size());
+  out += "  name" + std::string(name_width - 4 + 2, ' ') + "type     shape                 file offset      bytes\n";
+  std::uint64_t total = 0;
+  for (const GgufTensorInfo& t : f.tensors) {
+    const std::string name = gguf_printable(t.name);
+    const auto type = find_ggml_type(t.ggml_type);
+    std::string tn = type ? type->name : "?";
+    std::string sh = shape(t);
+    std::string off = std::to_string(f.data_offset + t.offset);
+    out += "  " + name + std::string(name_width - name.size() + 2, ' ') + tn +
+           std::string(tn.size() < 9 ? 9 - tn.size() : 1, ' ') + sh +
+           std::string(sh.size() < 22 ? 22 - sh.size() : 1, ' ') + off +
+           std::string(off.size() < 17 ? 17 - off.size() : 1, ' ') + std::to_string(t.bytes) + "\n";
+    total += t.bytes;
+  }
+  out += "  total tensor bytes: " + std::to_string(total) + " (" + format_bytes(static_cast<double>(total)) + ")\n";
+  return out;
+}
+
+namespace {
+
+struct MakeArgs {
+  std::string model;
+  std::string scale;
+  std::string quant;
+  std::vector<std::string> drives;
+  std::string layout = "replicate";
+  bool packed = false;
+  std::string quantizer = "fast";
+  bool fio_baseline = false;
+  std::uint64_t seed = 42;
+  bool quiet = false;
+};
+
+Progress& pick_progress(bool quiet, QuietProgress& q, TerminalProgress& t) {
+  return (!quiet && is_terminal(stderr)) ? static_cast<Progress&>(t) : static_cast<Progress&>(q);
+}
+
+int make_command(const MakeArgs& a, const CliState& state) {
+  auto fail = [](const std::string& m) {
+    std::fprintf(stderr, "moebench container make: %s\n", m.c_str());
+    return 1;
+  };
+  auto card = state.store().card(a.model);
+  if (!card) return fail(card.error().message);
+  auto scale = parse_scale(a.scale);
+  if (!scale) return fail("--scale: " + scale.error().message);
+  auto scaled = apply_scale(*card, *scale);
+  if (!scaled) return fail("--scale: " + scaled.error().message);
+  ContainerSpec spec;
+  spec.card_name = card->name;
+  spec.card = *scaled;
+  spec.scale = *scale;
+  spec.quant = a.quant.empty() ? card->expert_quant : a.quant;
+  spec.seed = a.seed;
+  spec.drive_dirs = a.drives;
+  spec.drive_layout = a.layout;
+  spec.packed = a.packed;
+  spec.quantizer = a.quantizer;
+  SteadyClock clock;
+  QuietProgress quiet;
+  TerminalProgress terminal(stderr, clock);
+  Progress& progress = pick_progress(a.quiet, quiet, terminal);
+  progress.sweep_started(1, 0);
+  progress.point_started(1, "container make");
+  auto files = make_container(spec, progress);
+  progress.sweep_finished();
+  if (!files) return fail(files.error().message);
+  for (const ContainerFile& f : *files) {
+    std::printf("%s  %s  %s\n", f.path.c_str(), format_bytes(static_cast<double>(f.bytes)).c_str(),
+                f.reused ? "reused (same card, scale, quant, seed and layout)"
+                         : ("written in " + format_duration_s(f.write_s) + " (" +
+                            format_rate(static_cast<double>(f.bytes) / std::max(f.write_s, 1e-9)) + ")").c_str());
+  }
+  if (a.fio_baseline) {
+    // fio's sequential write in the same run, same pattern as our writer
+    // (16 MiB blocks, 4 in flight, O_DIRECT), half the first file's size.
+    const ContainerFile& f = files->front();
+    if (f.reused || f.write_s <= 0) return fail("--fio-baseline: the file was reused, nothing was written to compare");
+    auto fio = find_fio();
+    if (!fio) return fail("--fio-baseline: fio is not on PATH (apt install fio)");
+    const std::uint64_t bytes = std::max<std::uint64_t>(1ull << 30, f.bytes / 2 / (16u << 20) * (16u << 20));
+    auto bw = run_fio_seq_write(*fio, spec.drive_dirs.front(), bytes, 16u << 20, 4);
+    if (!bw) return fail("--fio-baseline: " + bw.error().message);
+    const double ours = static_cast<double>(f.bytes) / f.write_s;
+    std::printf("fio sequential write (16 MiB blocks, QD 4, O_DIRECT, %s, same drive, just now): %s; container make "
+                "wrote at %s = %.0f %% of it\n",
+                format_bytes(static_cast<double>(bytes)).c_str(), format_rate(*bw).c_str(), format_rate(ours).c_str(),
+                100.0 * ours / *bw);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_container_command(CLI::App& app, CliState& state) {
+  CLI::App* cmd = app.add_subcommand("container", "GGUF containers: make, verify, inspect.");
+  cmd->require_subcommand(1);
+  auto files = std::make_shared<std::vector<std::string>>();
+  CLI::App* inspect = cmd->add_subcommand("inspect", "Print a GGUF file's header, metadata and tensor table.");
+  inspect->footer(
+      "Reads only the header (no tensor data), checking every count, type, offset and alignment; a broken or "
+      "hostile file gets an error naming the byte offset and field.\n\n"
+      "Example:\n"
+      "  moebench container inspect model.gguf\n"
+      "  moebench container inspect tests/data/gguf/tiny-qwen3moe-Q4_K.gguf");
+  inspect->add_option("files", *files, "GGUF files")->required();
+  auto margs = std::make_shared<MakeArgs>();
+  CLI::App* make = cmd->add_subcommand("make", "Write a container of a (scaled) model card to one or more drives.");
+  make->footer(
+      "Seeded synthetic weights with a realistic distribution go through the real quantizers into a GGUF v3 file "
+      "(alignment 4096, llama.cpp tensor names, experts slowest), one file per drive directory. --layout replicate "
+      "puts a byte-identical copy on every drive; stripe gives each expert one home drive (expert e on drive e mod "
+      "D, the trunk on the first). --packed stores each expert's gate, up and down as one aligned record (one read "
+      "per expert). Files are written under a temporary name and renamed when complete; an existing file with the "
+      "same card, scale, quant, seed, layout and quantizer is reused.\n\n"
+      "Example:\n"
+      "  moebench container make --model kimi-k3 --scale layers=4,experts=112 --quant mxfp4 --drive /mnt/nvme0/mb\n"
+      "  moebench container make --model tiny-moe --quant q4_k --drive d0 --drive d1 --layout stripe --packed");
+  make->add_option("--model", margs->model, "model card name or file")->required();
+  make->add_option("--scale", margs->scale, "\"layers=N,experts=M\" (either optional) or full");
+  make->add_option("--quant", margs->quant, "quant of the routed experts (default: the card's)");
+  make->add_option("--drive", margs->drives, "drive directory (repeatable)")->required();
+  make->add_option("--layout", margs->layout, "replicate (default) or stripe")
+      ->check(CLI::IsMember({"replicate", "stripe"}));
+  make->add_flag("--packed", margs->packed, "one contiguous record per expert");
+  make->add_option("--quantizer", margs->quantizer,
+                   "fast (default: single-pass k-quant scales, keeps up with the disk) or ggml (ggml's reference "
+                   "search, byte-identical to llama.cpp, 20-70x slower for q4_k/q3_k/q2_k)")
+      ->check(CLI::IsMember({"fast", "ggml"}));
+  make->add_flag("--fio-baseline", margs->fio_baseline,
+                 "after writing, measure fio's sequential O_DIRECT write on the first drive (same block size and "
+                 "depth) and print the make's rate as a share of it");
+  make->add_option("--seed", margs->seed, "weight seed (default 42)");
+  make->add_flag("--quiet,-q", margs->quiet, "no progress line");
+  make->callback([margs, &state] { state.exit_code = make_command(*margs, state); });
+
+  auto vfiles = std::make_shared<std::vector<std::string>>();
+  CLI::App* verify = cmd->add_subcommand("verify", "Recompute every checksum of container files.");
+  verify->footer(
+      "Reads each file front to back and recomputes the XXH64 of every tensor and of every expert record; a "
+      "mismatch names the tensor and the expert. Exit code 1 on any mismatch.\n\n"
+      "Example:\n"
+      "  moebench container verify /mnt/nvme0/mb/*.gguf");
+  verify->add_option("files", *vfiles, "container files")->required();
+  verify->callback([vfiles, &state] {
+    state.exit_code = 0;
+    SteadyClock clock;
+    QuietProgress quiet;
+    TerminalProgress terminal(stderr, clock);
+    Progress& progress = pick_progress(false, quiet, terminal);
+    for (const std::string& path : *vfiles) {
+      const auto t0 = std::chrono::steady_clock::now();
+      auto r = verify_container(path, progress);
+      progress.sweep_finished();
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (!r) {
+        std::fprintf(stderr, "%s\n", r.error().message.c_str());
+        state.exit_code = 1;
+        continue;
+      }
+      if (r->ok()) {
+        std::printf("ok: %s — %d tensors, %d expert records, %llu bytes verified in %s (%s)\n", path.c_str(),
+                    r->tensors, r->expert_records, static_cast<unsigned long long>(r->bytes_verified),
+                    format_duration_s(s).c_str(), format_rate(static_cast<double>(r->bytes_verified) / s).c_str());
+      } else {
+        state.exit_code = 1;
+        std::printf("FAILED: %s — %zu mismatch(es):\n", path.c_str(), r->mismatches.size());
+        for (const std::string& m : r->mismatches) std::printf("  %s\n", m.c_str());
+      }
+    }
+  });
+
+  inspect->callback([files, &state] {
+    state.exit_code = 0;
+    for (const std::string& path : *files) {
+      auto f = read_gguf(path);
+      if (!f) {
+        std::fprintf(stderr, "%s\n", f.error().message.c_str());
+        state.exit_code = 1;
+        continue;
+      }
+      std::fputs(inspect_gguf(*f).c_str(), stdout);
+    }
+  });
+}
+
+}  // namespace moebench

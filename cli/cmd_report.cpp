@@ -1,0 +1,176 @@
+// cmd_report.cpp — `moebench report RESULTS.json [--compare BASE.json]
+// [--predicted PRED.json] [--machine PROFILE] --html out.html`: one
+// self-contained HTML file with the run's conditions, its table and charts
+// (reports/html_report.h). This file only finds and loads the inputs: the
+// results files, and the machine profile whose probed drive bandwidth the
+// achieved read rates are set against — the one the run names in its
+// environment, else this host's default probe output; without one the
+// report says so and draws the rest.
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "vocab/file_io.h"
+#include "vocab/machine_profile.h"
+#include "vocab/text.h"
+#include "reports/html_report.h"
+#include "reports/results_reader.h"
+
+namespace moebench {
+namespace {
+
+struct ReportArgs {
+  std::string results;
+  std::string compare;
+  std::string predicted;
+  std::string machine;
+  std::string html;
+  bool quiet = false;
+};
+
+struct FoundProfile {
+  std::optional<MachineProfile> profile;
+  std::string note;
+};
+
+// Candidate paths for a profile path recorded relative to the directory the
+// run was started in: as given (same working directory), then against each
+// ancestor of the results file's directory.
+std::vector<std::string> candidates(const std::string& recorded, const std::string& results_path) {
+  std::vector<std::string> out = {recorded};
+  if (std::filesystem::path(recorded).is_absolute()) return out;
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::absolute(results_path, ec).parent_path();
+  for (int i = 0; i < 4 && !dir.empty(); ++i) {
+    out.push_back((dir / recorded).lexically_normal().string());
+    if (dir == dir.parent_path()) break;
+    dir = dir.parent_path();
+  }
+  return out;
+}
+
+FoundProfile find_profile(const ReportArgs& a, const RunResults& r, const CliState& state) {
+  const ConfigStore store = state.store();
+  auto load = [&](const std::string& name_or_path, const std::string& why) -> std::optional<FoundProfile> {
+    auto src = store.find("hardware", name_or_path);
+    if (!src) return std::nullopt;
+    auto p = load_config_text<MachineProfile>(src->text, src->label, load_machine_profile);
+    if (!p) return FoundProfile{std::nullopt, src->label + " did not load: " + p.error().message};
+    return FoundProfile{*p, src->label + ", " + why};
+  };
+  if (!a.machine.empty()) {
+    if (auto f = load(a.machine, "given with --machine")) return *f;
+    return {std::nullopt, "--machine " + a.machine + " names no profile file or configs/hardware entry"};
+  }
+  std::vector<std::string> tried;
+  for (const Environment& e : r.environments) {
+    const std::string& label = e.machine_profile;
+    if (label.empty() || label == "none") {
+      // The run used no profile: this host's default probe output, if it was probed.
+      const std::string dflt = "results/probe-" + e.hostname + ".json";
+      for (const std::string& c : candidates(dflt, a.results)) {
+        tried.push_back(c);
+        if (std::filesystem::exists(c)) {
+          if (auto f = load(c, "the default probe output of host " + e.hostname + " (the run named no profile)")) {
+            return *f;
+          }
+        }
+      }
+      continue;
+    }
+    // "name (path)" as cmd_run records it; "embedded:…" paths resolve by name.
+    const std::size_t open = label.rfind(" (");
+    const std::string name = open == std::string::npos ? label : label.substr(0, open);
+    std::string path = open == std::string::npos ? "" : label.substr(open + 2);
+    if (!path.empty() && path.back() == ')') path.pop_back();
+    if (!path.empty() && path.rfind("embedded:", 0) != 0) {
+      for (const std::string& c : candidates(path, a.results)) {
+        tried.push_back(c);
+        if (std::filesystem::exists(c)) {
+          if (auto f = load(c, "named by the run")) return *f;
+        }
+      }
+    }
+    tried.push_back("configs/hardware/" + name + ".json");
+    if (auto f = load(name, "named by the run")) return *f;
+  }
+  if (r.environments.empty()) return {std::nullopt, "the results record no environment"};
+  return {std::nullopt, "tried " + join(tried, ", ") + "; pass --machine PROFILE"};
+}
+
+int report_command(const ReportArgs& a, const CliState& state) {
+  auto fail = [](const std::string& m) {
+    std::fprintf(stderr, "moebench report: %s\n", m.c_str());
+    return 1;
+  };
+  auto results = load_results_file(a.results);
+  if (!results) return fail(results.error().message);
+  std::optional<RunResults> base, predicted;
+  if (!a.compare.empty()) {
+    auto b = load_results_file(a.compare);
+    if (!b) return fail("--compare: " + b.error().message);
+    base = std::move(*b);
+  }
+  if (!a.predicted.empty()) {
+    auto p = load_results_file(a.predicted);
+    if (!p) return fail("--predicted: " + p.error().message);
+    std::size_t n = 0;
+    for (const ResultRow& row : p->rows) n += row.provenance == "predicted" ? 1 : 0;
+    if (n == 0) return fail("--predicted " + a.predicted + ": no row has provenance \"predicted\" (write it with `moebench predict`)");
+    predicted = std::move(*p);
+  }
+  FoundProfile profile = find_profile(a, *results, state);
+  if (!a.machine.empty() && !profile.profile) return fail(profile.note);
+
+  HtmlReportInput in;
+  in.results = &*results;
+  in.results_label = a.results;
+  in.base = base ? &*base : nullptr;
+  in.base_label = a.compare;
+  in.predicted = predicted ? &*predicted : nullptr;
+  in.predicted_label = a.predicted;
+  in.profile = profile.profile;
+  in.profile_note = profile.note;
+  const std::string html = write_html_report(in);
+
+  const std::filesystem::path out(a.html);
+  if (out.has_parent_path()) {
+    if (Status st = ensure_directory(out.parent_path().string()); !st) return fail(st.error().message);
+  }
+  if (Status st = write_file_atomic(a.html, html); !st) return fail(st.error().message);
+  if (!a.quiet) {
+    if (!profile.profile) std::fprintf(stderr, "moebench report: machine profile not found (%s)\n", profile.note.c_str());
+    std::printf("wrote %s (%zu rows, %zu KiB)\n", a.html.c_str(), results->rows.size(), html.size() / 1024);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, CliState& state) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* cmd = app.add_subcommand("report", "Write one self-contained HTML report (table and SVG charts) of a results file.");
+  cmd->footer(
+      "The report holds the run's conditions, the results table, the rows that are not ok with their reasons, and "
+      "charts: decode tok/s against RAM budget, drive count and context; TTFT against prompt length (per point when "
+      "the sweep did not vary it); bytes read per token against budget; predicted against measured (rows with "
+      "provenance predicted, in RESULTS.json or --predicted, matched by point id); achieved storage read rate against "
+      "the probed drive bandwidth of the run's machine profile (or --machine); and with --compare the per-point "
+      "ratio NEW/BASE of decode tok/s. No script and no external resource: open it anywhere, offline.\n\n"
+      "Examples:\n"
+      "  moebench report results/quick/results.json --html results/quick/report.html\n"
+      "  moebench report results/quick/results.json --predicted results/quick-predicted-vm/results.json \\\n"
+      "      --html report.html\n"
+      "  moebench report new/results.json --compare base/results.json --machine results/probe-vm.json --html cmp.html");
+  cmd->add_option("results", args->results, "results.json of a run (moebench run or predict)")->required();
+  cmd->add_option("--html", args->html, "the HTML file to write")->required();
+  cmd->add_option("--compare", args->compare, "base results.json: draws NEW/BASE decode tok/s per point");
+  cmd->add_option("--predicted", args->predicted, "results.json of `moebench predict` for the same sweep");
+  cmd->add_option("--machine", args->machine,
+                  "machine profile for the probed bandwidth (default: the one the run names, else "
+                  "results/probe-<host>.json)");
+  cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");
+  cmd->callback([args, &state] { state.exit_code = report_command(*args, state); });
+}
+
+}  // namespace moebench

@@ -1,0 +1,50 @@
+// cmd_validate.cpp — `moebench validate FILE...`: checks config files
+// against their schemas and prints every problem with file and JSON path.
+// Exit code 1 if any file has a problem.
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "vocab/validate.h"
+
+namespace moebench {
+
+void add_validate_command(CLI::App& app, CliState& state) {
+  struct Args {
+    std::vector<std::string> files;
+    std::string kind;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("validate", "Check config files against their schemas; report every problem with file and JSON path.");
+  cmd->footer("Check config files (model cards, machine profiles, sweeps, claims) against their schemas. "
+      "Every problem is reported with the file, the JSON path and what to do; sweeps are also "
+      "expanded, so their point count is shown.\n\n"
+      "Example:\n"
+      "  moebench validate configs/sweeps/quick.json configs/models/*.json\n"
+      "  moebench validate --kind sweep my-sweep.json");
+  cmd->add_option("files", args->files, "config files")->required();
+  cmd->add_option("--kind", args->kind,
+                  "model | machine | sweep | claims (default: from the directory, then the keys)")
+      ->check(CLI::IsMember({"model", "machine", "sweep", "claims"}));
+  cmd->callback([args, &state] {
+    const ConfigStore store = state.store();
+    const SweepContext ctx = state.sweep_context(store);
+    int bad = 0;
+    for (const std::string& f : args->files) {
+      std::optional<ConfigKind> kind;
+      if (!args->kind.empty()) kind = parse_config_kind(args->kind);
+      auto r = validate_config_file(f, kind, ctx);
+      if (r) {
+        std::printf("ok: %s — %s\n", f.c_str(), r->c_str());
+      } else {
+        ++bad;
+        std::printf("%s\n", r.error().message.c_str());
+      }
+    }
+    if (args->files.size() > 1) {
+      std::printf("%zu file(s) checked, %d with problems\n", args->files.size(), bad);
+    }
+    state.exit_code = bad == 0 ? 0 : 1;
+  });
+}
+
+}  // namespace moebench

@@ -1,0 +1,48 @@
+// commands.h — the subcommands of the moebench CLI. Each file cmd_*.cpp adds
+// one subcommand with its options, help text and a worked example; the
+// callback stores its exit code in CliState (CLI11 callbacks return void).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "vocab/config_store.h"
+#include "vocab/sweep_spec.h"
+
+namespace moebench {
+
+struct CliState {
+  std::vector<std::string> config_dirs;  // --configs, then ./configs
+  int exit_code = 0;
+  std::string command_line;
+
+  ConfigStore store() const;
+  SweepContext sweep_context(const ConfigStore& store) const;
+};
+
+// A CLI11 check for options that take a number > 0, with a message that
+// names what was given (CLI::PositiveNumber prints DBL_MAX as the range).
+CLI::Validator positive_number();
+
+void add_run_command(CLI::App& app, CliState& state);
+void add_predict_command(CLI::App& app, CliState& state);
+void add_calibrate_command(CLI::App& app, CliState& state);
+void add_claims_command(CLI::App& app, CliState& state);
+void add_plan_command(CLI::App& app, CliState& state);
+void add_compare_command(CLI::App& app, CliState& state);
+void add_history_command(CLI::App& app, CliState& state);
+void add_report_command(CLI::App& app, CliState& state);
+void add_validate_command(CLI::App& app, CliState& state);
+void add_schema_command(CLI::App& app, CliState& state);
+void add_probe_command(CLI::App& app, CliState& state);
+void add_card_command(CLI::App& app, CliState& state);
+void add_container_command(CLI::App& app, CliState& state);
+void add_bench_command(CLI::App& app, CliState& state);
+
+struct GgufFile;
+// The text `container inspect` prints for one file.
+std::string inspect_gguf(const GgufFile& f);
+
+}  // namespace moebench

@@ -1,0 +1,56 @@
+// main.cpp — the moebench command line: parses arguments with CLI11 and
+// dispatches to the subcommands in cmd_*.cpp. Exit codes: 0 success, 1 bad
+// input or a failed command, 124 a point's engine ignored its timeout,
+// 130 interrupted (results so far are saved; --resume continues).
+#include <clocale>
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  std::setlocale(LC_ALL, "");
+  std::setlocale(LC_NUMERIC, "C");  // numbers in every output use '.' decimals
+  moebench::CliState state;
+  for (int i = 0; i < argc; ++i) state.command_line += (i ? " " : "") + std::string(argv[i]);
+
+  CLI::App app{
+      "moebench — benchmark and characterize giant Mixture-of-Experts inference, resident in RAM "
+      "or streaming experts from NVMe, and report every number with its conditions.\n\n"
+      "Start with:  moebench run            (the embedded quick sweep)\n"
+      "             moebench schema         (what each results column means)\n"
+      "             moebench validate FILE  (check a config before a long run)"};
+  app.require_subcommand(1);
+  app.add_option("--configs", state.config_dirs,
+                 "extra config directory searched before ./configs and the embedded configs "
+                 "(holds models/, hardware/, sweeps/, claims/)")
+      ->check(CLI::ExistingDirectory);
+  moebench::add_run_command(app, state);
+  moebench::add_predict_command(app, state);
+  moebench::add_calibrate_command(app, state);
+  moebench::add_claims_command(app, state);
+  moebench::add_plan_command(app, state);
+  moebench::add_compare_command(app, state);
+  moebench::add_history_command(app, state);
+  moebench::add_report_command(app, state);
+  moebench::add_probe_command(app, state);
+  moebench::add_card_command(app, state);
+  moebench::add_container_command(app, state);
+  moebench::add_bench_command(app, state);
+  moebench::add_validate_command(app, state);
+  moebench::add_schema_command(app, state);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version exit 0; every malformed command line exits 1 like
+    // any other bad input (CLI11's own codes, 105-109, are not documented).
+    return app.exit(e) == 0 ? 0 : 1;
+  } catch (const std::exception& e) {
+    // Every expected failure is an error value with its own message; this is
+    // the last guard, so that a defect still ends in words and exit 1.
+    std::fprintf(stderr, "moebench: internal error: %s (a defect: please report it with the command line)\n",
+                 e.what());
+    return 1;
+  }
+  return state.exit_code;
+}

@@ -1,0 +1,226 @@
+// claim.cpp — strict loader for claims files (see claim.h).
+#include "vocab/claim.h"
+
+#include <algorithm>
+#include <set>
+
+#include "vocab/sweep_spec.h"
+#include "vocab/text.h"
+
+namespace moebench {
+
+const std::vector<std::string>& claim_condition_names() {
+  static const std::vector<std::string> kNames = {"quant", "engine", "machine", "ram_budget",
+                                                  "drives", "context_tokens"};
+  return kNames;
+}
+
+namespace {
+
+std::optional<Reported> read_reported(ObjectReader& r, const char* key) {
+  const Json* j = r.get(key, false);
+  if (j == nullptr) return std::nullopt;
+  Diagnostics& d = r.diagnostics();
+  const std::string path = r.path_of(key);
+  Reported rep;
+  if (j->is_array()) {
+    if (j->size() != 2) {
+      d.add(path, "expected a number or a range [low, high]");
+      return std::nullopt;
+    }
+    const auto lo = read_number((*j)[0], json_pointer_append(path, 0), d);
+    const auto hi = read_number((*j)[1], json_pointer_append(path, 1), d);
+    if (!lo || !hi) return std::nullopt;
+    if (*lo <= 0 || *hi < *lo) {
+      d.add(path, "expected 0 < low <= high");
+      return std::nullopt;
+    }
+    rep.low = *lo;
+    rep.high = *hi;
+    return rep;
+  }
+  const auto v = read_number(*j, path, d);
+  if (!v) return std::nullopt;
+  if (*v <= 0) {
+    d.add(path, "expected a figure greater than zero");
+    return std::nullopt;
+  }
+  rep.low = rep.high = *v;
+  return rep;
+}
+
+// A string that must say something: "" is reported, not stored.
+std::optional<std::string> non_empty(ObjectReader& r, const char* key, bool required) {
+  auto v = r.string(key, required);
+  if (v && trim(*v).empty()) {
+    r.diagnostics().add(r.path_of(key), "must not be empty");
+    return std::nullopt;
+  }
+  return v;
+}
+
+// A token count of at least `min`. Bounded as a sweep's are (kMaxTokens):
+// their sums and products with per-token bytes must not overflow.
+std::optional<std::int64_t> tokens(ObjectReader& r, const char* key, std::int64_t min) {
+  auto v = r.integer(key, false, min, INT64_MAX);
+  if (v && *v > kMaxTokens) {
+    r.diagnostics().add(r.path_of(key), "expected at most " + std::to_string(kMaxTokens) + " tokens (2^30), got " +
+                                            std::to_string(*v));
+    return std::nullopt;
+  }
+  return v;
+}
+
+// Claim ids are referenced from reports and verdicts: lowercase letters,
+// digits, '-', '.' and '_', starting with a letter or digit.
+bool is_claim_id(const std::string& id) {
+  if (id.empty()) return false;
+  const auto ok = [](char c, bool first) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+           (!first && (c == '-' || c == '.' || c == '_'));
+  };
+  for (std::size_t i = 0; i < id.size(); ++i) {
+    if (!ok(id[i], i == 0)) return false;
+  }
+  return true;
+}
+
+std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostics& d) {
+  ObjectReader r(j, path, d);
+  if (!r.is_object()) return std::nullopt;
+  Claim c;
+  const auto id = r.string("id", true);
+  c.id = id.value_or("");
+  if (id && !is_claim_id(*id)) {
+    d.add(r.path_of("id"), "claim id \"" + c.id + "\" must be lowercase letters, digits, '-', '.' "
+                                "or '_', starting with a letter or digit");
+  }
+  c.title = non_empty(r, "title", true).value_or("");
+  c.model = non_empty(r, "model", true).value_or("");
+  c.card = non_empty(r, "card", false);
+  c.quant = non_empty(r, "quant", false);
+  c.engine = non_empty(r, "engine", false);
+  c.machine = non_empty(r, "machine", false);
+  c.hardware = non_empty(r, "hardware", false);
+  c.ram_budget_bytes = r.size("ram_budget", false);
+  if (auto v = r.integer("drives", false, 1, 1024)) c.drives = static_cast<int>(*v);
+  c.context_tokens = tokens(r, "context_tokens", 0);
+  c.prompt_tokens = tokens(r, "prompt_tokens", 1);
+  c.gen_tokens = tokens(r, "gen_tokens", 1);
+  c.container_bytes = r.size("container_bytes", false);
+  if (auto v = r.number("expert_bits_per_weight", false)) {
+    if (*v <= 0 || *v > 32) {
+      d.add(r.path_of("expert_bits_per_weight"),
+            "expected bits per routed-expert weight above 0 and at most 32 (MXFP4 is 4.25), got " +
+                format_fixed(*v, 4));
+    } else {
+      c.expert_bits_per_weight = *v;
+    }
+  }
+  if (auto v = r.string("scale", false)) {
+    auto sc = parse_scale(*v);
+    if (!sc) {
+      d.add(r.path_of("scale"), sc.error().message + " (a pruned build: \"experts=242\")");
+    } else {
+      c.scale = *sc;
+    }
+  }
+  if (auto v = r.number("trunk_bits_per_weight", false)) {
+    if (*v <= 0 || *v > 32) {
+      d.add(r.path_of("trunk_bits_per_weight"), "expected bits per trunk weight above 0 and at most 32 (bf16 is 16), got " +
+                                                    format_fixed(*v, 4));
+    } else {
+      c.trunk_bits_per_weight = *v;
+    }
+  }
+  if (auto v = r.integer("nodes", false, 1, 1 << 20)) c.nodes = static_cast<int>(*v);
+  if (auto v = r.integer("gpus", false, 1, 1 << 20)) c.gpus = static_cast<int>(*v);
+  if (auto v = r.integer("concurrency", false, 1, 1 << 20)) c.concurrency = static_cast<int>(*v);
+  c.notes = non_empty(r, "notes", false);
+  if (c.context_tokens && *c.context_tokens > 0 && c.prompt_tokens &&
+      *c.prompt_tokens + c.gen_tokens.value_or(0) > *c.context_tokens) {
+    d.add(r.path_of("prompt_tokens"),
+          "prompt_tokens + gen_tokens (" + std::to_string(*c.prompt_tokens + c.gen_tokens.value_or(0)) +
+              ") exceed context_tokens (" + std::to_string(*c.context_tokens) + ")");
+  }
+  const std::size_t before = d.issues().size();
+  if (const Json* rep = r.object("reported", true)) {
+    ObjectReader rr(*rep, r.path_of("reported"), d);
+    c.decode_tok_s = read_reported(rr, "decode_tok_s");
+    c.s_per_token = read_reported(rr, "s_per_token");
+    c.ttft_s = read_reported(rr, "ttft_s");
+    c.prefill_tok_s = read_reported(rr, "prefill_tok_s");
+    c.aggregate_tok_s = read_reported(rr, "aggregate_tok_s");
+    c.rss_bytes = rr.size("rss", false);
+    rr.finish();
+    if (d.issues().size() == before && !c.decode_tok_s && !c.s_per_token && !c.ttft_s &&
+        !c.prefill_tok_s && !c.aggregate_tok_s) {
+      d.add(r.path_of("reported"), "a claim reports at least one of decode_tok_s, s_per_token, "
+                                   "ttft_s, prefill_tok_s, aggregate_tok_s");
+    }
+    if (c.aggregate_tok_s && c.concurrency && *c.concurrency == 1) {
+      d.add(json_pointer_append(r.path_of("reported"), "aggregate_tok_s"),
+            "an aggregate over concurrency 1 is a single-stream figure; give it as decode_tok_s");
+    }
+  }
+  if (const Json* src = r.object("source", true)) {
+    ObjectReader s(*src, r.path_of("source"), d);
+    c.source_document = non_empty(s, "document", true).value_or("");
+    c.source_quote = non_empty(s, "quote", true).value_or("");
+    s.finish();
+  }
+  if (const Json* missing = r.array("missing", false, false)) {
+    for (std::size_t i = 0; i < missing->size(); ++i) {
+      if (auto m = read_enum((*missing)[i], json_pointer_append(r.path_of("missing"), i), d,
+                             claim_condition_names(), "condition")) {
+        c.missing.push_back(*m);
+      }
+    }
+  }
+  r.finish();
+  // Every condition is given or named missing — never silently absent.
+  const std::set<std::string> missing(c.missing.begin(), c.missing.end());
+  const std::pair<const char*, bool> given[] = {
+      {"quant", c.quant.has_value()},         {"engine", c.engine.has_value()},
+      {"machine", c.machine.has_value()},     {"ram_budget", c.ram_budget_bytes.has_value()},
+      {"drives", c.drives.has_value()},       {"context_tokens", c.context_tokens.has_value()}};
+  for (const auto& [name, is_given] : given) {
+    if (!is_given && missing.count(name) == 0) {
+      d.add(path, std::string("condition \"") + name +
+                      "\" is neither given nor listed in \"missing\"; add it or name it missing");
+    }
+    if (is_given && missing.count(name) != 0) {
+      d.add(r.path_of("missing"), std::string("\"") + name + "\" is given, so it is not missing");
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+std::optional<std::vector<Claim>> load_claims(const Json& j, Diagnostics& d) {
+  ObjectReader r(j, "", d);
+  if (!r.is_object()) return std::nullopt;
+  std::vector<Claim> out;
+  if (const Json* claims = r.array("claims", true, true)) {
+    std::set<std::string> ids;
+    for (std::size_t i = 0; i < claims->size(); ++i) {
+      const std::string path = json_pointer_append(r.path_of("claims"), i);
+      if (auto c = load_one((*claims)[i], path, d)) {
+        if (!c->id.empty() && !ids.insert(c->id).second) {
+          d.add(path + "/id", "duplicate claim id \"" + c->id + "\"");
+        }
+        out.push_back(std::move(*c));
+      }
+    }
+  }
+  r.finish();
+  if (!d.ok()) return std::nullopt;
+  return out;
+}
+
+Expected<std::vector<Claim>> load_claims_file(const std::string& path) {
+  return load_config_file<std::vector<Claim>>(path, load_claims);
+}
+
+}  // namespace moebench

@@ -1,0 +1,84 @@
+// claim.h — Claim: a published speed figure with the conditions it was
+// stated under, the source sentence, and the conditions the source leaves
+// out. A claim must account for every condition: each one is either given or
+// named in `missing`, because a tok/s figure whose conditions were lost is
+// the problem moebench exists to fix.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vocab/expected.h"
+#include "vocab/json_reader.h"
+#include "vocab/model_card.h"
+
+namespace moebench {
+
+// A reported figure: a value, or a range when the source gives one. A bound
+// the source states loosely ("20+ t/s", ">120 tok/s", "~0.6") is stored as the
+// stated number; the claim's `notes` say which way it leans.
+struct Reported {
+  double low = 0;
+  double high = 0;
+  bool is_range() const { return low != high; }
+};
+
+struct Claim {
+  std::string id;
+  std::string title;
+  std::string model;                 // model as the source names it
+  std::optional<std::string> card;   // configs/models card, when one matches
+  std::optional<std::string> quant;  // as stated ("UD-IQ1_S", "mxfp4", "3-bit VQ")
+  std::optional<std::string> engine;
+  std::optional<std::string> machine;   // as stated
+  std::optional<std::string> hardware;  // configs/hardware profile, when one matches
+  std::optional<std::uint64_t> ram_budget_bytes;
+  std::optional<int> drives;
+  std::optional<std::int64_t> context_tokens;
+  // Run shape, when the source says how long the run was.
+  std::optional<std::int64_t> prompt_tokens;
+  std::optional<std::int64_t> gen_tokens;
+  // What was loaded: the on-disk size of the file/container the source names
+  // (a GGUF build, a converted container, or only the routed experts: `notes`
+  // says which), and the bits per routed-expert weight when the quant allows
+  // stating it (MXFP4 4.25, Q4_K 4.5; `notes` gives the reasoning).
+  std::optional<std::uint64_t> container_bytes;
+  std::optional<double> expert_bits_per_weight;
+  // A build that changes the card: pruned experts ("experts=242", as
+  // `card show --scale`) and the trunk's bits per weight when it is not the
+  // card's (Q8 non-experts: 8.5).
+  std::optional<Scale> scale;
+  std::optional<double> trunk_bits_per_weight;
+  // Linked setups: machines joined for one model; GPUs holding weights.
+  std::optional<int> nodes;
+  std::optional<int> gpus;
+  // Concurrent requests / batch size the figure was measured at, when given.
+  // A figure summed over streams goes in aggregate_tok_s, never decode_tok_s.
+  std::optional<int> concurrency;
+  // Reported figures. decode_tok_s, s_per_token, ttft_s and prefill_tok_s are
+  // per stream; aggregate_tok_s is throughput summed over concurrent streams
+  // (a serving figure, not what one user sees).
+  std::optional<Reported> decode_tok_s;
+  std::optional<Reported> s_per_token;
+  std::optional<Reported> ttft_s;
+  std::optional<Reported> prefill_tok_s;
+  std::optional<Reported> aggregate_tok_s;
+  std::optional<std::uint64_t> rss_bytes;
+  std::string source_document;
+  std::string source_quote;  // the exact sentence, copied from the document
+  std::vector<std::string> missing;  // condition names the source leaves out
+  // Anything a verdict must know that has no field: speculative decoding,
+  // pruning, a half-width quant, the trunk streamed too, an inferred value.
+  std::optional<std::string> notes;
+};
+
+// Condition names that must be either given or listed in `missing`.
+const std::vector<std::string>& claim_condition_names();
+
+// A claims file holds {"claims": [ ... ]}.
+std::optional<std::vector<Claim>> load_claims(const Json& j, Diagnostics& d);
+Expected<std::vector<Claim>> load_claims_file(const std::string& path);
+
+}  // namespace moebench

@@ -1,0 +1,181 @@
+// columns.cpp — the column table (see columns.h). Order here is the order of
+// every output.
+#include "vocab/columns.h"
+
+#include <cmath>
+
+#include "vocab/metrics.h"
+
+namespace moebench {
+
+const char* to_string(ColumnType t) {
+  switch (t) {
+    case ColumnType::kString: return "string";
+    case ColumnType::kInteger: return "integer";
+    case ColumnType::kNumber: return "number";
+    case ColumnType::kBytes: return "bytes";
+    case ColumnType::kFraction: return "fraction";
+  }
+  return "?";
+}
+
+const char* to_string(ColumnGroup g) {
+  switch (g) {
+    case ColumnGroup::kKey: return "point key";
+    case ColumnGroup::kStatus: return "status";
+    case ColumnGroup::kMetric: return "metric";
+    case ColumnGroup::kCondition: return "condition";
+  }
+  return "?";
+}
+
+namespace {
+
+Cell text(std::string s) { return Cell(std::move(s)); }
+Cell num(double v) { return std::isfinite(v) ? Cell(v) : Cell(); }
+
+// Median of a metric when the row has it and its status allows numbers.
+std::function<Cell(const ResultRow&)> median_of(const char* metric_name) {
+  return [metric_name](const ResultRow& r) -> Cell {
+    auto m = r.median(metric_name);
+    return m ? num(*m) : Cell();
+  };
+}
+
+std::function<Cell(const ResultRow&)> rel_mad_of(const char* metric_name) {
+  return [metric_name](const ResultRow& r) -> Cell {
+    auto it = r.metrics.find(metric_name);
+    if (it == r.metrics.end() || it->second.n < 2) return Cell();
+    return num(it->second.rel_mad_pct());
+  };
+}
+
+std::vector<Column> build() {
+  using T = ColumnType;
+  using G = ColumnGroup;
+  std::vector<Column> c;
+  auto add = [&c](std::string name, std::string unit, T type, G group, std::string desc,
+                  std::function<Cell(const ResultRow&)> get, bool md = false,
+                  std::string md_header = "") {
+    c.push_back({std::move(name), std::move(unit), type, group, std::move(desc), std::move(get), md,
+                 std::move(md_header)});
+  };
+  // Point keys.
+  add("point_id", "", T::kString, G::kKey, "stable id of the point (hash of all its keys)",
+      [](const ResultRow& r) { return text(r.point.id()); });
+  add("engine", "", T::kString, G::kKey, "engine and its options",
+      [](const ResultRow& r) { return text(r.point.engine.to_string()); }, true, "engine");
+  add("model", "", T::kString, G::kKey, "model card name",
+      [](const ResultRow& r) { return text(r.point.model); }, true, "model");
+  add("scale", "", T::kString, G::kKey, "card scaling (layers=,experts=) or full",
+      [](const ResultRow& r) { return text(r.point.scale.to_string()); }, true, "scale");
+  add("quant", "", T::kString, G::kKey, "quant of the routed experts",
+      [](const ResultRow& r) { return text(r.point.quant); }, true, "quant");
+  add("ram_budget_bytes", "bytes", T::kBytes, G::kKey, "RAM budget of the run (empty = unlimited)",
+      [](const ResultRow& r) {
+        return r.point.ram_budget_bytes ? num(static_cast<double>(*r.point.ram_budget_bytes)) : Cell();
+      }, true, "budget");
+  add("drives", "count", T::kInteger, G::kKey, "number of drive directories read from",
+      [](const ResultRow& r) { return num(r.point.drives.count); }, true, "drives");
+  add("drive_layout", "", T::kString, G::kKey, "replicate (full copy per drive) or stripe",
+      [](const ResultRow& r) { return text(r.point.drives.layout); });
+  add("drive_throttle_bytes_s", "bytes/s", T::kNumber, G::kKey,
+      "per-drive read throttle (empty = none)", [](const ResultRow& r) {
+        return r.point.drives.throttle_bytes_s ? num(*r.point.drives.throttle_bytes_s) : Cell();
+      });
+  add("context_tokens", "tokens", T::kInteger, G::kKey, "KV/state filled before the prompt",
+      [](const ResultRow& r) { return num(static_cast<double>(r.point.context_tokens)); }, true, "ctx");
+  add("prompt_tokens", "tokens", T::kInteger, G::kKey, "prompt length (prefill)",
+      [](const ResultRow& r) { return num(static_cast<double>(r.point.prompt_tokens)); });
+  add("gen_tokens", "tokens", T::kInteger, G::kKey, "tokens generated (first one excluded from decode rate)",
+      [](const ResultRow& r) { return num(static_cast<double>(r.point.gen_tokens)); });
+  add("threads", "count", T::kInteger, G::kKey, "compute threads (empty = all)",
+      [](const ResultRow& r) { return r.point.threads ? num(r.point.threads) : Cell(); });
+  add("routing", "", T::kString, G::kKey, "expert routing generator",
+      [](const ResultRow& r) { return text(r.point.routing); });
+  add("cache_policy", "", T::kString, G::kKey, "expert cache eviction policy",
+      [](const ResultRow& r) { return text(r.point.cache_policy); });
+  add("prefetch", "", T::kString, G::kKey, "lookahead prefetch mode",
+      [](const ResultRow& r) { return text(r.point.prefetch); });
+  // Status.
+  add("status", "", T::kString, G::kStatus, "ok | failed | infeasible | invalid",
+      [](const ResultRow& r) { return text(to_string(r.status)); }, true, "status");
+  add("reason", "", T::kString, G::kStatus, "why the status is not ok",
+      [](const ResultRow& r) { return text(r.reason); });
+  // Metrics (medians over repetitions).
+  add(metric::kDecodeTokS, "tokens/s", T::kNumber, G::kMetric,
+      "steady decode rate: (gen_tokens-1) / (t_last - t_first), median",
+      median_of(metric::kDecodeTokS), true, "decode tok/s");
+  add("decode_tok_s_rel_mad_pct", "%", T::kNumber, G::kMetric,
+      "spread of decode_tok_s: MAD / median over repetitions", rel_mad_of(metric::kDecodeTokS), true, "±%");
+  add(metric::kTtftS, "s", T::kNumber, G::kMetric,
+      "prompt handed over → first token available (prefill + first decode step), median",
+      median_of(metric::kTtftS), true, "TTFT s");
+  add("ttft_s_rel_mad_pct", "%", T::kNumber, G::kMetric, "spread of ttft_s: MAD / median",
+      rel_mad_of(metric::kTtftS));
+  add(metric::kPrefillTokS, "tokens/s", T::kNumber, G::kMetric,
+      "prompt_tokens / prefill interval, median", median_of(metric::kPrefillTokS), true, "prefill tok/s");
+  add(metric::kItlP50S, "s", T::kNumber, G::kMetric,
+      "inter-token latency, 50th percentile over all decode tokens of all repetitions",
+      median_of(metric::kItlP50S));
+  add(metric::kItlP99S, "s", T::kNumber, G::kMetric,
+      "inter-token latency, 99th percentile over all decode tokens of all repetitions",
+      median_of(metric::kItlP99S), true, "ITL p99 s");
+  add(metric::kReadBytesPerToken, "bytes/token", T::kBytes, G::kMetric,
+      "storage bytes read per decode token (engine counters), median",
+      median_of(metric::kReadBytesPerToken), true, "read/token");
+  add(metric::kProcReadBytesPerToken, "bytes/token", T::kBytes, G::kMetric,
+      "storage bytes per decode token from /proc/self/io read_bytes (cross-check), median",
+      median_of(metric::kProcReadBytesPerToken));
+  add(metric::kMemBytesPerToken, "bytes/token", T::kBytes, G::kMetric,
+      "weight bytes touched in RAM per decode token, median", median_of(metric::kMemBytesPerToken));
+  add(metric::kKvPositionsPerToken, "positions/token", T::kNumber, G::kMetric,
+      "cached positions attention visited per decode token, summed over layers (MLA, GQA: the context so far "
+      "per layer; linear: 0), counted by the executor; empty for engines without attention, median",
+      median_of(metric::kKvPositionsPerToken));
+  add(metric::kKvBytesPerToken, "bytes/token", T::kBytes, G::kMetric,
+      "KV cache and linear-attention state bytes read per decode token, summed over layers, median",
+      median_of(metric::kKvBytesPerToken));
+  add(metric::kExpertHitRate, "fraction", T::kFraction, G::kMetric,
+      "expert cache hits / (hits + misses) at the moment of need, decode, median",
+      median_of(metric::kExpertHitRate), true, "hit rate");
+  add(metric::kHiddenMissFrac, "fraction", T::kFraction, G::kMetric,
+      "share of misses whose read a prefetch had completed before the need, median",
+      median_of(metric::kHiddenMissFrac));
+  add(metric::kIoWaitFrac, "fraction", T::kFraction, G::kMetric,
+      "share of decode wall time compute waited on reads, median", median_of(metric::kIoWaitFrac), true,
+      "I/O wait");
+  add(metric::kPeakRssBytes, "bytes", T::kBytes, G::kMetric, "peak resident set size during the run, median",
+      median_of(metric::kPeakRssBytes), true, "peak RSS");
+  add(metric::kLoadS, "s", T::kNumber, G::kMetric,
+      "open/load time (empty when set-up was reused from the previous point), median",
+      median_of(metric::kLoadS));
+  add("repetitions", "count", T::kInteger, G::kMetric, "recorded repetitions (warm-ups excluded)",
+      [](const ResultRow& r) { return num(r.repetitions); });
+  // Conditions.
+  add("provenance", "", T::kString, G::kCondition,
+      "measured | predicted | synthetic (null engine: test data, not a measurement)",
+      [](const ResultRow& r) { return text(r.provenance); }, true, "provenance");
+  add("machine", "", T::kString, G::kCondition, "machine profile of the run",
+      [](const ResultRow& r) { return text(r.machine); });
+  add("build", "", T::kString, G::kCondition, "moebench version, commit and build type",
+      [](const ResultRow& r) { return text(r.build); });
+  add("run_id", "", T::kString, G::kCondition, "run that produced the row (→ its environment)",
+      [](const ResultRow& r) { return text(r.run_id); });
+  add("notes", "", T::kString, G::kCondition, "non-fatal observations, separated by \"; \"",
+      [](const ResultRow& r) {
+        std::string s;
+        for (const std::string& n : r.notes) s += (s.empty() ? "" : "; ") + n;
+        return text(s);
+      });
+  return c;
+}
+
+}  // namespace
+
+const std::vector<Column>& result_columns() {
+  static const std::vector<Column> kColumns = build();
+  return kColumns;
+}
+
+}  // namespace moebench

@@ -1,0 +1,77 @@
+// config_store.cpp — see config_store.h.
+#include "vocab/config_store.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "vocab/file_io.h"
+#include "vocab/json_reader.h"
+#include "vocab/text.h"
+
+namespace fs = std::filesystem;
+
+namespace moebench {
+
+Expected<ConfigSource> ConfigStore::find(std::string_view kind, const std::string& name) const {
+  std::error_code ec;
+  if (name.find('/') != std::string::npos || (name.size() > 5 && name.substr(name.size() - 5) == ".json")) {
+    if (!fs::is_regular_file(name, ec)) {
+      return make_error(name + ": no such file");
+    }
+    auto text = read_file(name);
+    if (!text) return text.error();
+    return ConfigSource{name, *text, fs::path(name).parent_path().string()};
+  }
+  for (const std::string& dir : dirs_) {
+    const fs::path p = fs::path(dir) / std::string(kind) / (name + ".json");
+    if (fs::is_regular_file(p, ec)) {
+      auto text = read_file(p.string());
+      if (!text) return text.error();
+      return ConfigSource{p.string(), *text, p.parent_path().string()};
+    }
+  }
+  const std::string embedded = "configs/" + std::string(kind) + "/" + name + ".json";
+  for (const EmbeddedFile& f : embedded_configs()) {
+    if (f.path == embedded) return ConfigSource{"embedded:" + embedded, std::string(f.content), ""};
+  }
+  const std::vector<std::string> known = names(kind);
+  return make_error("no " + std::string(kind) + " config named \"" + name + "\"" +
+                    did_you_mean(name, known) + "; known: " + (known.empty() ? "none" : join(known, ", ")));
+}
+
+std::vector<std::string> ConfigStore::names(std::string_view kind) const {
+  std::set<std::string> out;
+  std::error_code ec;
+  for (const std::string& dir : dirs_) {
+    const fs::path d = fs::path(dir) / std::string(kind);
+    if (!fs::is_directory(d, ec)) continue;
+    // increment(ec): a directory that vanishes or cannot be read mid-listing
+    // ends the listing instead of throwing filesystem_error.
+    for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().extension() == ".json") out.insert(it->path().stem().string());
+    }
+  }
+  const std::string prefix = "configs/" + std::string(kind) + "/";
+  for (const EmbeddedFile& f : embedded_configs()) {
+    if (f.path.substr(0, prefix.size()) == prefix && f.path.find('/', prefix.size()) == std::string_view::npos) {
+      std::string_view stem = f.path.substr(prefix.size());
+      if (stem.size() > 5) out.insert(std::string(stem.substr(0, stem.size() - 5)));
+    }
+  }
+  return {out.begin(), out.end()};
+}
+
+Expected<ModelCard> ConfigStore::card(const std::string& name) const {
+  auto src = find("models", name);
+  if (!src) return src.error();
+  auto card = load_config_text<ModelCard>(src->text, src->label, load_model_card);
+  if (!card) return card.error();
+  if (name.find('/') == std::string::npos && card->name != name) {
+    return make_error(src->label + ": /name: card is named \"" + card->name + "\" but is stored as \"" +
+                      name + "\"; the name and the file name must agree");
+  }
+  return *card;
+}
+
+}  // namespace moebench

@@ -1,0 +1,45 @@
+// config_store.h — finding config files by kind and name.
+//
+// A name such as "kimi-k3" (kind "models") resolves, in order, to
+//   1. a path, if the name is an existing file;
+//   2. DIR/models/kimi-k3.json for each config directory (--configs DIR,
+//      then ./configs);
+//   3. the copy of configs/models/kimi-k3.json compiled into the binary.
+// So a fresh clone, an installed binary and a user's own configs all work,
+// and the label of each source says which one was used.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vocab/expected.h"
+#include "vocab/model_card.h"
+
+namespace moebench {
+
+struct EmbeddedFile {
+  std::string_view path;  // "configs/models/kimi-k3.json"
+  std::string_view content;
+};
+const std::vector<EmbeddedFile>& embedded_configs();  // generated at build time
+
+struct ConfigSource {
+  std::string label;  // file path, or "embedded:configs/…"
+  std::string text;
+  std::string dir;    // directory for relative paths inside ("" for embedded)
+};
+
+class ConfigStore {
+ public:
+  explicit ConfigStore(std::vector<std::string> dirs) : dirs_(std::move(dirs)) {}
+  // kind: "models", "hardware", "sweeps", "claims".
+  Expected<ConfigSource> find(std::string_view kind, const std::string& name_or_path) const;
+  std::vector<std::string> names(std::string_view kind) const;
+  Expected<ModelCard> card(const std::string& name) const;
+
+ private:
+  std::vector<std::string> dirs_;
+};
+
+}  // namespace moebench

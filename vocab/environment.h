@@ -1,0 +1,48 @@
+// environment.h — the conditions of a run, captured once and referenced by
+// every row through run_id: moebench version and commit, compiler and flags,
+// build type (Debug and sanitizer builds are flagged loudly, their timings
+// are not comparable), kernel, CPU, cores, memory, hostname, start time
+// (RFC 3339, UTC) and the machine profile used.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "vocab/expected.h"
+#include "vocab/json_reader.h"
+
+namespace moebench {
+
+struct Environment {
+  std::string run_id;
+  std::string moebench_version;
+  std::string git_commit;
+  std::string compiler;
+  std::string compiler_flags;
+  std::string build_type;
+  std::string sanitizers;  // "" when none
+  std::string kernel;
+  std::string cpu_model;
+  int logical_cpus = 0;
+  std::uint64_t memory_total_bytes = 0;
+  std::string hostname;
+  std::string started_at;       // RFC 3339 UTC
+  std::string machine_profile;  // profile name (and file), or "none"
+  std::string command_line;
+
+  // "" when timings from this build are trustworthy; else why not.
+  std::string build_warning() const;
+  // "moebench 0.1.0 (abc1234, Release)"
+  std::string build_label() const;
+};
+
+// Captures this process's environment. `machine_profile` names the profile
+// used for the run ("none" if the run used none).
+Environment capture_environment(const std::string& machine_profile, const std::string& command_line);
+
+Json environment_to_json(const Environment& e);
+Expected<Environment> environment_from_json(const Json& j);
+
+std::string rfc3339_now_utc();
+
+}  // namespace moebench

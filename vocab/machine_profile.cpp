@@ -1,0 +1,390 @@
+// machine_profile.cpp — strict loader for MachineProfile (see the header).
+// The writer is in machine_profile_writer.cpp; the two round-trip.
+#include "vocab/machine_profile.h"
+
+#include "vocab/text.h"
+#include "vocab/units.h"
+
+#include "vocab/quant_format.h"
+
+namespace moebench {
+
+const char* to_string(Provenance p) {
+  switch (p) {
+    case Provenance::kMeasured: return "measured";
+    case Provenance::kSpec: return "spec";
+    case Provenance::kEstimate: return "estimate";
+  }
+  return "?";
+}
+
+namespace {
+
+enum class FigureKind { kSize, kRate, kCount, kSeconds, kMoney };
+
+std::optional<double> read_figure_value(const Json& j, const std::string& path, Diagnostics& d,
+                                        FigureKind kind) {
+  switch (kind) {
+    case FigureKind::kSize: {
+      auto v = read_size(j, path, d);
+      return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
+    }
+    case FigureKind::kRate: return read_rate(j, path, d);
+    case FigureKind::kCount:
+    case FigureKind::kSeconds:
+    case FigureKind::kMoney: {
+      auto v = read_number(j, path, d);
+      if (v && *v < 0) {
+        d.add(path, "expected a value of zero or more, got " + dump_untrusted(j));
+        return std::nullopt;
+      }
+      return v;
+    }
+  }
+  return std::nullopt;
+}
+
+// {"value": ..., "provenance": "spec", "source": "...", "range": [lo, hi]}
+std::optional<Figure> read_figure(ObjectReader& parent, const char* key, bool required, FigureKind kind) {
+  const Json* j = parent.object(key, required);
+  if (j == nullptr) return std::nullopt;
+  Diagnostics& d = parent.diagnostics();
+  ObjectReader r(*j, parent.path_of(key), d);
+  Figure f;
+  const Json* v = r.get("value", true);
+  std::optional<double> value = v ? read_figure_value(*v, r.path_of("value"), d, kind) : std::nullopt;
+  const auto prov = r.enumeration("provenance", true, {"measured", "spec", "estimate"}, "provenance");
+  const auto source = r.string("source", true);
+  if (source && source->empty()) {
+    d.add(r.path_of("source"), "a figure needs its source: the probe method, the spec sheet, or "
+                               "the reasoning behind an estimate");
+  }
+  if (const Json* range = r.array("range", false, false)) {
+    if (range->size() != 2) {
+      d.add(r.path_of("range"), "expected [low, high]");
+    } else {
+      f.low = read_figure_value((*range)[0], json_pointer_append(r.path_of("range"), 0), d, kind);
+      f.high = read_figure_value((*range)[1], json_pointer_append(r.path_of("range"), 1), d, kind);
+      if (f.low && f.high && value && !(*f.low <= *value && *value <= *f.high)) {
+        d.add(r.path_of("range"), "the range must contain the value");
+      }
+    }
+  }
+  r.finish();
+  if (!value || !prov || !source) return std::nullopt;
+  f.value = *value;
+  f.provenance = *prov == "measured" ? Provenance::kMeasured
+                 : *prov == "spec"   ? Provenance::kSpec : Provenance::kEstimate;
+  f.source = *source;
+  return f;
+}
+
+// A non-negative plain number (measured detail fields).
+std::optional<double> nonneg(ObjectReader& r, const char* key, bool required) {
+  auto v = r.number(key, required);
+  if (v && *v < 0) {
+    r.diagnostics().add(r.path_of(key), "expected a value of zero or more");
+    return std::nullopt;
+  }
+  return v;
+}
+
+// A byte count written as a plain number (measured detail fields): zero or
+// more, and small enough for the uint64 it is converted to.
+std::uint64_t nonneg_bytes(ObjectReader& r, const char* key) {
+  const auto v = nonneg(r, key, true);
+  if (!v) return 0;
+  if (*v > kMaxSizeBytes) {
+    r.diagnostics().add(r.path_of(key), "a byte count of " + format_scientific(*v, 3) +
+                                            " is beyond 16 EiB; give the measured number of bytes");
+    return 0;
+  }
+  return static_cast<std::uint64_t>(*v);
+}
+
+// A size that may be null (= no limit).
+std::optional<std::uint64_t> size_or_null(ObjectReader& r, const char* key) {
+  const Json* j = r.get(key, false);
+  if (j == nullptr || j->is_null()) return std::nullopt;
+  return read_size(*j, r.path_of(key), r.diagnostics());
+}
+
+std::vector<std::string> strings(ObjectReader& r, const char* key) {
+  std::vector<std::string> out;
+  if (const Json* arr = r.array(key, false, false)) {
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      if (auto s = read_string((*arr)[i], json_pointer_append(r.path_of(key), i), r.diagnostics())) out.push_back(*s);
+    }
+  }
+  return out;
+}
+
+std::vector<DriveReadPoint> read_curve(ObjectReader& parent, const char* key) {
+  std::vector<DriveReadPoint> out;
+  Diagnostics& d = parent.diagnostics();
+  const Json* curve = parent.array(key, false, false);
+  if (curve == nullptr) return out;
+  for (std::size_t k = 0; k < curve->size(); ++k) {
+    ObjectReader c((*curve)[k], json_pointer_append(parent.path_of(key), k), d);
+    DriveReadPoint pt;
+    pt.block_bytes = c.size("block", true).value_or(0);
+    pt.queue_depth = static_cast<int>(c.integer("queue_depth", true, 1, 65536).value_or(1));
+    pt.pattern = c.enumeration("pattern", true, {"random", "sequential"}, "pattern").value_or("");
+    pt.read_bytes_s = read_figure(c, "read_bw", true, FigureKind::kRate).value_or(Figure{});
+    pt.iops = nonneg(c, "iops", false);
+    pt.lat_p50_us = nonneg(c, "lat_p50_us", false);
+    pt.lat_p99_us = nonneg(c, "lat_p99_us", false);
+    pt.io_path = c.enumeration("io_path", false, {"io_uring", "pread-threads"}, "I/O path").value_or("");
+    if (const Json* fio = c.object("fio", false)) {
+      ObjectReader f(*fio, c.path_of("fio"), d);
+      FioFigures ff;
+      ff.read_bytes_s = f.rate("read_bw", true).value_or(0);
+      ff.iops = nonneg(f, "iops", true).value_or(0);
+      ff.clat_p50_us = nonneg(f, "clat_p50_us", true).value_or(0);
+      ff.clat_p99_us = nonneg(f, "clat_p99_us", true).value_or(0);
+      f.get("builtin_over_fio", false);  // derived, written for readers; recomputed on load
+      f.finish();
+      pt.fio = ff;
+    }
+    c.finish();
+    out.push_back(pt);
+  }
+  return out;
+}
+
+std::optional<DriveDeviceInfo> read_device(ObjectReader& parent) {
+  const Json* j = parent.object("device", false);
+  if (j == nullptr) return std::nullopt;
+  ObjectReader r(*j, parent.path_of("device"), parent.diagnostics());
+  DriveDeviceInfo v;
+  v.dev_id = r.string("dev_id", false).value_or("");
+  v.disk = r.string("disk", false).value_or("");
+  v.partition = r.string("partition", false).value_or("");
+  v.model = r.string("model", false).value_or("");
+  v.filesystem = r.string("filesystem", false).value_or("");
+  v.mount_point = r.string("mount_point", false).value_or("");
+  v.pci_bus_id = r.string("pci_bus_id", false).value_or("");
+  v.pci_link = r.string("pci_link", false).value_or("");
+  v.size_bytes = size_or_null(r, "size");
+  v.rotational = r.boolean("rotational", false);
+  v.o_direct = r.boolean("o_direct", true).value_or(true);
+  v.test_file_bytes = r.size("test_file", false).value_or(0);
+  r.finish();
+  return v;
+}
+
+// {"model": ..., "count": N, "memory": {figure}, "memory_read_bw": {figure},
+//  "host_link_bw": {figure}, "peer_bw": {figure}}: per-device figures.
+std::optional<AcceleratorInfo> read_accelerators(ObjectReader& parent) {
+  const Json* j = parent.object("accelerators", false);
+  if (j == nullptr) return std::nullopt;
+  Diagnostics& d = parent.diagnostics();
+  ObjectReader r(*j, parent.path_of("accelerators"), d);
+  AcceleratorInfo a;
+  const auto model = r.string("model", true);
+  if (model && model->empty()) {
+    d.add(r.path_of("model"), "name the device model, e.g. \"NVIDIA A100-SXM4-40GB\"");
+  }
+  const auto count = r.integer("count", true, 1, 1 << 20);
+  const auto memory = read_figure(r, "memory", true, FigureKind::kSize);
+  const auto read_bw = read_figure(r, "memory_read_bw", true, FigureKind::kRate);
+  a.host_link_bytes_s = read_figure(r, "host_link_bw", false, FigureKind::kRate);
+  a.peer_bytes_s = read_figure(r, "peer_bw", false, FigureKind::kRate);
+  if (count && *count == 1 && a.peer_bytes_s) {
+    d.add(r.path_of("peer_bw"), "a single device has no peer link; drop peer_bw or raise count "
+                                "(count is over the whole setup, all nodes)");
+  }
+  r.finish();
+  if (!model || !count || !memory || !read_bw) return std::nullopt;
+  a.model = *model;
+  a.count = static_cast<int>(*count);
+  a.memory_bytes = *memory;
+  a.memory_read_bytes_s = *read_bw;
+  return a;
+}
+
+void read_probe_sections(ObjectReader& r, MachineProfile& m) {
+  Diagnostics& d = r.diagnostics();
+  if (const Json* j = r.object("probe", false)) {
+    ObjectReader p(*j, r.path_of("probe"), d);
+    ProbeInfo info;
+    info.build = p.string("build", true).value_or("");
+    info.host = p.string("host", true).value_or("");
+    info.started_at = p.string("started_at", true).value_or("");
+    info.duration_s = nonneg(p, "duration_s", true).value_or(0);
+    info.quick = p.boolean("quick", true).value_or(false);
+    info.fio = p.string("fio", true).value_or("");
+    info.notes = strings(p, "notes");
+    p.finish();
+    m.probe = info;
+  }
+  if (const Json* j = r.object("topology", false)) {
+    ObjectReader t(*j, r.path_of("topology"), d);
+    TopologyInfo info;
+    info.packages = static_cast<int>(t.integer("packages", true, 0, 1 << 20).value_or(0));
+    info.cores = static_cast<int>(t.integer("cores", true, 0, 1 << 20).value_or(0));
+    info.pus = static_cast<int>(t.integer("pus", true, 0, 1 << 20).value_or(0));
+    if (const Json* numa = t.array("numa_memory", false, false)) {
+      for (std::size_t i = 0; i < numa->size(); ++i) {
+        info.numa_memory_bytes.push_back(
+            read_size((*numa)[i], json_pointer_append(t.path_of("numa_memory"), i), d).value_or(0));
+      }
+    }
+    if (const Json* caches = t.array("caches", false, false)) {
+      for (std::size_t i = 0; i < caches->size(); ++i) {
+        ObjectReader c((*caches)[i], json_pointer_append(t.path_of("caches"), i), d);
+        CacheInfo ci;
+        ci.level = static_cast<int>(c.integer("level", true, 1, 8).value_or(0));
+        ci.kind = c.enumeration("kind", true, {"data", "instruction", "unified"}, "cache kind").value_or("");
+        ci.size_bytes = c.size("size", true).value_or(0);
+        ci.instances = static_cast<int>(c.integer("instances", true, 1, 1 << 20).value_or(0));
+        c.finish();
+        info.caches.push_back(ci);
+      }
+    }
+    info.hwloc_version = t.string("hwloc_version", false).value_or("");
+    t.finish();
+    m.topology = info;
+  }
+  if (const Json* j = r.object("memory_bandwidth", false)) {
+    ObjectReader b(*j, r.path_of("memory_bandwidth"), d);
+    MemoryBandwidthInfo info;
+    info.convention = b.string("convention", true).value_or("");
+    if (const Json* cells = b.array("cells", true, true)) {
+      for (std::size_t i = 0; i < cells->size(); ++i) {
+        ObjectReader c((*cells)[i], json_pointer_append(b.path_of("cells"), i), d);
+        BandwidthFigure f;
+        f.kernel = c.enumeration("kernel", true, {"read", "copy", "triad"}, "kernel").value_or("");
+        f.threads = static_cast<int>(c.integer("threads", true, 1, 1 << 20).value_or(1));
+        f.best_bytes_s = c.rate("best_bw", true).value_or(0);
+        f.median_bytes_s = c.rate("median_bw", true).value_or(0);
+        f.repetitions = static_cast<int>(c.integer("repetitions", true, 1, 1 << 20).value_or(1));
+        f.array_bytes = c.size("array", true).value_or(0);
+        f.pinned = c.boolean("pinned", true).value_or(false);
+        c.finish();
+        info.cells.push_back(f);
+      }
+    }
+    info.reference = b.string("reference", true).value_or("");
+    info.reference_read_bytes_s = b.rate("reference_read_bw", false);
+    b.finish();
+    m.memory_bandwidth = info;
+  }
+  if (const Json* j = r.object("memory_limits", false)) {
+    ObjectReader l(*j, r.path_of("memory_limits"), d);
+    MemoryLimitsInfo info;
+    info.mem_total_bytes = l.size("mem_total", true).value_or(0);
+    info.mem_available_bytes = l.size("mem_available", true).value_or(0);
+    info.swap_total_bytes = nonneg_bytes(l, "swap_total");
+    info.cgroup_version = l.enumeration("cgroup_version", true, {"v1", "v2", "none"}, "cgroup version").value_or("");
+    info.cgroup_limit_bytes = size_or_null(l, "cgroup_limit");
+    info.rlimit_as_bytes = size_or_null(l, "rlimit_as");
+    info.rlimit_memlock_bytes = size_or_null(l, "rlimit_memlock");
+    info.overcommit_mode = static_cast<int>(l.integer("overcommit_mode", true, -1, 2).value_or(-1));
+    info.binding_limit_bytes = l.size("binding_limit", true).value_or(0);
+    info.binding_limit_name = l.string("binding_limit_name", true).value_or("");
+    info.touchable_bytes = nonneg_bytes(l, "touchable");
+    info.held_bytes = nonneg_bytes(l, "held");
+    info.lockable_bytes = nonneg_bytes(l, "lockable");
+    info.stop_reason = l.string("stop_reason", true).value_or("");
+    info.touch_bytes_s = nonneg(l, "touch_rate", true).value_or(0);
+    l.finish();
+    m.memory_limits = info;
+  }
+}
+
+}  // namespace
+
+std::optional<MachineProfile> load_machine_profile(const Json& j, Diagnostics& d) {
+  ObjectReader r(j, "", d);
+  if (!r.is_object()) return std::nullopt;
+  MachineProfile m;
+  m.name = r.string("name", true).value_or("");
+  m.description = r.string("description", false).value_or("");
+  m.cpu_model = r.string("cpu_model", false).value_or("");
+  m.cores = read_figure(r, "cores", true, FigureKind::kCount).value_or(Figure{});
+  m.memory_total_bytes = read_figure(r, "memory_total", true, FigureKind::kSize).value_or(Figure{});
+  m.memory_usable_bytes = read_figure(r, "memory_usable", true, FigureKind::kSize).value_or(Figure{});
+  m.memory_read_bytes_s = read_figure(r, "memory_read_bw", true, FigureKind::kRate).value_or(Figure{});
+  m.accelerators = read_accelerators(r);
+  m.nodes = static_cast<int>(r.integer("nodes", false, 1, 4096).value_or(1));
+  m.interconnect_bytes_s = read_figure(r, "interconnect_bw", m.nodes > 1, FigureKind::kRate);
+  m.sync_s_per_token = read_figure(r, "sync_s_per_token", false, FigureKind::kSeconds);
+  m.price_usd = read_figure(r, "price_usd", false, FigureKind::kMoney);
+  m.price_basis = r.enumeration("price_basis", m.price_usd.has_value(), {"purchase", "hourly"}, "price basis");
+  if (const Json* cal = r.object("calibration", false)) {
+    ObjectReader c(*cal, r.path_of("calibration"), d);
+    CalibrationInfo info;
+    auto factor = [&](const char* key, double lo, double hi) {
+      const auto v = c.number(key, true);
+      if (v && (*v < lo || *v > hi)) {
+        d.add(c.path_of(key), "expected a factor in [" + format_fixed(lo, 1) + ", " + format_fixed(hi, 1) +
+                                  "]; recalibrate with `moebench calibrate`");
+      }
+      return v.value_or(1.0);
+    };
+    info.io_efficiency = factor("io_efficiency", 0.01, 100);
+    info.compute_efficiency = factor("compute_efficiency", 0.01, 100);
+    info.overlap = factor("overlap", 0, 1);
+    info.fit_error = factor("fit_error", 0, 100);
+    if (c.get("holdout_error", false)) info.holdout_error = factor("holdout_error", 0, 100);
+    info.rows = static_cast<int>(c.integer("rows", true, 1, 1000000).value_or(0));
+    info.source = c.string("source", true).value_or("");
+    c.finish();
+    m.calibration = info;
+  }
+
+  if (const Json* drives = r.array("drives", true, false)) {
+    for (std::size_t i = 0; i < drives->size(); ++i) {
+      ObjectReader dr((*drives)[i], json_pointer_append(r.path_of("drives"), i), d);
+      DriveProfile p;
+      p.name = dr.string("name", true).value_or("");
+      p.path = dr.string("path", false);
+      p.capacity_bytes = read_figure(dr, "capacity", false, FigureKind::kSize);
+      p.seq_read_bytes_s = read_figure(dr, "seq_read_bw", true, FigureKind::kRate).value_or(Figure{});
+      p.read_curve = read_curve(dr, "read_curve");
+      p.device = read_device(dr);
+      dr.finish();
+      m.drives.push_back(std::move(p));
+    }
+  }
+  if (const Json* sets = r.array("drive_sets", false, false)) {
+    for (std::size_t i = 0; i < sets->size(); ++i) {
+      ObjectReader s((*sets)[i], json_pointer_append(r.path_of("drive_sets"), i), d);
+      DriveSetProfile set;
+      set.drives = strings(s, "drives");
+      set.read_curve = read_curve(s, "read_curve");
+      s.finish();
+      for (const std::string& name : set.drives) {
+        bool known = false;
+        for (const DriveProfile& p : m.drives) known = known || p.name == name;
+        if (!known) d.add(s.path_of("drives"), "drive \"" + name + "\" is not listed in /drives");
+      }
+      m.drive_sets.push_back(std::move(set));
+    }
+  }
+  if (const Json* kernels = r.array("kernels", false, false)) {
+    for (std::size_t i = 0; i < kernels->size(); ++i) {
+      ObjectReader k((*kernels)[i], json_pointer_append(r.path_of("kernels"), i), d);
+      KernelFigure kf;
+      kf.quant = k.enumeration("quant", true, quant_names(), "quant").value_or("");
+      kf.shape = k.enumeration("shape", true, {"matvec", "matmul"}, "kernel shape").value_or("");
+      kf.threads = static_cast<int>(k.integer("threads", true, 1, 1 << 20).value_or(1));
+      kf.batch = static_cast<int>(k.integer("batch", false, 1, 1 << 20).value_or(1));
+      kf.weight_bytes_s = read_figure(k, "weight_bw", true, FigureKind::kRate).value_or(Figure{});
+      kf.gflop_s = nonneg(k, "gflop_s", false);
+      k.finish();
+      m.kernels.push_back(std::move(kf));
+    }
+  }
+  read_probe_sections(r, m);
+  r.finish();
+  if (!d.ok()) return std::nullopt;
+  return m;
+}
+
+Expected<MachineProfile> load_machine_profile_file(const std::string& path) {
+  return load_config_file<MachineProfile>(path, load_machine_profile);
+}
+
+}  // namespace moebench

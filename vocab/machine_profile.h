@@ -1,0 +1,220 @@
+// machine_profile.h — MachineProfile: what a machine offers, with the
+// provenance of every figure.
+//
+// `moebench probe` writes one for this machine; configs/hardware/*.json use
+// the same schema for machines moebench cannot measure. Each figure says
+// whether it was `measured` (and how), taken from a `spec` sheet (and which),
+// or is an `estimate` (and why) — a prediction built on a figure inherits
+// that figure's standing. An optional range carries spec uncertainty (e.g.
+// sustained CPU-achievable bandwidth against the peak of the spec sheet).
+//
+// What the figures describe — one convention for every profile:
+//
+// - Whole setup. cores, memory_total, memory_usable, memory_read_bw, the
+//   drives list and price are for everything the profile describes, summed
+//   over its `nodes`: four linked 512 GB Mac Studios are memory_total
+//   2048 GiB, memory_read_bw 4 × 819 GB/s, four internal SSDs in /drives.
+//   What linking costs is carried separately by `interconnect_bw` (one
+//   node's network bandwidth to the others, one direction, all its ports
+//   together — a link is crossed, not summed) and `sync_s_per_token` (the
+//   time a decode token spends synchronizing the nodes; it grows with the
+//   model's layer count, so its source names the model it assumes and how
+//   the model is split). Nodes are alike,
+//   so one node's figure is the whole-setup figure divided by `nodes` (what
+//   a model split across the nodes must fit on each).
+// - Unified memory (Apple silicon, DGX Spark / GB10): no accelerator block;
+//   memory_total and memory_read_bw describe the one pool CPU and GPU share.
+// - Discrete GPUs: memory_total, memory_usable and memory_read_bw describe
+//   HOST RAM; the `accelerators` block describes the GPUs, its figures per
+//   device and its count over the whole setup (all nodes), so the setup's
+//   GPU memory is count × memory. A machine whose engine ignores its GPUs
+//   (a CPU-only campaign) leaves the block out and says so in its
+//   description.
+// - Link rates (host_link_bw, peer_bw, interconnect_bw) are one direction;
+//   vendors often quote both directions added (NVLink "600 GB/s" is
+//   300 GB/s each way), and a figure's source says which was halved.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vocab/expected.h"
+#include "vocab/json_reader.h"
+
+namespace moebench {
+
+enum class Provenance { kMeasured, kSpec, kEstimate };
+const char* to_string(Provenance p);
+
+struct Figure {
+  double value = 0;
+  Provenance provenance = Provenance::kEstimate;
+  std::string source;                // who/what says so: a probe method, a URL, reasoning
+  std::optional<double> low, high;   // uncertainty range, same unit as value
+};
+
+// fio's figures for the same cell as a built-in measurement.
+struct FioFigures {
+  double read_bytes_s = 0;
+  double iops = 0;
+  double clat_p50_us = 0;
+  double clat_p99_us = 0;
+};
+
+struct DriveReadPoint {
+  std::uint64_t block_bytes = 0;
+  int queue_depth = 1;
+  std::string pattern;  // "random" | "sequential"
+  Figure read_bytes_s;
+  // Measured cells also carry these (absent in spec-sheet profiles):
+  std::optional<double> iops;
+  std::optional<double> lat_p50_us;
+  std::optional<double> lat_p99_us;
+  std::string io_path;              // "io_uring" | "pread-threads"
+  std::optional<FioFigures> fio;    // same cell through fio, when it ran
+};
+
+// What a probed drive directory sits on (probes/block_device.h).
+struct DriveDeviceInfo {
+  std::string dev_id, disk, partition, model, filesystem, mount_point, pci_bus_id, pci_link;
+  std::optional<std::uint64_t> size_bytes;
+  std::optional<bool> rotational;
+  bool o_direct = true;  // O_DIRECT honoured; false = buffered reads, flagged
+  std::uint64_t test_file_bytes = 0;
+};
+
+struct DriveProfile {
+  std::string name;
+  std::optional<std::string> path;  // a directory on the drive, for measured profiles
+  std::optional<Figure> capacity_bytes;
+  Figure seq_read_bytes_s;
+  std::vector<DriveReadPoint> read_curve;
+  std::optional<DriveDeviceInfo> device;
+};
+
+// All listed drives read at once (each with the cell's queue depth).
+struct DriveSetProfile {
+  std::vector<std::string> drives;
+  std::vector<DriveReadPoint> read_curve;
+};
+
+struct KernelFigure {
+  std::string quant;
+  std::string shape;  // "matvec" (decode) | "matmul" (prefill)
+  int threads = 1;
+  int batch = 1;      // activations per call (prefill batch)
+  Figure weight_bytes_s;
+  std::optional<double> gflop_s;  // 2 flops per weight per batch row
+};
+
+struct CacheInfo {
+  int level = 0;
+  std::string kind;
+  std::uint64_t size_bytes = 0;
+  int instances = 0;
+};
+
+struct TopologyInfo {
+  int packages = 0, cores = 0, pus = 0;
+  std::vector<std::uint64_t> numa_memory_bytes;
+  std::vector<CacheInfo> caches;
+  std::string hwloc_version;
+};
+
+struct BandwidthFigure {
+  std::string kernel;  // read | copy | triad
+  int threads = 1;
+  double best_bytes_s = 0;
+  double median_bytes_s = 0;
+  int repetitions = 0;
+  std::uint64_t array_bytes = 0;
+  bool pinned = false;
+};
+
+struct MemoryBandwidthInfo {
+  std::string convention;
+  std::vector<BandwidthFigure> cells;
+  std::string reference;  // cross-check tool and its figure, or why there is none
+  std::optional<double> reference_read_bytes_s;
+};
+
+struct MemoryLimitsInfo {
+  std::uint64_t mem_total_bytes = 0, mem_available_bytes = 0, swap_total_bytes = 0;
+  std::string cgroup_version;
+  std::optional<std::uint64_t> cgroup_limit_bytes, rlimit_as_bytes, rlimit_memlock_bytes;
+  int overcommit_mode = -1;
+  std::uint64_t binding_limit_bytes = 0;
+  std::string binding_limit_name;
+  std::uint64_t touchable_bytes = 0, held_bytes = 0, lockable_bytes = 0;
+  std::string stop_reason;
+  double touch_bytes_s = 0;
+};
+
+struct ProbeInfo {
+  std::string build;
+  std::string host;
+  std::string started_at;
+  double duration_s = 0;
+  bool quick = false;
+  std::string fio;  // fio version, or why fio figures are missing
+  std::vector<std::string> notes;
+};
+
+// The GPUs of a discrete-GPU machine (see the conventions above): figures
+// per device, count over the whole setup.
+struct AcceleratorInfo {
+  std::string model;                        // "NVIDIA A100-SXM4-40GB"
+  int count = 0;                            // devices in the whole setup (all nodes)
+  Figure memory_bytes;                      // per device (HBM/GDDR capacity)
+  Figure memory_read_bytes_s;               // per device (HBM/GDDR bandwidth)
+  std::optional<Figure> host_link_bytes_s;  // per device, host RAM <-> device, one direction (PCIe, NVLink-C2C)
+  std::optional<Figure> peer_bytes_s;       // per device, device <-> devices, one direction (NVLink), when there is one
+};
+
+// The analytic engine's efficiency factors fitted to measured rows of this
+// machine (`moebench calibrate`), with the fit's error.
+struct CalibrationInfo {
+  double io_efficiency = 1;       // achieved read bandwidth ÷ the profile's
+  double compute_efficiency = 1;  // achieved kernel rate ÷ the profile's
+  double overlap = 1;             // share of min(I/O, compute after routing) hidden
+  double fit_error = 0;           // median |predicted/measured − 1| of decode tok/s, fitted rows
+  std::optional<double> holdout_error;  // the same on held-out rows
+  int rows = 0;                   // rows fitted
+  std::string source;             // results file and sweep
+};
+
+struct MachineProfile {
+  std::string name;
+  std::string description;
+  std::string cpu_model;
+  Figure cores;
+  Figure memory_total_bytes;
+  Figure memory_usable_bytes;
+  Figure memory_read_bytes_s;  // all threads, read-only stream
+  std::optional<AcceleratorInfo> accelerators;  // discrete GPUs only
+  std::optional<CalibrationInfo> calibration;   // written by `moebench calibrate`
+  std::vector<DriveProfile> drives;
+  std::vector<DriveSetProfile> drive_sets;
+  std::vector<KernelFigure> kernels;
+  int nodes = 1;                               // linked machines acting as one
+  std::optional<Figure> interconnect_bytes_s;  // per node, one direction (required when nodes > 1)
+  std::optional<Figure> sync_s_per_token;      // added to each decode token by linking the nodes
+  std::optional<Figure> price_usd;             // whole setup
+  std::optional<std::string> price_basis;      // "purchase" | "hourly"
+  // Written by `moebench probe`; absent in hand-written catalog entries.
+  std::optional<ProbeInfo> probe;
+  std::optional<TopologyInfo> topology;
+  std::optional<MemoryBandwidthInfo> memory_bandwidth;
+  std::optional<MemoryLimitsInfo> memory_limits;
+};
+
+std::optional<MachineProfile> load_machine_profile(const Json& j, Diagnostics& d);
+Expected<MachineProfile> load_machine_profile_file(const std::string& path);
+
+// The inverse of the loader: load_machine_profile(machine_profile_to_json(p))
+// gives p back (sizes and rates are written as plain numbers).
+nlohmann::ordered_json machine_profile_to_json(const MachineProfile& p);
+
+}  // namespace moebench

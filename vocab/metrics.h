@@ -1,0 +1,67 @@
+// metrics.h — turning Measurements into the row's metrics, as pure functions.
+//
+// derive_metrics() applies the timing windows of measurement.h to one
+// repetition; aggregate() summarizes repetitions (median and spread per
+// metric, inter-token latency percentiles over the pooled latencies of all
+// repetitions) and applies the row-level checks: peak RSS against the RAM
+// budget, engine I/O counters against /proc/self/io.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vocab/measurement.h"
+#include "vocab/stats.h"
+
+namespace moebench {
+
+// Metric names (also column names; units are in the names).
+namespace metric {
+inline constexpr const char* kDecodeTokS = "decode_tok_s";
+inline constexpr const char* kTtftS = "ttft_s";
+inline constexpr const char* kPrefillTokS = "prefill_tok_s";
+inline constexpr const char* kItlP50S = "itl_p50_s";
+inline constexpr const char* kItlP99S = "itl_p99_s";
+inline constexpr const char* kReadBytesPerToken = "read_bytes_per_token";
+inline constexpr const char* kProcReadBytesPerToken = "proc_read_bytes_per_token";
+inline constexpr const char* kMemBytesPerToken = "mem_bytes_per_token";
+inline constexpr const char* kKvPositionsPerToken = "kv_positions_per_token";
+inline constexpr const char* kKvBytesPerToken = "kv_bytes_per_token";
+inline constexpr const char* kExpertHitRate = "expert_hit_rate";
+inline constexpr const char* kHiddenMissFrac = "hidden_miss_frac";
+inline constexpr const char* kIoWaitFrac = "io_wait_frac";
+inline constexpr const char* kPeakRssBytes = "peak_rss_bytes";
+inline constexpr const char* kLoadS = "load_s";
+}  // namespace metric
+
+// Tolerances of the row checks.
+inline constexpr double kRssOverBudgetTolerance = 0.05;   // > 5 % over budget → invalid
+inline constexpr double kIoCounterMismatchTolerance = 0.05;
+
+// Per-repetition metric values. Absent keys mean "not applicable" (e.g. no
+// expert was needed, so there is no hit rate).
+using RepMetrics = std::map<std::string, double>;
+
+// Fails (returns an error message) when the measurement cannot carry the
+// windows: fewer than 2 tokens, non-increasing timestamps, non-positive
+// prefill interval.
+std::optional<std::string> check_measurement(const Measurement& m);
+RepMetrics derive_metrics(const Measurement& m);
+
+struct Aggregate {
+  std::map<std::string, Summary> summaries;              // per metric
+  std::map<std::string, std::vector<double>> samples;    // per metric, per repetition
+  RowStatus status = RowStatus::kOk;
+  std::string reason;
+  std::vector<std::string> notes;
+};
+
+// `measurements` are the recorded repetitions, all ok; `warmups` the
+// unrecorded ones, which only contribute load_s (set-up usually happens there).
+Aggregate aggregate(const std::vector<Measurement>& measurements,
+                    const std::vector<Measurement>& warmups,
+                    std::optional<std::uint64_t> ram_budget_bytes);
+
+}  // namespace moebench

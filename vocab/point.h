@@ -1,0 +1,60 @@
+// point.h — Point: one combination of a sweep's axes, and its identity.
+//
+// A point's identity is its canonical key (every axis value, normalized):
+// the same point in two runs has the same id, which is how the journal skips
+// finished points on --resume and how compare matches rows across runs. The
+// setup key groups points that share a container and loaded weights.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "vocab/json_reader.h"
+#include "vocab/model_card.h"
+
+namespace moebench {
+
+struct EngineSpec {
+  std::string name;                           // "null", "resident", ...
+  std::map<std::string, std::string> options; // "null:sleep_ms=5" → {sleep_ms: 5}
+  std::string to_string() const;              // canonical, options sorted
+};
+
+// Parses "name" or "name:key=value,key=value".
+Expected<EngineSpec> parse_engine_spec(const std::string& text);
+
+struct DriveSpec {
+  int count = 1;
+  std::string layout = "replicate";         // "replicate" | "stripe"
+  std::optional<double> throttle_bytes_s;   // per-drive token-bucket cap
+  std::string to_string() const;            // "2×replicate", "2×stripe@200MB/s"
+};
+
+struct Point {
+  std::size_t index = 0;  // position in sweep order (0-based)
+  EngineSpec engine;
+  std::string model;      // card name
+  Scale scale;
+  std::string quant;      // resolved (never "native")
+  std::optional<std::uint64_t> ram_budget_bytes;  // nullopt = unlimited
+  DriveSpec drives;
+  std::int64_t context_tokens = 0;
+  std::int64_t prompt_tokens = 16;
+  std::int64_t gen_tokens = 16;
+  int threads = 0;        // 0 = all hardware threads
+  std::string routing = "uniform";
+  std::string cache_policy = "lru";
+  std::string prefetch = "off";
+
+  // Canonical key: an object with every axis, fixed key order.
+  Json key_json() const;
+  std::string id() const;         // 16 hex digits, stable across runs
+  std::string label() const;      // short, for progress lines
+  std::string setup_key() const;  // container + drive identity
+};
+
+Expected<Point> point_from_key_json(const Json& key);
+
+}  // namespace moebench

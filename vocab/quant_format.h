@@ -1,0 +1,36 @@
+// quant_format.h — the table of weight formats moebench knows: name, ggml type
+// id, weights per block and bytes per block (ggml's exact layouts, see
+// ../shared/reference/FACTS.md). Byte counts of cards and containers are
+// derived from this table and nothing else. Kernels live beside it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vocab/expected.h"
+
+namespace moebench {
+
+struct QuantFormat {
+  std::string_view name;        // config spelling, lower case: "mxfp4"
+  std::uint32_t ggml_type;      // GGML_TYPE_* id in GGUF tensor infos
+  std::uint32_t block_weights;  // weights per block
+  std::uint32_t block_bytes;    // bytes per block
+  double bits_per_weight() const { return 8.0 * block_bytes / block_weights; }
+  // Bytes for `n` weights; n must be a multiple of block_weights (callers check
+  // with fits_rows()).
+  std::uint64_t bytes_for(std::uint64_t n) const { return n / block_weights * block_bytes; }
+  bool divides(std::uint64_t n) const { return n % block_weights == 0; }
+};
+
+const std::vector<QuantFormat>& quant_formats();
+std::optional<QuantFormat> find_quant(std::string_view name);
+// The format for `n` weights, or an error naming `verb` ("quantize") when the
+// quant is unknown or n is not a whole number of its blocks.
+Expected<QuantFormat> quant_for_blocks(std::string_view verb, std::string_view quant, std::uint64_t n);
+std::vector<std::string> quant_names();
+
+}  // namespace moebench

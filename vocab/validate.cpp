@@ -1,0 +1,88 @@
+// validate.cpp — see validate.h.
+#include "vocab/validate.h"
+
+#include <filesystem>
+
+#include "vocab/claim.h"
+#include "vocab/machine_profile.h"
+#include "vocab/model_card.h"
+
+namespace moebench {
+
+const char* to_string(ConfigKind k) {
+  switch (k) {
+    case ConfigKind::kModel: return "model";
+    case ConfigKind::kMachine: return "machine";
+    case ConfigKind::kSweep: return "sweep";
+    case ConfigKind::kClaims: return "claims";
+  }
+  return "?";
+}
+
+std::optional<ConfigKind> parse_config_kind(const std::string& s) {
+  if (s == "model" || s == "models" || s == "card") return ConfigKind::kModel;
+  if (s == "machine" || s == "hardware" || s == "profile") return ConfigKind::kMachine;
+  if (s == "sweep" || s == "sweeps") return ConfigKind::kSweep;
+  if (s == "claims" || s == "claim") return ConfigKind::kClaims;
+  return std::nullopt;
+}
+
+namespace {
+
+std::optional<ConfigKind> infer(const std::string& path, const Json& j) {
+  const std::string parent = std::filesystem::path(path).parent_path().filename().string();
+  if (auto k = parse_config_kind(parent)) return k;
+  if (!j.is_object()) return std::nullopt;
+  if (j.contains("axes")) return ConfigKind::kSweep;
+  if (j.contains("claims")) return ConfigKind::kClaims;
+  if (j.contains("moe") || j.contains("layers")) return ConfigKind::kModel;
+  if (j.contains("drives") || j.contains("memory_total")) return ConfigKind::kMachine;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Expected<std::string> validate_config_file(const std::string& path, std::optional<ConfigKind> kind,
+                                           const SweepContext& ctx) {
+  auto j = read_json_file(path);
+  if (!j) return j.error();
+  if (!kind) kind = infer(path, *j);
+  if (!kind) {
+    return make_error(path + ": cannot tell which kind of config this is (not under models/, "
+                      "hardware/, sweeps/ or claims/, and no telling keys); pass --kind "
+                      "model|machine|sweep|claims");
+  }
+  Diagnostics d(path);
+  switch (*kind) {
+    case ConfigKind::kModel: {
+      auto card = load_model_card(*j, d);
+      if (!card) return d.to_error();
+      return "model card \"" + card->name + "\": " + std::to_string(card->total_layers()) + " layers (" +
+             std::to_string(card->moe_layers()) + " MoE), " + std::to_string(card->moe.experts) +
+             " experts, top-" + std::to_string(card->moe.active);
+    }
+    case ConfigKind::kMachine: {
+      auto m = load_machine_profile(*j, d);
+      if (!m) return d.to_error();
+      return "machine profile \"" + m->name + "\": " + std::to_string(m->drives.size()) + " drive(s)";
+    }
+    case ConfigKind::kClaims: {
+      auto c = load_claims(*j, d);
+      if (!c) return d.to_error();
+      return "claims file: " + std::to_string(c->size()) + " claim(s)";
+    }
+    case ConfigKind::kSweep: {
+      SweepContext local = ctx;
+      if (local.base_dir.empty()) local.base_dir = std::filesystem::path(path).parent_path().string();
+      auto s = load_sweep(*j, d, local);
+      if (!s) return d.to_error();
+      auto points = expand_sweep(*s, local);
+      if (!points) return make_error(path + ": " + points.error().message);
+      return "sweep \"" + s->name + "\": " + std::to_string(points->size()) + " points × " +
+             std::to_string(s->repetitions) + " repetitions (+" + std::to_string(s->warmup) + " warm-up)";
+    }
+  }
+  return make_error("unreachable");
+}
+
+}  // namespace moebench
