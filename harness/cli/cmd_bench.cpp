@@ -156,11 +156,11 @@ Expected<CardSetup> set_up(Bench& b, const BenchArgs& a, const ModelCard& scaled
   auto budget = b.minimum_budget();
   if (!budget) return budget.error();
   s.budget = *budget;
-  const std::string file = (std::filesystem::path(a.drive_dirs[0]) / container_file_name(s.spec, 0)).string();
+  const std::string file = expert_file_path(s.spec, 0);
   const std::uint64_t slice = expert_record_bytes(s.spec) / 3 / 4096 * 4096;  // about one gate/up/down slice
-  // fio reads the bytes the engine reads: the expert tensors at the back of
-  // the file (the trunk is in front), so both meet the same device and the
-  // same caches below the guest, if any.
+  // fio reads the bytes the engine reads: the expert tensors of drive 0's
+  // expert file (the trunk has a file of its own), so both meet the same
+  // device and the same caches below the guest, if any.
   auto g = read_gguf(file);
   if (!g) return g.error();
   std::uint64_t experts_begin = g->file_bytes;
