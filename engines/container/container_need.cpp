@@ -81,21 +81,28 @@ Expected<DiskNeed> container_disk_need(const std::vector<ContainerSpec>& specs) 
       files[path] = p;
     }
   }
+  // One entry per filesystem, named by its first drive directory in the
+  // specs' order (drive 0 first).
   DiskNeed need;
   std::map<dev_t, std::size_t> fs_index;
-  for (const auto& [path, p] : files) {
-    const DirFs fs = dir_fs(p.dir);
-    if (!fs.known) return make_error(p.dir + ": drive directory does not exist (create it first)");
-    auto it = fs_index.find(fs.dev);
-    if (it == fs_index.end()) {
+  for (const ContainerSpec& spec : specs) {
+    for (const std::string& dir : spec.drive_dirs) {
+      const DirFs fs = dir_fs(dir);
+      if (!fs.known) return make_error(dir + ": drive directory does not exist (create it first)");
+      if (fs_index.count(fs.dev)) continue;
       DiskNeed::Filesystem f;
-      f.dir = p.dir;
-      auto avail = free_bytes(p.dir);
+      f.dir = dir;
+      auto avail = free_bytes(dir);
       if (!avail) return avail.error();
       f.free_bytes = *avail;
-      it = fs_index.emplace(fs.dev, need.filesystems.size()).first;
+      fs_index.emplace(fs.dev, need.filesystems.size());
       need.filesystems.push_back(f);
     }
+  }
+  for (const auto& [path, p] : files) {
+    const DirFs fs = dir_fs(p.dir);
+    const auto it = fs_index.find(fs.dev);
+    if (!fs.known || it == fs_index.end()) return make_error(p.dir + ": drive directory does not exist (create it first)");
     DiskNeed::Filesystem& f = need.filesystems[it->second];
     f.free_bytes += p.frees;
     if (p.link) {

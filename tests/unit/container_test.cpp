@@ -154,7 +154,7 @@ TEST_CASE("container make refuses bad requests clearly", "[container]") {
   CHECK(not_ours.error().message.find("not a moebench container") != std::string::npos);
 }
 
-TEST_CASE("two quants share one trunk file; expert files hold only routed experts and name their trunk", "[container]") {
+TEST_CASE("two quants share one trunk file, expert files hold only routed experts and name their trunk", "[container]") {
   QuietProgress quiet;
   TempDir dir;
   const ContainerSpec a = tiny_spec({dir.path()}, "replicate", false, "mxfp4");
