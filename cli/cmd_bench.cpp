@@ -36,6 +36,7 @@
 #include "engines/resident/resident_engine.h"
 #include "engines/streaming/streaming_engine.h"
 #include "cli/commands.h"
+#include "engines/registry.h"
 #include "harness/terminal_progress.h"
 #include "vocab/clock.h"
 #include "vocab/environment.h"
@@ -79,7 +80,9 @@ class Bench {
     return p;
   }
   Expected<Measurement> run(const Point& p, int drives_available) {
-    auto e = p.engine.name == "resident" ? make_resident_engine(p.engine) : make_streaming_engine(p.engine);
+    const EngineInfo* info = find_engine(p.engine.name);
+    if (info == nullptr) return make_error("bench-engines: no engine \"" + p.engine.name + "\"");
+    auto e = info->make(p.engine);
     std::vector<std::string> dirs(a_.drive_dirs.begin(), a_.drive_dirs.begin() + drives_available);
     RunContext ctx{clock_, progress_, card_, dirs, 42, 0, false, clock_.now_s() + 3600, nullptr};
     progress_.phase(p.engine.to_string() + " " + p.drives.to_string(), -1);
@@ -157,11 +160,11 @@ Expected<CardSetup> set_up(Bench& b, const BenchArgs& a, const ModelCard& scaled
   auto budget = b.minimum_budget();
   if (!budget) return budget.error();
   s.budget = *budget;
-  const std::string file = (std::filesystem::path(a.drive_dirs[0]) / container_file_name(s.spec, 0)).string();
+  const std::string file = expert_file_path(s.spec, 0);
   const std::uint64_t slice = expert_record_bytes(s.spec) / 3 / 4096 * 4096;  // about one gate/up/down slice
-  // fio reads the bytes the engine reads: the expert tensors at the back of
-  // the file (the trunk is in front), so both meet the same device and the
-  // same caches below the guest, if any.
+  // fio reads the bytes the engine reads: the expert tensors of drive 0's
+  // expert file (the trunk has a file of its own), so both meet the same
+  // device and the same caches below the guest, if any.
   auto g = read_gguf(file);
   if (!g) return g.error();
   std::uint64_t experts_begin = g->file_bytes;

@@ -1,6 +1,8 @@
-// cmd_container.cpp — `moebench container`: GGUF containers. `inspect`
-// prints the header of any GGUF file (moebench's or llama.cpp's): version,
-// alignment, every metadata entry with its type, and the tensor table.
+// cmd_container.cpp — `moebench container`: GGUF containers. `make` writes
+// (or reuses) a container's trunk file and expert files; `verify` rechecks
+// either kind; `inspect` prints the header of any GGUF file (moebench's or
+// llama.cpp's): version, alignment, which part of a moebench container it is,
+// every metadata entry with its type, and the tensor table.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -55,6 +57,12 @@ std::string inspect_gguf(const GgufFile& f) {
   std::string out = f.label + ": GGUF v" + std::to_string(f.version) + ", " + std::to_string(f.file_bytes) +
                     " bytes (" + format_bytes(static_cast<double>(f.file_bytes)) + "), alignment " +
                     std::to_string(f.alignment) + ", tensor data at byte " + std::to_string(f.data_offset) + "\n";
+  if (const auto part = f.get_string("moebench.part"); part == "trunk") {
+    out += "moebench trunk file: every non-routed-expert tensor, shared by every quant of its card, scale and seed\n";
+  } else if (part == "experts") {
+    out += "moebench expert file: routed experts only; pairs with the trunk file " +
+           gguf_printable(f.get_string("moebench.trunk_file").value_or("(not named)")) + " (on drive 0)\n";
+  }
   out += "\nmetadata (" + std::to_string(f.kvs.size()) + " entries):\n";
   std::size_t key_width = 0;
   for (const GgufKv& kv : f.kvs) key_width = std::max(key_width, gguf_printable(kv.key).size());
@@ -135,16 +143,23 @@ int make_command(const MakeArgs& a, const CliState& state) {
   auto files = make_container(spec, progress);
   progress.sweep_finished();
   if (!files) return fail(files.error().message);
-  for (const ContainerFile& f : *files) {
-    std::printf("%s  %s  %s\n", f.path.c_str(), format_bytes(static_cast<double>(f.bytes)).c_str(),
-                f.reused ? "reused (same card, scale, quant, seed and layout)"
-                         : ("written in " + format_duration_s(f.write_s) + " (" +
-                            format_rate(static_cast<double>(f.bytes) / std::max(f.write_s, 1e-9)) + ")").c_str());
+  std::vector<ContainerFile> all = {files->trunk};
+  all.insert(all.end(), files->experts.begin(), files->experts.end());
+  for (const ContainerFile& f : all) {
+    const bool trunk = f.part == ContainerPart::kTrunk;
+    const std::string how =
+        f.reused ? (trunk ? "trunk, reused (same card, scale, trunk quant and seed: shared by every quant)"
+                          : "experts, reused (same card, scale, quant, seed and layout)")
+        : !f.hard_link_of.empty() ? "experts, hard link to " + f.hard_link_of + " (one filesystem: no second copy)"
+                                  : std::string(trunk ? "trunk" : "experts") + ", written in " +
+                                        format_duration_s(f.write_s) + " (" +
+                                        format_rate(static_cast<double>(f.bytes) / std::max(f.write_s, 1e-9)) + ")";
+    std::printf("%s  %s  %s\n", f.path.c_str(), format_bytes(static_cast<double>(f.bytes)).c_str(), how.c_str());
   }
   if (a.fio_baseline) {
     // fio's sequential write in the same run, same pattern as our writer
-    // (16 MiB blocks, 4 in flight, O_DIRECT), half the first file's size.
-    const ContainerFile& f = files->front();
+    // (16 MiB blocks, 4 in flight, O_DIRECT), half the first written file's size.
+    const ContainerFile& f = files->trunk.reused ? files->experts.front() : files->trunk;
     if (f.reused || f.write_s <= 0) return fail("--fio-baseline: the file was reused, nothing was written to compare");
     auto fio = find_fio();
     if (!fio) return fail("--fio-baseline: fio is not on PATH (apt install fio)");
@@ -178,8 +193,11 @@ void add_container_command(CLI::App& app, CliState& state) {
   CLI::App* make = cmd->add_subcommand("make", "Write a container of a (scaled) model card to one or more drives.");
   make->footer(
       "Seeded synthetic weights with a realistic distribution go through the real quantizers into a GGUF v3 file "
-      "(alignment 4096, llama.cpp tensor names, experts slowest), one file per drive directory. --layout replicate "
-      "puts a byte-identical copy on every drive; stripe gives each expert one home drive (expert e on drive e mod "
+      "(alignment 4096, llama.cpp tensor names, experts slowest): a trunk file on the first drive (every tensor "
+      "but the routed experts, in the card's trunk_quant, shared by every quant of the card, scale and seed) and "
+      "an expert file per drive directory that names the trunk it pairs with. --layout replicate "
+      "puts a byte-identical copy of the experts on every drive (a hard link where two drive directories share a "
+      "filesystem); stripe gives each expert one home drive (expert e on drive e mod "
       "D, the trunk on the first). --packed stores each expert's gate, up and down as one aligned record (one read "
       "per expert). Files are written under a temporary name and renamed when complete; an existing file with the "
       "same card, scale, quant, seed, layout and quantizer is reused.\n\n"
@@ -228,6 +246,7 @@ void add_container_command(CLI::App& app, CliState& state) {
         state.exit_code = 1;
         continue;
       }
+      for (const std::string& n : r->notes) std::printf("%s: %s\n", path.c_str(), n.c_str());
       if (r->ok()) {
         std::printf("ok: %s — %d tensors, %d expert records, %llu bytes verified in %s (%s)\n", path.c_str(),
                     r->tensors, r->expert_records, static_cast<unsigned long long>(r->bytes_verified),

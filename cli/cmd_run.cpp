@@ -3,6 +3,9 @@
 // files after every point (as one set: reports/results_files.h) and the
 // markdown table to stdout.
 // --io-throttle caps every drive's read rate as a what-if (IoThrottledEngine).
+// Before anything is written, the disk the sweep's containers need is stated
+// (trunk files shared by quants and hard-linked replicas counted once) and a
+// sweep that does not fit its drive directories' free space is refused.
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +18,8 @@
 #include <optional>
 
 #include "engines/analytic/analytic_engine.h"
+#include "engines/container/container.h"
+#include "engines/executor/run_support.h"
 #include "engines/registry.h"
 #include "cli/commands.h"
 #include "harness/terminal_progress.h"
@@ -160,6 +165,35 @@ int run_command(const RunArgs& args, const CliState& state) {
       return 1;
     }
     if (!args.quiet) std::fprintf(stderr, "moebench run: created drive directory %s\n", dir.c_str());
+  }
+
+  // The disk the containers need, before anything is written: said on stderr
+  // like the lines above (the progress object, which drops notes when stderr
+  // is not a terminal, does not exist yet), and refused when it does not fit.
+  if (!args.predict) {
+    std::vector<Point> drive_points;
+    for (const Point& p : *points) {
+      const EngineInfo* e = find_engine(p.engine.name);
+      if (e != nullptr && e->caps.uses_drives) drive_points.push_back(p);
+    }
+    auto cspecs = container_specs_for_points(
+        drive_points, [&store](const std::string& n) { return store.card(n); }, spec->seed, spec->drive_dirs);
+    if (!cspecs) {
+      std::fprintf(stderr, "%s: %s\n", cmd, cspecs.error().message.c_str());
+      return 1;
+    }
+    if (!cspecs->empty()) {
+      auto need = container_disk_need(*cspecs);
+      if (!need) {
+        std::fprintf(stderr, "%s: %s\n", cmd, need.error().message.c_str());
+        return 1;
+      }
+      if (!args.quiet) std::fprintf(stderr, "%s: %s\n", cmd, need->summary().c_str());
+      if (Status fits = need->check_fits(); !fits) {
+        std::fprintf(stderr, "%s: %s\n", cmd, fits.error().message.c_str());
+        return 1;
+      }
+    }
   }
 
   std::string profile_label;

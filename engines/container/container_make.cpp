@@ -135,12 +135,12 @@ std::uint64_t identity_drive_count(const ContainerSpec& spec) {
   return spec.drive_layout == "stripe" ? spec.drive_dirs.size() : 1;
 }
 
-// XXH64 over the planned tensor table (names, ggml types, shapes): with the
+// XXH64 over a planned tensor table (names, ggml types, shapes): with the
 // seed, quant and quantizer it fixes every byte, so two cards that differ in
 // geometry never share a file, and editing a card's prose remakes nothing.
-std::string tensor_table_digest(const ContainerSpec& spec, int drive) {
+std::string tensor_table_digest(const std::vector<PlannedTensor>& plan) {
   Xxh64 h;
-  for (const PlannedTensor& p : plan_container(spec, drive)) {
+  for (const PlannedTensor& p : plan) {
     h.update(p.info.name.data(), p.info.name.size() + 1);
     h.update(&p.info.ggml_type, sizeof p.info.ggml_type);
     for (std::uint64_t n : p.info.ne) h.update(&n, sizeof n);
@@ -148,12 +148,21 @@ std::string tensor_table_digest(const ContainerSpec& spec, int drive) {
   return hex64(h.digest());
 }
 
-Json identity_json(const ContainerSpec& spec, int drive) {
+std::string scale_text(const ContainerSpec& spec) { return spec.scale.to_string(); }
+
+// An expert file's identity: everything its bytes depend on, and the trunk
+// it pairs with (by identity).
+std::string expert_identity(const ContainerSpec& spec, int drive) {
   drive = identity_drive(spec, drive);
-  return Json{{"card", spec.card.name}, {"scale", spec.scale.to_string()}, {"quant", spec.quant},
+  return Json{{"part", "experts"}, {"card", spec.card.name}, {"scale", scale_text(spec)}, {"quant", spec.quant},
               {"seed", spec.seed},      {"layout", spec.packed ? "packed" : "split"},
               {"drive_layout", spec.drive_layout}, {"drive", drive}, {"quantizer", spec.quantizer},
-              {"drives", identity_drive_count(spec)}, {"tensors", tensor_table_digest(spec, drive)}};
+              {"drives", identity_drive_count(spec)}, {"tensors", tensor_table_digest(plan_experts(spec, drive))}}
+      .dump();
+}
+
+std::string part_identity(const ContainerSpec& spec, ContainerPart part, int drive) {
+  return part == ContainerPart::kTrunk ? trunk_identity(spec) : expert_identity(spec, drive);
 }
 
 // An expert record's checksum: XXH64 over the XXH64 of its gate, up and
@@ -161,20 +170,43 @@ Json identity_json(const ContainerSpec& spec, int drive) {
 // each tensor once, front to back, in either layout.
 std::string record_checksum(const std::uint64_t slices[3]) { return hex64(xxh64(slices, 3 * sizeof(std::uint64_t))); }
 
+// The trunk checksum an expert file of `spec` must record: that of the trunk
+// file now in drive 0's directory, or "" when there is no such trunk.
+std::string current_trunk_checksum(const ContainerSpec& spec) {
+  auto trunk = read_gguf(trunk_file_path(spec));
+  if (!trunk || !check_tensor_table(*trunk, spec, ContainerPart::kTrunk, 0)) return "";
+  return trunk_checksum_of(*trunk);
+}
+
 // An existing file with this identity and size, whose tensor table is the
-// plan's, is the same container (a hand-edited table is remade, not trusted).
-bool already_made(const std::string& path, std::uint64_t bytes, const ContainerSpec& spec, int drive) {
+// plan's (and, for an expert file, that records `trunk_checksum`), is the
+// same file (a hand-edited table is remade, not trusted).
+bool already_made(const std::string& path, std::uint64_t bytes, const ContainerSpec& spec, ContainerPart part,
+                  int drive, const std::string& trunk_checksum) {
   auto existing = read_gguf(path);
-  return existing && existing->file_bytes == bytes &&
-         existing->get_string("moebench.identity") == identity_json(spec, drive).dump() &&
-         check_tensor_table(*existing, spec, drive);
+  if (!existing || existing->file_bytes != bytes ||
+      existing->get_string("moebench.identity") != std::optional<std::string>(part_identity(spec, part, drive)) ||
+      !check_tensor_table(*existing, spec, part, drive)) {
+    return false;
+  }
+  return part == ContainerPart::kTrunk ||
+         existing->get_string("moebench.trunk_checksum") == std::optional<std::string>(trunk_checksum);
+}
+
+// A regular file at `path` that is not the one to write is removed before
+// the new one is written (it would be replaced anyway): its blocks are free
+// for the new file, so an outdated container does not double the need.
+void remove_outdated(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(path.c_str());
 }
 
 Status check_space(const std::string& dir, std::uint64_t bytes, const std::string& what) {
   auto avail = free_bytes(dir);
   if (!avail) return avail.error();
-  if (*avail < bytes + (256ull << 20)) {
-    return make_error(dir + ": the " + what + " needs " + format_bytes(static_cast<double>(bytes)) + " but only " +
+  if (*avail < bytes + kContainerHeadroomBytes) {
+    return make_error(dir + ": the " + what + " needs " + format_bytes(static_cast<double>(bytes)) + " (+ " +
+                      format_bytes(static_cast<double>(kContainerHeadroomBytes)) + " kept free) but only " +
                       format_bytes(static_cast<double>(*avail)) + " is free; free space, scale the card down "
                       "(--scale) or pick another drive directory");
   }
@@ -197,26 +229,63 @@ struct Checksums {
   Json records = Json::object();  // layer → [hex per held expert]
 };
 
-std::vector<GgufKv> metadata(const ContainerSpec& spec, int drive, const Checksums& sums,
-                             const std::vector<int>& held) {
-  Json experts = Json::array();
-  for (int e : held) experts.push_back(e);
-  return {gguf_kv("general.architecture", GgufType::kString, "moebench"),
-          gguf_kv("general.name", GgufType::kString, spec.card.name),
-          gguf_kv("moebench.identity", GgufType::kString, identity_json(spec, drive).dump()),
-          gguf_kv("moebench.card", GgufType::kString, spec.card.name),
-          gguf_kv("moebench.scale", GgufType::kString, spec.scale.to_string()),
-          gguf_kv("moebench.quant", GgufType::kString, spec.quant),
-          gguf_kv("moebench.seed", GgufType::kU64, spec.seed),
-          gguf_kv("moebench.layout", GgufType::kString, spec.packed ? "packed" : "split"),
-          gguf_kv("moebench.quantizer", GgufType::kString, spec.quantizer),
-          gguf_kv("moebench.drive_layout", GgufType::kString, spec.drive_layout),
-          gguf_kv("moebench.drive_index", GgufType::kU32, identity_drive(spec, drive)),
-          gguf_kv("moebench.drive_count", GgufType::kU32, identity_drive_count(spec)),
-          gguf_kv("moebench.experts_held", GgufType::kArray, experts, GgufType::kU32),
-          gguf_kv("moebench.expert_record_bytes", GgufType::kU64, expert_record_bytes(spec)),
-          gguf_kv("moebench.checksums", GgufType::kString, sums.tensors.dump()),
-          gguf_kv("moebench.expert_checksums", GgufType::kString, sums.records.dump())};
+// The header of a trunk file, or of drive `drive`'s expert file (which names
+// its trunk: file name, identity, checksum; a placeholder of the same length
+// while planning).
+std::vector<GgufKv> metadata(const ContainerSpec& spec, ContainerPart part, int drive, const Checksums& sums,
+                             const std::string& trunk_checksum) {
+  std::vector<GgufKv> kv = {gguf_kv("general.architecture", GgufType::kString, "moebench"),
+                            gguf_kv("general.name", GgufType::kString, spec.card.name),
+                            gguf_kv("moebench.part", GgufType::kString, to_string(part)),
+                            gguf_kv("moebench.identity", GgufType::kString, part_identity(spec, part, drive)),
+                            gguf_kv("moebench.card", GgufType::kString, spec.card.name),
+                            gguf_kv("moebench.scale", GgufType::kString, scale_text(spec))};
+  if (part == ContainerPart::kTrunk) {
+    kv.push_back(gguf_kv("moebench.trunk_quant", GgufType::kString, spec.card.trunk_quant));
+    kv.push_back(gguf_kv("moebench.seed", GgufType::kU64, spec.seed));
+    kv.push_back(gguf_kv("moebench.quantizer", GgufType::kString, spec.quantizer));
+  } else {
+    Json experts = Json::array();
+    for (int e : experts_on_drive(spec, drive)) experts.push_back(e);
+    kv.push_back(gguf_kv("moebench.quant", GgufType::kString, spec.quant));
+    kv.push_back(gguf_kv("moebench.seed", GgufType::kU64, spec.seed));
+    kv.push_back(gguf_kv("moebench.layout", GgufType::kString, spec.packed ? "packed" : "split"));
+    kv.push_back(gguf_kv("moebench.quantizer", GgufType::kString, spec.quantizer));
+    kv.push_back(gguf_kv("moebench.drive_layout", GgufType::kString, spec.drive_layout));
+    kv.push_back(gguf_kv("moebench.drive_index", GgufType::kU32, identity_drive(spec, drive)));
+    kv.push_back(gguf_kv("moebench.drive_count", GgufType::kU32, identity_drive_count(spec)));
+    kv.push_back(gguf_kv("moebench.experts_held", GgufType::kArray, experts, GgufType::kU32));
+    kv.push_back(gguf_kv("moebench.expert_record_bytes", GgufType::kU64, expert_record_bytes(spec)));
+    kv.push_back(gguf_kv("moebench.trunk_file", GgufType::kString, trunk_file_name(spec)));
+    kv.push_back(gguf_kv("moebench.trunk_identity", GgufType::kString, trunk_identity(spec)));
+    kv.push_back(gguf_kv("moebench.trunk_checksum", GgufType::kString,
+                         trunk_checksum.empty() ? zero_hash() : trunk_checksum));
+  }
+  kv.push_back(gguf_kv("moebench.checksums", GgufType::kString, sums.tensors.dump()));
+  kv.push_back(gguf_kv("moebench.expert_checksums", GgufType::kString, sums.records.dump()));
+  return kv;
+}
+
+// The placeholder checksum tables of a plan (same length as the real ones).
+Checksums placeholder_sums(const std::vector<PlannedTensor>& plan, std::size_t held) {
+  Checksums sums;
+  for (const PlannedTensor& p : plan) {
+    sums.tensors[p.info.name] = zero_hash();
+    if (p.kind == PlannedTensor::Kind::kPacked || (p.kind == PlannedTensor::Kind::kExperts && p.matrix == 0)) {
+      sums.records[std::to_string(p.layer)] = Json(std::vector<std::string>(held, zero_hash()));
+    }
+  }
+  return sums;
+}
+
+// The file's layout (header with placeholder checksums, tensor offsets).
+// `infos` receives the tensors with their offsets.
+Expected<GgufLayout> plan_layout(const ContainerSpec& spec, ContainerPart part, int drive,
+                                 const std::vector<PlannedTensor>& plan, std::vector<GgufTensorInfo>& infos) {
+  const std::size_t held = part == ContainerPart::kTrunk ? 0 : experts_on_drive(spec, drive).size();
+  infos.clear();
+  for (const PlannedTensor& p : plan) infos.push_back(p.info);
+  return gguf_layout(metadata(spec, part, drive, placeholder_sums(plan, held), ""), infos, kContainerAlignment);
 }
 
 // A run of rows from one generator stream: a trunk tensor, or one expert's
@@ -336,32 +405,30 @@ Status emit_segments(const WeightGenerator& gen, const std::vector<RowSegment>& 
   return result;
 }
 
-Expected<ContainerFile> make_one(const ContainerSpec& spec, int drive, Progress& progress) {
+// Writes (or reuses) the trunk file, or drive `drive`'s expert file, which
+// records `trunk_checksum` (the trunk it pairs with).
+Expected<ContainerFile> make_one(const ContainerSpec& spec, ContainerPart part, int drive,
+                                 const std::string& trunk_checksum, Progress& progress) {
   ContainerFile out;
   out.drive = drive;
-  out.path = (std::filesystem::path(spec.drive_dirs[static_cast<std::size_t>(drive)]) /
-              container_file_name(spec, drive)).string();
-  std::vector<PlannedTensor> plan = plan_container(spec, drive);
-  const std::vector<int> held = experts_on_drive(spec, drive);
-  Checksums sums;
-  for (const PlannedTensor& p : plan) {
-    sums.tensors[p.info.name] = zero_hash();
-    if (p.kind == PlannedTensor::Kind::kPacked || (p.kind == PlannedTensor::Kind::kExperts && p.matrix == 0)) {
-      sums.records[std::to_string(p.layer)] = Json(std::vector<std::string>(held.size(), zero_hash()));
-    }
-  }
+  out.part = part;
+  out.path = part == ContainerPart::kTrunk ? trunk_file_path(spec) : expert_file_path(spec, drive);
+  std::vector<PlannedTensor> plan = plan_part(spec, part, drive);
+  const std::vector<int> held = part == ContainerPart::kTrunk ? std::vector<int>{} : experts_on_drive(spec, drive);
+  Checksums sums = placeholder_sums(plan, held.size());
   std::vector<GgufTensorInfo> infos;
-  for (const PlannedTensor& p : plan) infos.push_back(p.info);
-  auto layout = gguf_layout(metadata(spec, drive, sums, held), infos, kContainerAlignment);
+  auto layout = plan_layout(spec, part, drive, plan, infos);
   if (!layout) return layout.error();
   const std::uint64_t total = layout->data_offset + layout->data_bytes;
   out.bytes = total;
 
-  if (already_made(out.path, total, spec, drive)) {
+  if (already_made(out.path, total, spec, part, drive, trunk_checksum)) {
     out.reused = true;
     return out;
   }
-  if (Status st = check_space(spec.drive_dirs[static_cast<std::size_t>(drive)], total, "container"); !st) {
+  remove_outdated(out.path);
+  const std::string what = part == ContainerPart::kTrunk ? "trunk file" : "expert file";
+  if (Status st = check_space(spec.drive_dirs[static_cast<std::size_t>(drive)], total, what); !st) {
     return st.error();
   }
   AtomicFileOptions fo;
@@ -384,7 +451,8 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, int drive, Progress&
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const PlannedTensor& p = plan[i];
     if (Status st = w.pad_to(layout->data_offset + infos[i].offset); !st) return fail(st.error().message);
-    progress.phase("drive " + std::to_string(drive) + ": " + p.info.name,
+    progress.phase((part == ContainerPart::kTrunk ? std::string("trunk: ") : "drive " + std::to_string(drive) + ": ") +
+                       p.info.name,
                    static_cast<double>(w.position()) / static_cast<double>(total));
     // Trunk tensors: XXH64 of their bytes. Expert tensors: XXH64 of their
     // slices' XXH64s in file order (the bytes are hashed once, per slice).
@@ -456,7 +524,7 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, int drive, Progress&
   // The real checksums: same length as the placeholders, so the header size is unchanged.
   std::vector<GgufTensorInfo> infos2;
   for (const PlannedTensor& p : plan) infos2.push_back(p.info);
-  auto final_layout = gguf_layout(metadata(spec, drive, sums, held), infos2, kContainerAlignment);
+  auto final_layout = gguf_layout(metadata(spec, part, drive, sums, trunk_checksum), infos2, kContainerAlignment);
   if (!final_layout || final_layout->header.size() != layout->header.size()) {
     return fail("internal error: the header changed size when checksums were filled in");
   }
@@ -472,12 +540,11 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, int drive, Progress&
 
 // A replica is a byte copy of drive 0's file (temporary name, fsync, rename).
 Expected<ContainerFile> copy_replica(const ContainerFile& first, const ContainerSpec& spec, int drive,
-                                     Progress& progress) {
+                                     const std::string& trunk_checksum, Progress& progress) {
   ContainerFile out = first;
   out.drive = drive;
   out.reused = false;
-  out.path = (std::filesystem::path(spec.drive_dirs[static_cast<std::size_t>(drive)]) /
-              container_file_name(spec, drive)).string();
+  out.path = expert_file_path(spec, drive);
   const auto t0 = std::chrono::steady_clock::now();
   // Two drive directories on one filesystem are one device: a second copy
   // there would double the disk used and read the same device. The replica
@@ -491,14 +558,16 @@ Expected<ContainerFile> copy_replica(const ContainerFile& first, const Container
       out.reused = true;
       return out;
     }
+    remove_outdated(out.path);
     if (Status st = link_file_atomic(first.path, out.path, "partial"); !st) return st.error();
     out.write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
   }
-  if (already_made(out.path, first.bytes, spec, drive)) {
+  if (already_made(out.path, first.bytes, spec, ContainerPart::kExperts, drive, trunk_checksum)) {
     out.reused = true;
     return out;
   }
+  remove_outdated(out.path);
   if (Status st = check_space(spec.drive_dirs[static_cast<std::size_t>(drive)], first.bytes, "replica"); !st) {
     return st.error();
   }
@@ -556,13 +625,22 @@ std::string file_name_component(const std::string& name) {
   return out.empty() ? "card" : out;
 }
 
-std::string container_file_name(const ContainerSpec& spec, int drive) {
+const char* to_string(ContainerPart part) { return part == ContainerPart::kTrunk ? "trunk" : "experts"; }
+
+namespace {
+// "<card>.<scale>": the start of every file name of the spec.
+std::string name_stem(const ContainerSpec& spec) {
   std::string scale = spec.scale.is_identity() ? "full" : spec.scale.to_string();
   for (char& c : scale) {
     if (c == '=') c = '-';
     if (c == ',') c = '_';
   }
-  std::string name = file_name_component(spec.card.name.empty() ? spec.card_name : spec.card.name) + "." + scale + "." + spec.quant + ".s" + std::to_string(spec.seed) +
+  return file_name_component(spec.card.name.empty() ? spec.card_name : spec.card.name) + "." + scale;
+}
+}  // namespace
+
+std::string container_file_name(const ContainerSpec& spec, int drive) {
+  std::string name = name_stem(spec) + "." + spec.quant + ".s" + std::to_string(spec.seed) +
                      (spec.packed ? ".packed" : ".split");
   if (spec.drive_layout == "stripe") {
     name += ".stripe" + std::to_string(drive) + "of" + std::to_string(spec.drive_dirs.size());
@@ -570,12 +648,62 @@ std::string container_file_name(const ContainerSpec& spec, int drive) {
   return name + ".gguf";
 }
 
-Expected<std::vector<ContainerFile>> make_container(const ContainerSpec& spec, Progress& progress) {
+std::string trunk_file_name(const ContainerSpec& spec) {
+  return name_stem(spec) + ".trunk-" + file_name_component(spec.card.trunk_quant) + ".s" + std::to_string(spec.seed) +
+         ".gguf";
+}
+
+std::string expert_file_path(const ContainerSpec& spec, int drive) {
+  return (std::filesystem::path(spec.drive_dirs[static_cast<std::size_t>(drive)]) / container_file_name(spec, drive))
+      .string();
+}
+
+std::string trunk_file_path(const ContainerSpec& spec) {
+  return (std::filesystem::path(spec.drive_dirs.front()) / trunk_file_name(spec)).string();
+}
+
+std::string trunk_identity(const ContainerSpec& spec) {
+  return Json{{"part", "trunk"},
+              {"card", spec.card.name},
+              {"scale", scale_text(spec)},
+              {"trunk_quant", spec.card.trunk_quant},
+              {"seed", spec.seed},
+              {"quantizer", spec.quantizer},
+              {"tensors", tensor_table_digest(plan_trunk(spec))}}
+      .dump();
+}
+
+Expected<std::uint64_t> planned_trunk_file_bytes(const ContainerSpec& spec) {
+  std::vector<GgufTensorInfo> infos;
+  auto layout = plan_layout(spec, ContainerPart::kTrunk, 0, plan_trunk(spec), infos);
+  if (!layout) return layout.error();
+  return layout->data_offset + layout->data_bytes;
+}
+
+Expected<std::uint64_t> planned_expert_file_bytes(const ContainerSpec& spec, int drive) {
+  std::vector<GgufTensorInfo> infos;
+  auto layout = plan_layout(spec, ContainerPart::kExperts, drive, plan_experts(spec, drive), infos);
+  if (!layout) return layout.error();
+  return layout->data_offset + layout->data_bytes;
+}
+
+bool container_part_present(const std::string& path, const ContainerSpec& spec, ContainerPart part, int drive) {
+  auto bytes = part == ContainerPart::kTrunk ? planned_trunk_file_bytes(spec) : planned_expert_file_bytes(spec, drive);
+  if (!bytes) return false;
+  const std::string trunk_sum = part == ContainerPart::kTrunk ? "" : current_trunk_checksum(spec);
+  if (part == ContainerPart::kExperts && trunk_sum.empty()) return false;  // its trunk is remade first
+  return already_made(path, *bytes, spec, part, drive, trunk_sum);
+}
+
+Expected<ContainerFiles> make_container(const ContainerSpec& spec, Progress& progress) {
   if (spec.drive_dirs.empty()) return make_error("container make: give at least one --drive directory");
   if (spec.drive_layout != "replicate" && spec.drive_layout != "stripe") {
     return make_error("container make: unknown layout \"" + spec.drive_layout + "\"; use replicate or stripe");
   }
   if (!find_quant(spec.quant)) return make_error("container make: unknown quant \"" + spec.quant + "\"");
+  if (!find_quant(spec.card.trunk_quant)) {
+    return make_error("container make: the card's trunk_quant \"" + spec.card.trunk_quant + "\" is not a known quant");
+  }
   if (const std::string fit = quant_fits_card(spec.card, spec.quant); !fit.empty()) return make_error(fit);
   for (const std::string& dir : spec.drive_dirs) {
     std::error_code ec;
@@ -583,17 +711,25 @@ Expected<std::vector<ContainerFile>> make_container(const ContainerSpec& spec, P
       return make_error(dir + ": drive directory does not exist (create it first)");
     }
   }
-  std::vector<ContainerFile> files;
+  ContainerFiles files;
+  // The trunk first (drive 0): every expert file records its checksum table.
+  auto trunk = make_one(spec, ContainerPart::kTrunk, 0, "", progress);
+  if (!trunk) return trunk.error();
+  files.trunk = *trunk;
+  auto trunk_header = read_gguf(files.trunk.path);
+  if (!trunk_header) return trunk_header.error();
+  const std::string trunk_sum = trunk_checksum_of(*trunk_header);
+  if (trunk_sum.empty()) return make_error(files.trunk.path + ": the trunk file has no moebench.checksums");
   for (int d = 0; d < static_cast<int>(spec.drive_dirs.size()); ++d) {
     if (spec.drive_layout == "replicate" && d > 0) {
-      auto f = copy_replica(files[0], spec, d, progress);
+      auto f = copy_replica(files.experts[0], spec, d, trunk_sum, progress);
       if (!f) return f.error();
-      files.push_back(*f);
+      files.experts.push_back(*f);
       continue;
     }
-    auto f = make_one(spec, d, progress);
+    auto f = make_one(spec, ContainerPart::kExperts, d, trunk_sum, progress);
     if (!f) return f.error();
-    files.push_back(*f);
+    files.experts.push_back(*f);
   }
   return files;
 }

@@ -6,6 +6,8 @@
 #include "engines/container/ggml_types.h"
 #include "vocab/quant_format.h"
 #include "vocab/card_tensors.h"
+#include "vocab/hash.h"
+#include "vocab/text.h"
 
 namespace moebench {
 
@@ -31,12 +33,11 @@ std::uint64_t padded_record_bytes(const ContainerSpec& spec) {
   return r % kContainerAlignment == 0 ? r : sat_add(r / kContainerAlignment * kContainerAlignment, kContainerAlignment);
 }
 
-std::vector<PlannedTensor> plan_container(const ContainerSpec& spec, int drive) {
+std::vector<PlannedTensor> plan_trunk(const ContainerSpec& spec) {
   std::vector<PlannedTensor> out;
   const ModelCard& c = spec.card;
-  const bool trunk_here = spec.drive_layout != "stripe" || drive == 0;
   const std::string small = card_small_quant(c);
-  if (trunk_here) {
+  {
     for (const CardTensor& t : card_trunk_tensors(c)) {
       PlannedTensor p;
       p.quant = t.small ? small : c.trunk_quant;
@@ -52,6 +53,12 @@ std::vector<PlannedTensor> plan_container(const ContainerSpec& spec, int drive) 
       out.push_back(std::move(p));
     }
   }
+  return out;
+}
+
+std::vector<PlannedTensor> plan_experts(const ContainerSpec& spec, int drive) {
+  std::vector<PlannedTensor> out;
+  const ModelCard& c = spec.card;
   const std::uint64_t held = experts_on_drive(spec, drive).size();
   if (held == 0) return out;
   const std::uint64_t ed = static_cast<std::uint64_t>(c.moe.expert_dim);
@@ -89,6 +96,10 @@ std::vector<PlannedTensor> plan_container(const ContainerSpec& spec, int drive) 
   return out;
 }
 
+std::vector<PlannedTensor> plan_part(const ContainerSpec& spec, ContainerPart part, int drive) {
+  return part == ContainerPart::kTrunk ? plan_trunk(spec) : plan_experts(spec, drive);
+}
+
 namespace {
 
 std::string shape_text(const std::vector<std::uint64_t>& ne) {
@@ -112,9 +123,10 @@ std::uint64_t planned_bytes(const PlannedTensor& p) {
 
 }  // namespace
 
-Status check_tensor_table(const GgufFile& file, const ContainerSpec& spec, int drive) {
+Status check_tensor_table(const GgufFile& file, const ContainerSpec& spec, ContainerPart part, int drive) {
   auto fail = [&](const std::string& what) -> Status {
-    return make_error(file.label + ": " + what + "; the container does not match the card \"" + spec.card_name +
+    return make_error(file.label + ": " + what + "; the container's " + to_string(part) +
+                      " file does not match the card \"" + spec.card_name +
                       "\" (its header was edited, or it was made for another card or by another moebench): "
                       "remake it with `moebench container make` (or delete the file)");
   };
@@ -126,7 +138,7 @@ Status check_tensor_table(const GgufFile& file, const ContainerSpec& spec, int d
   for (const std::string& q : {spec.quant, spec.card.trunk_quant}) {
     if (!find_quant(q)) return fail("unknown quant \"" + q + "\"");
   }
-  const std::vector<PlannedTensor> plan = plan_container(spec, drive);
+  const std::vector<PlannedTensor> plan = plan_part(spec, part, drive);
   std::set<std::string> planned;
   for (const PlannedTensor& p : plan) {
     const std::string& name = p.info.name;
@@ -160,6 +172,18 @@ Status check_tensor_table(const GgufFile& file, const ContainerSpec& spec, int d
     if (planned.count(t.name) == 0) return fail("tensor " + gguf_printable(t.name) + " is not one the card has");
   }
   // Metadata the engines and verify read.
+  if (file.get_string("moebench.part") != std::optional<std::string>(to_string(part))) {
+    return fail(std::string("metadata moebench.part is not \"") + to_string(part) + "\"");
+  }
+  if (part == ContainerPart::kTrunk) {
+    if (file.get_string("moebench.identity") != std::optional<std::string>(trunk_identity(spec))) {
+      return fail("metadata moebench.identity is not this card's trunk (card, scale, trunk quant, seed, quantizer)");
+    }
+    return Status::success();
+  }
+  if (file.get_string("moebench.trunk_identity") != std::optional<std::string>(trunk_identity(spec))) {
+    return fail("metadata moebench.trunk_identity does not name this card's trunk file " + trunk_file_name(spec));
+  }
   if (file.get_string("moebench.quant") != spec.quant) {
     return fail("metadata moebench.quant is not \"" + spec.quant + "\"");
   }
@@ -178,6 +202,31 @@ Status check_tensor_table(const GgufFile& file, const ContainerSpec& spec, int d
   }
   if (file.get_uint("moebench.expert_record_bytes") != std::optional<std::uint64_t>(expert_record_bytes(spec))) {
     return fail("metadata moebench.expert_record_bytes is not " + std::to_string(expert_record_bytes(spec)));
+  }
+  return Status::success();
+}
+
+}  // namespace moebench
+
+namespace moebench {
+
+std::string trunk_checksum_of(const GgufFile& trunk) {
+  const auto sums = trunk.get_string("moebench.checksums");
+  return sums ? hex64(xxh64(sums->data(), sums->size())) : std::string();
+}
+
+Status check_trunk_pairing(const GgufFile& experts, const GgufFile& trunk) {
+  const std::string remake = "; remake the container with `moebench container make` (it remakes the expert file "
+                             "against the trunk file there)";
+  const auto want_id = experts.get_string("moebench.trunk_identity");
+  if (!want_id || trunk.get_string("moebench.identity") != want_id) {
+    return make_error(experts.label + ": pairs with another trunk than " + trunk.label +
+                      " (moebench.trunk_identity differs from the trunk's moebench.identity)" + remake);
+  }
+  const std::string sum = trunk_checksum_of(trunk);
+  if (sum.empty() || experts.get_string("moebench.trunk_checksum") != std::optional<std::string>(sum)) {
+    return make_error(experts.label + ": moebench.trunk_checksum is not the XXH64 of " + trunk.label +
+                      "'s checksum table (the trunk file was remade or edited since)" + remake);
   }
   return Status::success();
 }

@@ -1,7 +1,8 @@
 // container_verify.cpp — `container verify`: read a container front to
 // back and recompute the XXH64 of every tensor and of every expert record
 // (from its gate/up/down slice hashes), comparing them with the header.
-// Each mismatch names the tensor or the expert and layer.
+// Each mismatch names the tensor or the expert and layer. An expert file
+// whose trunk file lies beside it also has its pairing checked.
 //
 // The header is not trusted: the checksum tables must be strings holding
 // JSON of the documented shape, expert tensors must have the shape of their
@@ -15,6 +16,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 
@@ -124,6 +126,34 @@ Expected<VerifyReport> verify_container(const std::string& path, Progress& progr
   }
   auto sums = read_container_checksums(*file);
   if (!sums) return sums.error();
+  VerifyReport report;
+  const std::string part = file->get_string("moebench.part").value_or("");
+  if (part == "trunk") {
+    report.notes.push_back("trunk file (every non-routed-expert tensor; shared by every quant of its card, scale and "
+                           "seed)");
+  } else if (part == "experts") {
+    const std::string trunk_name = file->get_string("moebench.trunk_file").value_or("");
+    const bool plain = !trunk_name.empty() && trunk_name.find('/') == std::string::npos && trunk_name != "." &&
+                       trunk_name != "..";
+    if (!plain) {
+      report.mismatches.push_back("metadata moebench.trunk_file (\"" + gguf_printable(trunk_name) +
+                                  "\") is not the file name of a trunk file");
+    } else {
+      const std::string trunk_path = (std::filesystem::path(path).parent_path() / trunk_name).string();
+      std::error_code ec;
+      if (!std::filesystem::exists(trunk_path, ec)) {
+        report.notes.push_back("expert file; its trunk file " + trunk_name +
+                               " is not beside it (the trunk lives on drive 0 only): pairing not checked here");
+      } else if (auto trunk = read_gguf(trunk_path); !trunk) {
+        report.mismatches.push_back("trunk file " + trunk_name + ": " + trunk.error().message);
+      } else if (Status st = check_trunk_pairing(*file, *trunk); !st) {
+        report.mismatches.push_back("trunk pairing: " + st.error().message);
+      } else {
+        report.notes.push_back("expert file; pairs with the trunk file " + trunk_name +
+                               " beside it (identity and checksum table match; verify it too)");
+      }
+    }
+  }
   const GgufKv* record_kv = file->find("moebench.expert_record_bytes");
   const std::uint64_t record_bytes = file->get_uint("moebench.expert_record_bytes").value_or(0);
   // Expert tensors: their layout, checked before any byte is read.
@@ -173,7 +203,6 @@ Expected<VerifyReport> verify_container(const std::string& path, Progress& progr
   bool direct = false;
   const int fd = aligned ? open_read_uncached(path, direct) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return make_error(path + ": cannot open: " + std::strerror(errno));
-  VerifyReport report;
   std::map<int, LayerSlices> layers;
   constexpr std::size_t kBuffer = 16u << 20;
   const AlignedBytes storage = aligned_bytes(kBuffer);

@@ -7,11 +7,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "engines/container/container_plan.h"
 #include "vocab/file_io.h"
 #include "vocab/text.h"
+#include "vocab/units.h"
 
 namespace moebench {
 
@@ -32,6 +35,35 @@ Expected<ContainerSpec> container_spec_for(const Point& point, const RunContext&
   return s;
 }
 
+Expected<std::vector<ContainerSpec>> container_specs_for_points(
+    const std::vector<Point>& points, const std::function<Expected<ModelCard>(const std::string&)>& card,
+    std::uint64_t seed, const std::vector<std::string>& drive_dirs) {
+  std::vector<ContainerSpec> out;
+  for (const Point& p : points) {
+    const auto option = [&p](const std::string& key) {
+      const auto it = p.engine.options.find(key);
+      return it == p.engine.options.end() ? std::string() : it->second;
+    };
+    if (option("make") == "0") continue;  // never makes one: the files must be there already
+    if (p.drives.count < 1 || p.drives.count > static_cast<int>(drive_dirs.size())) continue;
+    auto c = card(p.model);
+    if (!c) return c.error();
+    auto scaled = apply_scale(*c, p.scale);
+    if (!scaled) return make_error(p.model + ": " + scaled.error().message);
+    ContainerSpec s;
+    s.card_name = p.model;
+    s.card = std::move(*scaled);
+    s.scale = p.scale;
+    s.quant = p.quant;
+    s.seed = seed;
+    s.drive_layout = p.drives.layout;
+    s.packed = option("packed") == "1";
+    for (int d = 0; d < p.drives.count; ++d) s.drive_dirs.push_back(drive_dirs[static_cast<std::size_t>(d)]);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 bool whole_number_in(const std::string& v, unsigned long lo, unsigned long hi) {
   if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos) return false;
   const unsigned long n = std::stoul(v);
@@ -45,9 +77,67 @@ Expected<ContainerUse> ensure_container(const Point& point, RunContext& ctx, boo
   use.spec = std::move(*spec);
   auto files = make_container(use.spec, ctx.progress);
   if (!files) return files.error();
-  use.files = std::move(*files);
+  use.trunk = std::move(files->trunk);
+  use.files = std::move(files->experts);
+  use.make_s = use.trunk.reused ? 0.0 : use.trunk.write_s;
   for (const ContainerFile& f : use.files) use.make_s += f.reused ? 0.0 : f.write_s;
   return use;
+}
+
+Expected<ContainerUse> existing_container(const Point& point, const RunContext& ctx, bool packed) {
+  auto spec = container_spec_for(point, ctx, packed);
+  if (!spec) return spec.error();
+  ContainerUse use;
+  use.spec = std::move(*spec);
+  const ContainerSpec& s = use.spec;
+  auto found = [](const std::string& path, const std::string& what) -> Expected<std::uint64_t> {
+    std::error_code ec;
+    const std::uint64_t bytes = std::filesystem::file_size(path, ec);
+    if (ec) {
+      return make_error(what + " (" + path + "); run `moebench container make` for this card, scale, quant and "
+                        "layout, or drop make=0");
+    }
+    return bytes;
+  };
+  use.trunk.path = trunk_file_path(s);
+  use.trunk.part = ContainerPart::kTrunk;
+  auto tb = found(use.trunk.path, "container missing on drive 0: no trunk file");
+  if (!tb) return tb.error();
+  use.trunk.bytes = *tb;
+  for (int d = 0; d < static_cast<int>(s.drive_dirs.size()); ++d) {
+    ContainerFile f;
+    f.path = expert_file_path(s, d);
+    f.drive = d;
+    auto b = found(f.path, "container missing on drive " + std::to_string(d));
+    if (!b) return b.error();
+    f.bytes = *b;
+    use.files.push_back(f);
+  }
+  return use;
+}
+
+Expected<GgufFile> open_trunk(const ContainerUse& use, const std::vector<const GgufFile*>& experts) {
+  auto g = read_gguf(use.trunk.path);
+  if (!g) return g.error();
+  if (Status st = check_tensor_table(*g, use.spec, ContainerPart::kTrunk, 0); !st) return st.error();
+  for (const GgufFile* e : experts) {
+    if (Status st = check_trunk_pairing(*e, *g); !st) return st.error();
+  }
+  return g;
+}
+
+std::vector<std::string> container_notes(const ContainerUse& use) {
+  std::vector<std::string> notes;
+  notes.push_back("trunk from " + std::filesystem::path(use.trunk.path).filename().string() + " (" +
+                  format_bytes(static_cast<double>(use.trunk.bytes)) +
+                  ", one file shared by every quant of this card, scale and seed)");
+  for (const ContainerFile& f : use.files) {
+    if (!f.hard_link_of.empty()) {
+      notes.push_back("drive " + std::to_string(f.drive) + "'s expert file is a hard link to drive 0's (the drive "
+                      "directories share one filesystem: one device, one copy of the bytes)");
+    }
+  }
+  return notes;
 }
 
 namespace {

@@ -25,7 +25,8 @@
 namespace moebench {
 
 struct ContainerUse {
-  std::vector<ContainerFile> files;  // one per drive of the point
+  ContainerFile trunk;               // the trunk file (drive 0)
+  std::vector<ContainerFile> files;  // expert files, one per drive of the point
   ContainerSpec spec;
   double make_s = 0;                 // 0 when every file was reused
 };
@@ -34,8 +35,30 @@ struct ContainerUse {
 // drives.count drive directories (an error when the sweep lists fewer).
 Expected<ContainerSpec> container_spec_for(const Point& point, const RunContext& ctx, bool packed);
 // The point's container, made on first use (same card, scale, quant, seed
-// and layout: reused).
+// and layout: reused; the trunk file is shared by every quant).
 Expected<ContainerUse> ensure_container(const Point& point, RunContext& ctx, bool packed);
+
+// The container files as they are, for an engine told not to make them
+// (make=0): an error naming the drive and file when one is missing.
+Expected<ContainerUse> existing_container(const Point& point, const RunContext& ctx, bool packed);
+
+// Opens the use's trunk file and checks its tensor table and that every
+// expert file in `experts` (already checked) pairs with it; the trunk's
+// header on success.
+Expected<GgufFile> open_trunk(const ContainerUse& use, const std::vector<const GgufFile*>& experts);
+
+// Notes for a row about the point's container files: the trunk file shared
+// by quants, replicas hard-linked on one filesystem.
+std::vector<std::string> container_notes(const ContainerUse& use);
+
+// The containers the points' engines make on first use, for
+// container_disk_need: one spec per point whose engine reads drives (the
+// caller picks those) and may make its container (not make=0); card, scale,
+// quant, seed, layout (packed=1: packed records) and the point's first
+// drives.count drive directories, as container_spec_for gives them.
+Expected<std::vector<ContainerSpec>> container_specs_for_points(
+    const std::vector<Point>& points, const std::function<Expected<ModelCard>(const std::string&)>& card,
+    std::uint64_t seed, const std::vector<std::string>& drive_dirs);
 
 // An engine option's value is a whole number in [lo, hi] (at most 6 digits).
 bool whole_number_in(const std::string& v, unsigned long lo, unsigned long hi);

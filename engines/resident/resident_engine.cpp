@@ -14,11 +14,6 @@
 namespace moebench {
 namespace {
 
-bool option_flag(const EngineSpec& s, const std::string& key) {
-  const auto it = s.options.find(key);
-  return it != s.options.end() && it->second == "1";
-}
-
 // Experts straight from the loaded files: always a hit, never a read.
 class ResidentSource final : public ExpertSource {
  public:
@@ -60,9 +55,10 @@ class ResidentSource final : public ExpertSource {
 class ResidentEngine final : public Engine {
  public:
   explicit ResidentEngine(EngineSpec spec) : spec_(std::move(spec)) {
-    packed_ = option_flag(spec_, "packed");
-    mlock_ = option_flag(spec_, "mlock");
-    if (auto it = spec_.options.find("chunk"); it != spec_.options.end()) chunk_ = std::stoul(it->second);
+    const EngineOptions o(resident_engine_options(), spec_);  // checked when the sweep loaded
+    packed_ = o.flag("packed");
+    mlock_ = o.flag("mlock");
+    chunk_ = static_cast<std::size_t>(o.count("chunk"));
   }
   std::string_view name() const override { return "resident"; }
   void release() override {
@@ -70,6 +66,9 @@ class ResidentEngine final : public Engine {
     tables_.clear();
     ggufs_.clear();
     trunk_.reset();
+    trunk_range_.reset();
+    trunk_gguf_.reset();
+    container_notes_.clear();
     setup_key_.clear();
   }
 
@@ -88,8 +87,9 @@ class ResidentEngine final : public Engine {
       if (!use) return use.error();
       if (use->make_s > 0) m.notes.push_back("container made in " + format_duration_s(use->make_s) + " (not in load_s)");
       // Replicas are identical: one copy in RAM. A stripe needs every part.
+      // The trunk file is loaded whole beside the expert files.
       if (point.drives.layout != "stripe") use->files.resize(1);
-      std::uint64_t file_bytes = 0;
+      std::uint64_t file_bytes = use->trunk.bytes;
       for (const ContainerFile& f : use->files) file_bytes += f.bytes;
       const std::uint64_t state = ctx.card.cache_bytes(static_cast<std::uint64_t>(
           point.context_tokens + point.prompt_tokens + point.gen_tokens));
@@ -116,7 +116,7 @@ class ResidentEngine final : public Engine {
         auto g = read_gguf(f.path);
         if (!g) return g.error();
         // A reused file's tensor table must be the card's before anything binds to it.
-        if (Status st = check_tensor_table(*g, use->spec, f.drive); !st) return st.error();
+        if (Status st = check_tensor_table(*g, use->spec, ContainerPart::kExperts, f.drive); !st) return st.error();
         auto r = load_range(f.path, 0, f.bytes, mlock_);
         if (!r) return r.error();
         load_s += r->load_s;
@@ -127,8 +127,19 @@ class ResidentEngine final : public Engine {
         loaded_.push_back(std::make_unique<LoadedRange>(std::move(*r)));
         tables_.push_back(std::make_unique<ExpertTable>(std::move(*t)));
       }
-      auto trunk = bind_trunk(ctx.card, *ggufs_[0], *loaded_[0]);
+      std::vector<const GgufFile*> experts;
+      for (const auto& g : ggufs_) experts.push_back(g.get());
+      ctx.progress.phase("loading " + use->trunk.path, -1);
+      auto trunk_file = open_trunk(*use, experts);
+      if (!trunk_file) return trunk_file.error();
+      auto tr = load_range(use->trunk.path, 0, use->trunk.bytes, mlock_);
+      if (!tr) return tr.error();
+      load_s += tr->load_s;
+      trunk_gguf_ = std::make_unique<GgufFile>(std::move(*trunk_file));
+      trunk_range_ = std::make_unique<LoadedRange>(std::move(*tr));
+      auto trunk = bind_trunk(ctx.card, *trunk_gguf_, *trunk_range_);
       if (!trunk) return trunk.error();
+      container_notes_ = container_notes(*use);
       trunk_ = std::make_unique<TrunkWeights>(std::move(*trunk));
       setup_key_ = point.setup_key() + ":" + spec_.to_string();
     } else {
@@ -136,6 +147,7 @@ class ResidentEngine final : public Engine {
     }
     m.load_s = load_s;
     m.notes.push_back("weights: " + method_);
+    for (const std::string& n : container_notes_) m.notes.push_back(n);
 
     std::vector<ResidentSource::File> files;
     for (std::size_t i = 0; i < loaded_.size(); ++i) files.push_back({loaded_[i].get(), tables_[i].get()});
@@ -168,7 +180,10 @@ class ResidentEngine final : public Engine {
   std::vector<std::unique_ptr<GgufFile>> ggufs_;
   std::vector<std::unique_ptr<LoadedRange>> loaded_;
   std::vector<std::unique_ptr<ExpertTable>> tables_;
+  std::unique_ptr<GgufFile> trunk_gguf_;
+  std::unique_ptr<LoadedRange> trunk_range_;
   std::unique_ptr<TrunkWeights> trunk_;
+  std::vector<std::string> container_notes_;
 };
 
 }  // namespace

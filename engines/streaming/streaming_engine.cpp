@@ -20,11 +20,6 @@
 namespace moebench {
 namespace {
 
-std::string opt(const EngineSpec& s, const std::string& key, const std::string& fallback) {
-  const auto it = s.options.find(key);
-  return it == s.options.end() ? fallback : it->second;
-}
-
 // Working memory beyond what is resident when the cache is sized: the
 // executor's per-batch buffers, io_uring rings, allocator slack; 24 MiB
 // plus 1 % of the budget.
@@ -33,18 +28,22 @@ std::uint64_t margin_bytes(std::uint64_t budget) { return (24ull << 20) + budget
 class StreamingEngine final : public Engine {
  public:
   explicit StreamingEngine(EngineSpec spec) : spec_(std::move(spec)) {
-    packed_ = opt(spec_, "packed", "0") == "1";
-    make_ = opt(spec_, "make", "1") == "1";
-    qd_ = std::stoi(opt(spec_, "qd", "32"));
-    chunk_ = std::stoul(opt(spec_, "chunk", "32"));
-    const std::string io = opt(spec_, "io", "auto");
+    const EngineOptions o(streaming_engine_options(), spec_);  // checked when the sweep loaded
+    packed_ = o.flag("packed");
+    make_ = o.flag("make");
+    qd_ = static_cast<int>(o.count("qd"));
+    chunk_ = static_cast<std::size_t>(o.count("chunk"));
+    const std::string io = o.text("io");
     backend_ = io == "io_uring" ? IoBackend::kIoUring : io == "pread" ? IoBackend::kPread : IoBackend::kAuto;
-    fault_ = *parse_fault_plan(opt(spec_, "fault", ""));
+    auto fault = parse_fault_plan(o.text("fault"));
+    if (fault) fault_ = *fault;
   }
   std::string_view name() const override { return "streaming"; }
   void release() override {
     trunk_.reset();
     range_.reset();
+    trunk_gguf_.reset();
+    container_notes_.clear();
     tables_.clear();
     ggufs_.clear();
     paths_.clear();
@@ -63,6 +62,7 @@ class StreamingEngine final : public Engine {
       m.load_reused = true;
     }
     m.notes.push_back("trunk: " + method_);
+    for (const std::string& n : container_notes_) m.notes.push_back(n);
     if (!reset_peak_rss()) {
       // Without a reset the peak includes earlier points: not a check of this budget.
       m.budget_enforced = false;
@@ -179,38 +179,22 @@ class StreamingEngine final : public Engine {
 
  private:
   Status set_up(const Point& point, RunContext& ctx, Measurement& m) {
-    ContainerUse use;
-    if (make_) {
-      auto made = ensure_container(point, ctx, packed_);
-      if (!made) return made.error();
-      use = std::move(*made);
-      if (use.make_s > 0) m.notes.push_back("container made in " + format_duration_s(use.make_s) + " (not in load_s)");
-    } else {
-      // make=0: the container must already be on every drive.
-      auto spec = container_spec_for(point, ctx, packed_);
-      if (!spec) return spec.error();
-      use.spec = std::move(*spec);
-      const ContainerSpec& s = use.spec;
-      for (int d = 0; d < static_cast<int>(s.drive_dirs.size()); ++d) {
-        const std::string path = (std::filesystem::path(s.drive_dirs[static_cast<std::size_t>(d)]) / container_file_name(s, d)).string();
-        std::error_code ec;
-        if (!std::filesystem::exists(path, ec)) {
-          return make_error("container missing on drive " + std::to_string(d) + " (" + path +
-                            "); run `moebench container make` for this card, scale, quant and layout, or drop make=0");
-        }
-        ContainerFile f;
-        f.path = path;
-        f.drive = d;
-        f.bytes = std::filesystem::file_size(path, ec);
-        use.files.push_back(f);
-      }
-    }
+    // make=0: the container must already be on every drive.
+    auto made = make_ ? ensure_container(point, ctx, packed_) : existing_container(point, ctx, packed_);
+    if (!made) return made.error();
+    ContainerUse use = std::move(*made);
+    if (use.make_s > 0) m.notes.push_back("container made in " + format_duration_s(use.make_s) + " (not in load_s)");
+    container_notes_ = container_notes(use);
     // Open every drive's file; replicas must agree on identity and checksums.
     for (const ContainerFile& f : use.files) {
       auto g = read_gguf(f.path);
       if (!g) return g.error();
       // A reused file's tensor table must be the card's before anything binds to it.
-      if (Status st = check_tensor_table(*g, use.spec, f.drive); !st) return st;
+      if (Status st = check_tensor_table(*g, use.spec, ContainerPart::kExperts, f.drive); !st) {
+        if (f.drive == 0) return st;
+        return make_error((point.drives.layout == "stripe" ? "stripe part on drive " : "replica on drive ") +
+                          std::to_string(f.drive) + ": " + st.error().message);
+      }
       auto t = expert_table(ctx.card, *g);
       if (!t) return t.error();
       if (!ggufs_.empty()) {
@@ -232,13 +216,16 @@ class StreamingEngine final : public Engine {
       ggufs_.push_back(std::make_unique<GgufFile>(std::move(*g)));
       tables_.push_back(std::make_unique<ExpertTable>(std::move(*t)));
     }
-    // Trunk: the tensors before the first expert tensor, from drive 0.
-    const GgufFile& g0 = *ggufs_[0];
+    // Trunk: every tensor of the trunk file (drive 0), which every expert
+    // file must pair with.
+    std::vector<const GgufFile*> experts;
+    for (const auto& g : ggufs_) experts.push_back(g.get());
+    auto trunk_file = open_trunk(use, experts);
+    if (!trunk_file) return trunk_file.error();
+    trunk_gguf_ = std::make_unique<GgufFile>(std::move(*trunk_file));
+    const GgufFile& g0 = *trunk_gguf_;
     std::uint64_t trunk_end = 0;
-    for (const GgufTensorInfo& t : g0.tensors) {
-      if (t.name.find("_exps") != std::string::npos) continue;
-      trunk_end = std::max(trunk_end, g0.data_offset + t.offset + t.bytes);
-    }
+    for (const GgufTensorInfo& t : g0.tensors) trunk_end = std::max(trunk_end, g0.data_offset + t.offset + t.bytes);
     ctx.progress.phase("loading trunk", -1);
     auto r = load_range(g0.label, g0.data_offset, trunk_end, false);
     if (!r) return r.error();
@@ -258,9 +245,11 @@ class StreamingEngine final : public Engine {
   IoBackend backend_ = IoBackend::kAuto;
   FaultPlan fault_;
   std::string setup_key_, method_;
+  std::vector<std::string> container_notes_;
   std::vector<std::string> paths_;
   std::vector<std::unique_ptr<GgufFile>> ggufs_;
   std::vector<std::unique_ptr<ExpertTable>> tables_;
+  std::unique_ptr<GgufFile> trunk_gguf_;
   std::unique_ptr<LoadedRange> range_;
   std::unique_ptr<TrunkWeights> trunk_;
 };

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -287,12 +288,29 @@ TEST_CASE("container make and verify from the command line, a flipped byte is na
   for (const auto& d : {d0, d1}) {
     for (const auto& e : std::filesystem::directory_iterator(d)) files.push_back(e.path().string());
   }
-  REQUIRE(files.size() == 2);
+  // The trunk file on drive 0, an expert file per drive.
+  std::sort(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
+    return (a.find(".trunk-") != std::string::npos) < (b.find(".trunk-") != std::string::npos) ||
+           ((a.find(".trunk-") != std::string::npos) == (b.find(".trunk-") != std::string::npos) && a < b);
+  });
+  REQUIRE(files.size() == 3);
+  CHECK(files[2].find(d0 + "/tiny-moe.full.trunk-") == 0);
+  CHECK(make.out.find("trunk, written") != std::string::npos);
   std::vector<std::string> args = {"container", "verify"};
   args.insert(args.end(), files.begin(), files.end());
   Finished ok = run_moebench(args, dir.path(), "verify");
   CHECK(ok.exit_code == 0);
   CHECK(ok.out.find("ok: ") != std::string::npos);
+  CHECK(ok.out.find("pairs with the trunk file") != std::string::npos);   // drive 0's expert file
+  CHECK(ok.out.find("is not beside it") != std::string::npos);            // drive 1's
+  Finished again = run_moebench({"container", "make", "--model", "tiny-moe", "--quant", "mxfp4", "--drive", d0,
+                                 "--drive", d1, "--layout", "stripe", "--packed", "--quiet"},
+                                dir.path(), "again");
+  CHECK(again.out.find("trunk, reused") != std::string::npos);
+  Finished inspect = run_moebench({"container", "inspect", files[2], files[1]}, dir.path(), "inspect");
+  CHECK(inspect.exit_code == 0);
+  CHECK(inspect.out.find("moebench trunk file") != std::string::npos);
+  CHECK(inspect.out.find("moebench expert file") != std::string::npos);
   // Damage the second file's first packed record (expert 1 lives on drive 1).
   auto g = read_gguf(files[1]);
   REQUIRE(g.ok());

@@ -1,8 +1,9 @@
 // container_naming_test.cpp — where `moebench run` puts a container when the
 // sweep names its card by path. The file is named after the card's `name`
-// (sanitized), never after the path: it lands in every drive directory and
-// nowhere else, whether the card path is absolute or relative. Two drive
-// directories on one filesystem hold one copy: the replica is a hard link.
+// (sanitized), never after the path: its expert file lands in every drive
+// directory and its trunk file in the first, nowhere else, whether the card
+// path is absolute or relative. Two drive directories on one filesystem hold
+// one copy: the replica is a hard link. `run` states the disk need first.
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
@@ -66,14 +67,19 @@ TEST_CASE("a card given by path names its container after the card, inside every
     INFO(f.err);
     REQUIRE(f.exit_code == 0);
 
-    // Nothing beside the card file; one container file per drive directory,
-    // named from the card's name ("tiny-moe"), not from its path.
+    // Nothing beside the card file; an expert file per drive directory and
+    // the trunk file in the first, named from the card's name ("tiny-moe"),
+    // not from its path.
     CHECK(files_in(card_dir) == std::vector<std::string>{"card.json"});
     const std::vector<std::string> in_d0 = files_in(drives[0]);
-    REQUIRE(in_d0.size() == 1);
+    REQUIRE(in_d0.size() == 2);
     CHECK(in_d0[0].rfind("tiny-moe.full.q4_0.s42.", 0) == 0);
-    CHECK(files_in(drives[1]) == in_d0);
+    CHECK(in_d0[1].rfind("tiny-moe.full.trunk-", 0) == 0);
+    CHECK(files_in(drives[1]) == std::vector<std::string>{in_d0[0]});
     // One filesystem: drive 1's replica is drive 0's file, not a copy.
     CHECK(inode_of(drives[0] + "/" + in_d0[0]) == inode_of(drives[1] + "/" + in_d0[0]));
+    // The need was stated before anything was written.
+    CHECK(f.err.find("containers need ") != std::string::npos);
+    CHECK(f.err.find("1 replica hard-linked") != std::string::npos);
   }
 }

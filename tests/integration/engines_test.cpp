@@ -229,7 +229,7 @@ TEST_CASE("a missing or differing replica is refused with the drive named", "[en
   // Drive 1's replica is a hard link to drive 0's file (one filesystem):
   // unlink it first, so the replacement is a file of its own.
   std::filesystem::remove(victim);
-  std::filesystem::copy_file((*made)[0].path, victim);
+  std::filesystem::copy_file(made->experts[0].path, victim);
   auto e = engine_for(p);
   auto m = rig.run(*e, p);
   REQUIRE_FALSE(m);

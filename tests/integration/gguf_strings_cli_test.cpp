@@ -103,7 +103,7 @@ TEST_CASE("container verify reports a numeric checksum by key and exits 1", "[in
   auto made = make_container(s, quiet);
   REQUIRE(made.ok());
   const std::string bad = dir.file("numeric.gguf");
-  copy_with_metadata((*made)[0].path, bad, [](std::vector<GgufKv>& kvs) {
+  copy_with_metadata(made->experts[0].path, bad, [](std::vector<GgufKv>& kvs) {
     for (GgufKv& kv : kvs) {
       if (kv.key != "moebench.expert_checksums") continue;
       Json table = Json::parse(kv.value.get<std::string>());

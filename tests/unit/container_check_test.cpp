@@ -1,9 +1,11 @@
-// container_check_test.cpp — a reused container whose tensor table was
-// edited by hand (a renamed tensor, a wrong shape or type, offsets past the
-// end, edited expert metadata) is refused by check_tensor_table with the
-// tensor's name and the way out, and the streaming engine gives that error
-// instead of crashing; `container verify` walks packed records of every
-// quant (the padded ones too) and names a flipped byte in a packed q2_k file.
+// container_check_test.cpp — a reused container whose trunk file or expert
+// file was edited by hand (a renamed tensor, a wrong shape or type, offsets
+// past the end, edited expert metadata, an expert file pointing at another
+// trunk) is refused by check_tensor_table / check_trunk_pairing with the
+// tensor's name and the way out, remade by make_container, and the engines
+// give that error instead of crashing; `container verify` walks packed
+// records of every quant (the padded ones too) and names a flipped byte in a
+// packed q2_k file.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -42,12 +44,16 @@ ContainerSpec small_spec(const std::string& dir, const std::string& quant, bool 
   return s;
 }
 
-std::string make_one(const ContainerSpec& spec) {
+struct Made {
+  std::string trunk, experts;
+};
+
+Made make_one(const ContainerSpec& spec) {
   QuietProgress quiet;
   auto made = make_container(spec, quiet);
   if (!made) FAIL(made.error().message);
-  REQUIRE(made->size() == 1);
-  return (*made)[0].path;
+  REQUIRE(made->experts.size() == 1);
+  return {made->trunk.path, made->experts[0].path};
 }
 
 // Rewrites the header of `path` through the project's writer after `edit`
@@ -77,10 +83,11 @@ GgufTensorInfo& tensor_named(std::vector<GgufTensorInfo>& tensors, const std::st
   return tensors.front();
 }
 
-std::string check_error(const std::string& path, const ContainerSpec& spec) {
+std::string check_error(const std::string& path, const ContainerSpec& spec,
+                        ContainerPart part = ContainerPart::kExperts) {
   auto g = read_gguf(path);
   if (!g) return "read_gguf: " + g.error().message;
-  Status st = check_tensor_table(*g, spec, 0);
+  Status st = check_tensor_table(*g, spec, part, 0);
   return st ? "(accepted)" : st.error().message;
 }
 
@@ -101,22 +108,27 @@ TEST_CASE("an intact container passes the tensor-table check in both layouts", "
     INFO((packed ? "packed" : "split"));
     TempDir dir;
     const ContainerSpec spec = small_spec(dir.path(), "q4_0", packed, 4);
-    const std::string path = make_one(spec);
-    CHECK(check_error(path, spec) == "(accepted)");
-    // Checked against another card's plan (more experts), the same file is refused.
+    const Made made = make_one(spec);
+    CHECK(check_error(made.experts, spec) == "(accepted)");
+    CHECK(check_error(made.trunk, spec, ContainerPart::kTrunk) == "(accepted)");
+    // Checked against another card's plan (more experts), the same files are refused.
     const ContainerSpec other = small_spec(dir.path(), "q4_0", packed, 8);
-    CHECK(check_error(path, other) != "(accepted)");
+    CHECK(check_error(made.experts, other) != "(accepted)");
+    CHECK(check_error(made.trunk, other, ContainerPart::kTrunk) != "(accepted)");
+    // Each kind of file is refused as the other.
+    CHECK(check_error(made.trunk, spec).find("is missing") != std::string::npos);
+    CHECK(check_error(made.experts, spec, ContainerPart::kTrunk).find("is missing") != std::string::npos);
   }
 }
 
 TEST_CASE("a renamed shared-expert tensor is refused by name", "[container]") {
   TempDir dir;
   const ContainerSpec spec = small_spec(dir.path(), "q4_0", false, 4);
-  const std::string path = make_one(spec);
+  const std::string path = make_one(spec).trunk;
   rewrite_header(path, [](std::vector<GgufKv>&, std::vector<GgufTensorInfo>& t) {
     tensor_named(t, "blk.1.ffn_up_shexp.weight").name = "blk.1.ffn_up_shexq.weight";
   });
-  const std::string err = check_error(path, spec);
+  const std::string err = check_error(path, spec, ContainerPart::kTrunk);
   INFO(err);
   CHECK(err.find(path) != std::string::npos);
   CHECK(err.find("tensor blk.1.ffn_up_shexp.weight is missing") != std::string::npos);
@@ -127,11 +139,11 @@ TEST_CASE("a renamed shared-expert tensor is refused by name", "[container]") {
 TEST_CASE("a norm tensor of the wrong size or a tensor of the wrong type is refused by name", "[container]") {
   TempDir dir;
   const ContainerSpec spec = small_spec(dir.path(), "q4_0", false, 4);
-  const std::string path = make_one(spec);
+  const std::string path = make_one(spec).trunk;
   rewrite_header(path, [](std::vector<GgufKv>&, std::vector<GgufTensorInfo>& t) {
     tensor_named(t, "blk.2.attn_norm.weight").ne = {128};
   });
-  std::string err = check_error(path, spec);
+  std::string err = check_error(path, spec, ContainerPart::kTrunk);
   INFO(err);
   CHECK(err.find("tensor blk.2.attn_norm.weight has shape 128, expected 256") != std::string::npos);
 
@@ -139,7 +151,7 @@ TEST_CASE("a norm tensor of the wrong size or a tensor of the wrong type is refu
     tensor_named(t, "blk.2.attn_norm.weight").ne = {256};
     tensor_named(t, "token_embd.weight").ggml_type = 1;  // F16 where the card says BF16
   });
-  err = check_error(path, spec);
+  err = check_error(path, spec, ContainerPart::kTrunk);
   INFO(err);
   CHECK(err.find("tensor token_embd.weight has type F16, expected BF16") != std::string::npos);
 }
@@ -147,14 +159,25 @@ TEST_CASE("a norm tensor of the wrong size or a tensor of the wrong type is refu
 TEST_CASE("an extra tensor or edited expert metadata is refused", "[container]") {
   TempDir dir;
   const ContainerSpec spec = small_spec(dir.path(), "q4_0", true, 4);
-  const std::string path = make_one(spec);
-  // A tensor renamed to one the card does not have (same name length).
-  rewrite_header(path, [](std::vector<GgufKv>&, std::vector<GgufTensorInfo>& t) {
+  const Made made = make_one(spec);
+  const std::string path = made.experts;
+  // A trunk tensor renamed to one the card does not have (same name length).
+  rewrite_header(made.trunk, [](std::vector<GgufKv>&, std::vector<GgufTensorInfo>& t) {
     tensor_named(t, "output_norm.weight").name = "output_nurm.weight";
   });
-  CHECK(check_error(path, spec).find("tensor output_norm.weight is missing") != std::string::npos);
-  rewrite_header(path, [](std::vector<GgufKv>&, std::vector<GgufTensorInfo>& t) {
+  CHECK(check_error(made.trunk, spec, ContainerPart::kTrunk).find("tensor output_norm.weight is missing") !=
+        std::string::npos);
+  rewrite_header(made.trunk, [](std::vector<GgufKv>&, std::vector<GgufTensorInfo>& t) {
     tensor_named(t, "output_nurm.weight").name = "output_norm.weight";
+  });
+  REQUIRE(check_error(made.trunk, spec, ContainerPart::kTrunk) == "(accepted)");
+  // An expert tensor renamed.
+  rewrite_header(path, [](std::vector<GgufKv>&, std::vector<GgufTensorInfo>& t) {
+    tensor_named(t, "blk.1.ffn_exps_packed.weight").name = "blk.1.ffn_exps_pucked.weight";
+  });
+  CHECK(check_error(path, spec).find("tensor blk.1.ffn_exps_packed.weight is missing") != std::string::npos);
+  rewrite_header(path, [](std::vector<GgufKv>&, std::vector<GgufTensorInfo>& t) {
+    tensor_named(t, "blk.1.ffn_exps_pucked.weight").name = "blk.1.ffn_exps_packed.weight";
   });
   REQUIRE(check_error(path, spec) == "(accepted)");
   // experts_held naming an expert the drive does not hold.
@@ -174,9 +197,9 @@ TEST_CASE("an extra tensor or edited expert metadata is refused", "[container]")
   for (GgufKv& kv : past.kvs) {
     if (kv.key == "moebench.experts_held") kv.value = Json::array({0, 1, 2, 3});
   }
-  REQUIRE(check_tensor_table(past, spec, 0).ok());
+  REQUIRE(check_tensor_table(past, spec, ContainerPart::kExperts, 0).ok());
   past.tensors.back().offset = past.file_bytes;
-  Status st = check_tensor_table(past, spec, 0);
+  Status st = check_tensor_table(past, spec, ContainerPart::kExperts, 0);
   REQUIRE_FALSE(st.ok());
   CHECK(st.error().message.find("runs past the end of the file") != std::string::npos);
   GgufFile extra = *g;
@@ -185,7 +208,7 @@ TEST_CASE("an extra tensor or edited expert metadata is refused", "[container]")
   }
   extra.tensors.push_back(extra.tensors.front());
   extra.tensors.back().name = "blk.0.attn_gate.weight";
-  st = check_tensor_table(extra, spec, 0);
+  st = check_tensor_table(extra, spec, ContainerPart::kExperts, 0);
   REQUIRE_FALSE(st.ok());
   CHECK(st.error().message.find("tensor blk.0.attn_gate.weight is not one the card has") != std::string::npos);
 }
@@ -194,7 +217,7 @@ TEST_CASE("the streaming engine refuses an edited container with the tensor's na
   TempDir dir;
   const std::vector<std::string> drives = {dir.path()};
   const ContainerSpec spec = small_spec(dir.path(), "q4_0", false, 4);
-  const std::string path = make_one(spec);
+  const std::string path = make_one(spec).trunk;
   rewrite_header(path, [](std::vector<GgufKv>&, std::vector<GgufTensorInfo>& t) {
     tensor_named(t, "blk.1.ffn_gate_shexp.weight").name = "blk.1.ffn_gate_shexq.weight";
   });
@@ -225,7 +248,7 @@ TEST_CASE("verify walks packed containers of every quant, padded records include
     TempDir dir;
     const ContainerSpec spec = small_spec(dir.path(), quant, true, 4);
     if (!quant_fits_card(spec.card, quant).empty()) continue;
-    const std::string path = make_one(spec);
+    const std::string path = make_one(spec).experts;
     auto report = verify_container(path, quiet);
     if (!report) FAIL(report.error().message);
     for (const std::string& m : report->mismatches) INFO(m);
@@ -246,7 +269,7 @@ TEST_CASE("verify names a flipped byte in a packed q2_k container", "[container]
   QuietProgress quiet;
   TempDir dir;
   const ContainerSpec spec = small_spec(dir.path(), "q2_k", true, 4);
-  const std::string path = make_one(spec);
+  const std::string path = make_one(spec).experts;
   auto g = read_gguf(path);
   REQUIRE(g.ok());
   const GgufTensorInfo* t = g->tensor("blk.3.ffn_exps_packed.weight");
@@ -263,4 +286,107 @@ TEST_CASE("verify names a flipped byte in a packed q2_k container", "[container]
   CHECK(bad->mismatches.size() == 2);
   CHECK(all.find("tensor blk.3.ffn_exps_packed.weight") != std::string::npos);
   CHECK(all.find("expert 2 of layer 3") != std::string::npos);
+}
+
+namespace {
+
+void set_string(const std::string& path, const std::string& key, const std::string& value) {
+  rewrite_header(path, [&](std::vector<GgufKv>& kvs, std::vector<GgufTensorInfo>&) {
+    for (GgufKv& kv : kvs) {
+      if (kv.key == key) kv.value = value;
+    }
+  });
+}
+
+Point tiny_point(const ContainerSpec& spec, const std::string& engine) {
+  Point p;
+  p.engine = *parse_engine_spec(engine);
+  p.model = "tiny-moe";
+  p.scale = spec.scale;
+  p.quant = spec.quant;
+  p.prompt_tokens = 4;
+  p.gen_tokens = 3;
+  p.threads = 1;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("an expert file paired with another trunk is refused, and make remakes it", "[container]") {
+  TempDir dir;
+  const ContainerSpec spec = small_spec(dir.path(), "q4_0", false, 4);
+  const Made made = make_one(spec);
+  auto trunk = read_gguf(made.trunk);
+  REQUIRE(trunk.ok());
+  // Another trunk identity (same length: the header keeps its size).
+  std::string other_id = trunk_identity(spec);
+  other_id[other_id.find("\"seed\":42") + 8] = '7';
+  set_string(made.experts, "moebench.trunk_identity", other_id);
+  std::string err = check_error(made.experts, spec);
+  INFO(err);
+  CHECK(err.find("moebench.trunk_identity") != std::string::npos);
+  CHECK(err.find(trunk_file_name(spec)) != std::string::npos);
+  CHECK(err.find("moebench container make") != std::string::npos);
+  // make sees the edit and remakes the expert file; the trunk is reused.
+  QuietProgress quiet;
+  auto again = make_container(spec, quiet);
+  REQUIRE(again.ok());
+  CHECK(again->trunk.reused);
+  CHECK_FALSE(again->experts[0].reused);
+  CHECK(check_error(made.experts, spec) == "(accepted)");
+
+  // A trunk checksum that is not the trunk's: the pairing check names it.
+  set_string(made.experts, "moebench.trunk_checksum", "0123456789abcdef");
+  auto experts = read_gguf(made.experts);
+  REQUIRE(experts.ok());
+  CHECK(check_error(made.experts, spec) == "(accepted)");  // the table is intact
+  Status st = check_trunk_pairing(*experts, *trunk);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().message.find("moebench.trunk_checksum") != std::string::npos);
+  CHECK(st.error().message.find(made.trunk) != std::string::npos);
+  // verify reports it as a mismatch of the pairing, not a crash.
+  auto report = verify_container(made.experts, quiet);
+  REQUIRE(report.ok());
+  REQUIRE(report->mismatches.size() == 1);
+  CHECK(report->mismatches[0].find("trunk pairing") != std::string::npos);
+  // The streaming engine (make=0) refuses it with the same words.
+  SteadyClock clock;
+  const std::vector<std::string> drives = {dir.path()};
+  RunContext ctx{clock, quiet, spec.card, drives, 42, 0, false, clock.now_s() + 120, nullptr};
+  auto m = make_streaming_engine(*parse_engine_spec("streaming:make=0"))->run(tiny_point(spec, "streaming:make=0"), ctx);
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error().message.find("moebench.trunk_checksum") != std::string::npos);
+  // make remakes the expert file against the trunk there.
+  auto fixed = make_container(spec, quiet);
+  REQUIRE(fixed.ok());
+  CHECK_FALSE(fixed->experts[0].reused);
+  experts = read_gguf(made.experts);
+  REQUIRE(experts.ok());
+  CHECK(check_trunk_pairing(*experts, *trunk).ok());
+}
+
+TEST_CASE("an edited trunk file is remade and a missing one is named", "[container]") {
+  TempDir dir;
+  const ContainerSpec spec = small_spec(dir.path(), "q4_0", false, 4);
+  const Made made = make_one(spec);
+  rewrite_header(made.trunk, [](std::vector<GgufKv>&, std::vector<GgufTensorInfo>& t) {
+    tensor_named(t, "token_embd.weight").ne[0] -= 1;
+  });
+  CHECK(check_error(made.trunk, spec, ContainerPart::kTrunk).find("tensor token_embd.weight has shape") !=
+        std::string::npos);
+  QuietProgress quiet;
+  auto again = make_container(spec, quiet);
+  REQUIRE(again.ok());
+  CHECK_FALSE(again->trunk.reused);
+  CHECK(again->experts[0].reused);  // the remade trunk has the same bytes and checksums
+  CHECK(check_error(made.trunk, spec, ContainerPart::kTrunk) == "(accepted)");
+  // Without its trunk file the engine says which file is missing.
+  std::filesystem::remove(made.trunk);
+  SteadyClock clock;
+  const std::vector<std::string> drives = {dir.path()};
+  RunContext ctx{clock, quiet, spec.card, drives, 42, 0, false, clock.now_s() + 120, nullptr};
+  auto m = make_streaming_engine(*parse_engine_spec("streaming:make=0"))->run(tiny_point(spec, "streaming:make=0"), ctx);
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error().message.find("no trunk file") != std::string::npos);
+  CHECK(m.error().message.find(trunk_file_name(spec)) != std::string::npos);
 }

@@ -51,7 +51,7 @@ std::string edited_container(const TempDir& dir, const std::function<void(std::v
   QuietProgress quiet;
   auto made = make_container(s, quiet);
   REQUIRE(made.ok());
-  const std::string path = (*made)[0].path;
+  const std::string path = made->experts[0].path;
   auto g = read_gguf(path);
   REQUIRE(g.ok());
   std::vector<GgufKv> kvs = g->kvs;
