@@ -143,8 +143,8 @@ std::optional<RepeatSpread> read_repeats(ObjectReader& parent, const char* key, 
   RepeatSpread out;
   bool ok = n && median && lo && hi;
   if (ok && !(*lo <= *median && *median <= *hi)) {
-    d.add(r.path(), "expected min ≤ median ≤ max, got min " + format_scientific(*lo, 4) + ", median " +
-                        format_scientific(*median, 4) + ", max " + format_scientific(*hi, 4) +
+    d.add(r.path(), "expected min ≤ median ≤ max, got min " + format_scientific(*lo, 3) + ", median " +
+                        format_scientific(*median, 3) + ", max " + format_scientific(*hi, 3) +
                         "; rerun `moebench probe` or drop the repeats");
     ok = false;
   }
@@ -170,16 +170,16 @@ std::optional<RepeatSpread> read_repeats(ObjectReader& parent, const char* key, 
     if (ok) {
       const auto [smin, smax] = std::minmax_element(out.samples.begin(), out.samples.end());
       if (!same_value(*smin, *lo) || !same_value(*smax, *hi) || !same_value(moebench::median(out.samples), *median)) {
-        d.add(sp, "the samples' median, min and max (" + format_scientific(moebench::median(out.samples), 4) + ", " +
-                      format_scientific(*smin, 4) + ", " + format_scientific(*smax, 4) +
+        d.add(sp, "the samples' median, min and max (" + format_scientific(moebench::median(out.samples), 3) + ", " +
+                      format_scientific(*smin, 3) + ", " + format_scientific(*smax, 3) +
                       ") disagree with the fields beside them");
         ok = false;
       }
     }
   }
   if (ok && figure_value && !same_value(*figure_value, *median)) {
-    d.add(r.path_of("median"), "the median of the repeats (" + format_scientific(*median, 4) + ") must be the " +
-                                   figure_name + " value (" + format_scientific(*figure_value, 4) + ")");
+    d.add(r.path_of("median"), "the median of the repeats (" + format_scientific(*median, 3) + ") must be the " +
+                                   figure_name + " value (" + format_scientific(*figure_value, 3) + ")");
     ok = false;
   }
   r.finish();
