@@ -27,13 +27,14 @@ constexpr std::uint64_t kK3RecordBytes = 17547264;  // 3 × 3584 × 3072 MXFP4 (
 
 // Storage time budget. Each cell runs N interleaved built-in/fio pairs
 // (probes/read_pairs.h) of `run_seconds` per run. --quick, per drive:
-// 5 cells × 3 pairs × 2 runs × 0.4 s = 12 s of reading, plus about 0.1–0.3 s
-// of fio start-up per fio run (15 runs) — about what one 1-s pair per cell
-// took before (5 × 2 × 1 s = 10 s, plus 5 fio start-ups). Full: 5 pairs of
-// 1-s runs, 10 s per cell.
+// 5 cells × 3 pairs × 2 runs × 0.4 s = 12 s of reading — about the 10 s of
+// one 1-s pair per cell before — plus fio's start-up and teardown, about
+// 0.45 s per fio run here (15 runs instead of 5). Measured on this 2-core VM:
+// the drive phase took 22 s (11.8 s with one pair per cell), the whole quick
+// probe 51 s (38 s). Full: 5 pairs of 1-s runs, about 12 s per cell.
 double run_seconds(bool quick) { return quick ? 0.4 : 1.0; }
 int pairs_per_cell(const ProbeOptions& o) { return o.pairs > 0 ? o.pairs : o.quick ? kQuickPairs : kFullPairs; }
-constexpr double kFioStartupS = 0.3;  // per fio run, for the estimate
+constexpr double kFioStartupS = 0.45;  // per fio run (start-up and teardown), for the estimate
 constexpr double kQuickTouchBudgetS = 15.0;
 
 std::string cell_label(const ReadCellSpec& c) {
@@ -72,9 +73,9 @@ DriveReadPoint to_point(const std::vector<ReadCellResult>& runs, const std::vect
   p.read_bytes_s = measured(
       st.builtin_summary.median,
       std::string("moebench built-in ") + to_string(r.path) + (r.direct ? " O_DIRECT" : " buffered (O_DIRECT refused)") +
-          ", " + runs_text + " of " + format_fixed(run_s, 1) + " s" +
-          (fio_runs.empty() ? "" : " interleaved with fio (order alternating)") + " out of " + std::to_string(pairs) +
-          "; the run nearest the median read " + format_bytes(static_cast<double>(r.bytes)) + " in " +
+          ", " + runs_text + " of " + format_fixed(run_s, 1) + " s (" + std::to_string(pairs) +
+          (fio_runs.empty() ? " repeats" : " pairs with fio, order alternating") +
+          "); the run nearest the median read " + format_bytes(static_cast<double>(r.bytes)) + " in " +
           format_fixed(r.seconds, 2) + " s");
   p.read_spread = spread_of(st.builtin, st.builtin_summary);
   p.iops = r.iops;
