@@ -109,7 +109,7 @@ TEST_CASE("cell statistics: medians, ranges, per-pair ratios", "[probe_pairs]") 
   CHECK_FALSE(cell_is_noisy(st, 0.30));
 }
 
-TEST_CASE("repeats that agree are not noisy; one sample cannot disagree", "[probe_pairs]") {
+TEST_CASE("repeats that agree are not noisy, and one sample cannot disagree", "[probe_pairs]") {
   const PairedCellStats quiet = summarize_pairs({{true, 1.00e9, 1.02e9}, {false, 1.05e9, 1.01e9}, {true, 0.98e9, 1.0e9}});
   CHECK(quiet.relative_range == Approx(0.07 / 1.00));
   CHECK_FALSE(cell_is_noisy(quiet));
