@@ -23,6 +23,7 @@ void add_probe_command(CLI::App& app, CliState& state) {
     std::string file_size = "4GiB";
     std::string name;
     bool no_fio = false;
+    int pairs = 0;
     std::string max_touch;
     bool quiet = false;
   };
@@ -30,7 +31,7 @@ void add_probe_command(CLI::App& app, CliState& state) {
   CLI::App* cmd = app.add_subcommand("probe", "Measure this machine (storage, memory, topology) and write its profile.");
   cmd->footer(
       "What can this machine really do? Reads each drive directory with O_DIRECT at the block sizes and queue "
-      "depths an engine uses (built-in io_uring path and fio side by side), streams memory with 1..N pinned "
+      "depths an engine uses (built-in io_uring path and fio in interleaved pairs, each cell repeated), streams memory with 1..N pinned "
       "threads, finds how much memory a process can really hold (in a child process), and maps the topology "
       "with hwloc. Every figure is marked measured, with its method.\n\n"
       "Example:\n"
@@ -44,6 +45,10 @@ void add_probe_command(CLI::App& app, CliState& state) {
   cmd->add_option("--file-size", args->file_size, "test file size per drive (default 4GiB; reused when valid)");
   cmd->add_option("--name", args->name, "profile name (default probed-<host>)");
   cmd->add_flag("--no-fio", args->no_fio, "skip the fio cross-check");
+  cmd->add_option("--pairs", args->pairs,
+                  "built-in/fio pairs per storage cell, order alternating (default 3 with --quick, 5 full); "
+                  "each cell reports medians, ranges and the median per-pair ratio")
+      ->check(CLI::Range(1, 100));
   cmd->add_option("--max-touch", args->max_touch,
                   "cap the usable-memory probe at this size (on shared machines); the figure is then a range");
   cmd->add_flag("--quiet,-q", args->quiet, "no progress line");
@@ -72,6 +77,7 @@ void add_probe_command(CLI::App& app, CliState& state) {
     o.quick = args->quick;
     o.file_bytes = *size;
     o.use_fio = !args->no_fio;
+    o.pairs = args->pairs;
     o.profile_name = args->name;
     const Environment env = capture_environment("", state.command_line);
     o.build_label = env.build_label();

@@ -39,11 +39,24 @@ constexpr double kTimeoutSlackS = 30;
 constexpr std::size_t kStderrTailLines = 20;
 const std::vector<std::string> kIoEngines = {"io_uring", "libaio", "psync"};
 
-// fio's runtime= in whole seconds, at least 1 (NaN and negatives become 1).
+// The run length rounded up to whole seconds, at least 1 (NaN and negatives
+// become 1): what the timeout is counted from.
 long long job_runtime_s(double runtime_s) {
   if (!(runtime_s > 1)) return 1;
   if (runtime_s > 86400.0 * 365) return 86400LL * 365;
   return static_cast<long long>(std::ceil(runtime_s));
+}
+
+// fio's runtime= value: whole seconds as "3", anything shorter or between as
+// milliseconds ("400ms", fio's time suffix), rounded up, at least 100 ms
+// (the probe's repeated pairs run sub-second cells).
+constexpr long long kMinRuntimeMs = 100;
+std::string job_runtime_text(double runtime_s) {
+  if (runtime_s >= 1 && runtime_s == std::floor(runtime_s)) return std::to_string(job_runtime_s(runtime_s));
+  if (!(runtime_s > 0)) return std::to_string(kMinRuntimeMs) + "ms";
+  if (runtime_s > 86400.0 * 365) return std::to_string(job_runtime_s(runtime_s));
+  const long long ms = static_cast<long long>(std::ceil(runtime_s * 1000.0 - 1e-6));
+  return std::to_string(std::max(kMinRuntimeMs, ms)) + "ms";
 }
 
 // fio treats ':' in filename= as a separator between files; escape it.
@@ -246,7 +259,7 @@ std::string fio_job_text(const FioCell& cell) {
   t += std::string("direct=") + (cell.direct ? "1" : "0") + "\n";
   if (cell.fixed_buffers && cell.ioengine == "io_uring") t += "fixedbufs=1\n";
   t += "time_based=1\n";
-  t += "runtime=" + std::to_string(job_runtime_s(cell.runtime_s)) + "\n";
+  t += "runtime=" + job_runtime_text(cell.runtime_s) + "\n";
   // size=0 is not valid fio; without size= fio reads the whole file.
   if (cell.file_offset != 0) t += "offset=" + std::to_string(cell.file_offset) + "\n";
   if (cell.file_bytes != 0) t += "size=" + std::to_string(cell.file_bytes) + "\n";

@@ -23,7 +23,7 @@ struct FioCell {
   std::uint64_t block_bytes = 0;
   int queue_depth = 1;
   bool random = true;          // randread vs read
-  double runtime_s = 3;        // time-based run length
+  double runtime_s = 3;        // time-based run length (sub-second runs are written in ms, at least 100 ms)
   std::string ioengine = "io_uring";  // "io_uring", "libaio" or "psync"
   bool direct = true;          // O_DIRECT
   bool fixed_buffers = false;  // io_uring registered buffers (fixedbufs=1), as the streaming engine reads

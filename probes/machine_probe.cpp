@@ -16,6 +16,7 @@
 #include "probes/kernel_throughput.h"
 #include "probes/memory_bandwidth.h"
 #include "probes/memory_limits.h"
+#include "probes/read_pairs.h"
 #include "probes/test_file.h"
 #include "engines/executor/topology.h"
 
@@ -24,7 +25,16 @@ namespace {
 
 constexpr std::uint64_t kK3RecordBytes = 17547264;  // 3 × 3584 × 3072 MXFP4 (FACTS.md)
 
-double cell_seconds(bool quick) { return quick ? 1.0 : 2.0; }
+// Storage time budget. Each cell runs N interleaved built-in/fio pairs
+// (probes/read_pairs.h) of `run_seconds` per run. --quick, per drive:
+// 5 cells × 3 pairs × 2 runs × 0.4 s = 12 s of reading — about the 10 s of
+// one 1-s pair per cell before — plus fio's start-up and teardown, about
+// 0.45 s per fio run here (15 runs instead of 5). Measured on this 2-core VM:
+// the drive phase took 22 s (11.8 s with one pair per cell), the whole quick
+// probe 51 s (38 s). Full: 5 pairs of 1-s runs, about 12 s per cell.
+double run_seconds(bool quick) { return quick ? 0.4 : 1.0; }
+int pairs_per_cell(const ProbeOptions& o) { return o.pairs > 0 ? o.pairs : o.quick ? kQuickPairs : kFullPairs; }
+constexpr double kFioStartupS = 0.45;  // per fio run (start-up and teardown), for the estimate
 constexpr double kQuickTouchBudgetS = 15.0;
 
 std::string cell_label(const ReadCellSpec& c) {
@@ -40,20 +50,45 @@ Figure measured(double value, std::string source) {
   return f;
 }
 
-DriveReadPoint to_point(const ReadCellResult& r, const std::optional<FioResult>& fio) {
+RepeatSpread spread_of(const std::vector<double>& samples, const Summary& s) {
+  RepeatSpread r;
+  r.n = static_cast<int>(s.n);
+  r.median = s.median;
+  r.min = s.min;
+  r.max = s.max;
+  r.samples = samples;
+  return r;
+}
+
+// The point of one cell from its repeats: the built-in median as the
+// figure, the run nearest the median for IOPS, latencies and path.
+DriveReadPoint to_point(const std::vector<ReadCellResult>& runs, const std::vector<FioResult>& fio_runs,
+                        const PairedCellStats& st, int pairs, double run_s) {
+  const ReadCellResult& r = runs[index_nearest_median(st.builtin)];
   DriveReadPoint p;
   p.block_bytes = r.spec.block_bytes;
   p.queue_depth = r.spec.queue_depth;
   p.pattern = r.spec.random ? "random" : "sequential";
-  p.read_bytes_s = measured(r.read_bytes_s, std::string("moebench built-in ") + to_string(r.path) +
-                                                (r.direct ? " O_DIRECT" : " buffered (O_DIRECT refused)") + ", " +
-                                                format_fixed(r.seconds, 1) + " s, " +
-                                                format_bytes(static_cast<double>(r.bytes)) + " read");
+  const std::string runs_text = st.builtin.size() == 1 ? "one run" : "median of " + std::to_string(st.builtin.size()) + " runs";
+  p.read_bytes_s = measured(
+      st.builtin_summary.median,
+      std::string("moebench built-in ") + to_string(r.path) + (r.direct ? " O_DIRECT" : " buffered (O_DIRECT refused)") +
+          ", " + runs_text + " of " + format_fixed(run_s, 1) + " s (" + std::to_string(pairs) +
+          (fio_runs.empty() ? " repeats" : " pairs with fio, order alternating") +
+          "); the run nearest the median read " + format_bytes(static_cast<double>(r.bytes)) + " in " +
+          format_fixed(r.seconds, 2) + " s");
+  p.read_spread = spread_of(st.builtin, st.builtin_summary);
   p.iops = r.iops;
   p.lat_p50_us = r.lat_p50_us;
   p.lat_p99_us = r.lat_p99_us;
   p.io_path = to_string(r.path);
-  if (fio) p.fio = FioFigures{fio->read_bytes_s, fio->iops, fio->clat_p50_ns / 1e3, fio->clat_p99_ns / 1e3};
+  if (!fio_runs.empty()) {
+    const FioResult& f = fio_runs[index_nearest_median(st.fio)];
+    FioFigures ff{st.fio_summary.median, f.iops, f.clat_p50_ns / 1e3, f.clat_p99_ns / 1e3, std::nullopt, std::nullopt};
+    ff.read_spread = spread_of(st.fio, st.fio_summary);
+    if (!st.ratio.empty()) ff.pair_ratio = spread_of(st.ratio, st.ratio_summary);
+    p.fio = ff;
+  }
   return p;
 }
 
@@ -65,6 +100,76 @@ struct Notes {
     progress.note("note: " + s);
   }
 };
+
+struct CellRequest {
+  std::vector<ReadTarget> targets;
+  ReadCellSpec spec;
+  int pairs = 1;
+  double run_s = 1;
+  std::uint64_t seed = 0;
+  const std::optional<std::string>* fio_path = nullptr;  // null or empty: built-in only
+  bool direct = true;
+  std::string scratch_dir;
+  std::string label;  // "drive0 random 1 MiB QD16", for notes
+  std::string owner;  // "drive0", for the read engine's notes
+};
+
+struct CellOutcome {
+  DriveReadPoint point;
+  double relative_range = 0;
+};
+
+// One cell as interleaved pairs; nullopt (with a note) when no built-in run
+// succeeded.
+std::optional<CellOutcome> measure_cell(const CellRequest& q, Notes& notes) {
+  std::vector<ReadCellResult> runs;
+  std::vector<FioResult> fio_runs;
+  IoPath seen = IoPath::kAuto;
+  PairRunFn builtin = [&](int pair) -> Expected<double> {
+    auto r = measure_reads(q.targets, q.spec, q.run_s, IoPath::kAuto, q.seed + 1000ull * static_cast<std::uint64_t>(pair));
+    if (!r) return r.error();
+    seen = r->path;
+    runs.push_back(std::move(*r));
+    return runs.back().read_bytes_s;
+  };
+  PairRunFn fio;
+  if (q.fio_path != nullptr && q.fio_path->has_value()) {
+    fio = [&](int) -> Expected<double> {
+      FioCell fc;
+      fc.file_path = q.targets.front().path;
+      fc.file_bytes = q.targets.front().size_bytes;
+      fc.block_bytes = q.spec.block_bytes;
+      fc.queue_depth = q.spec.queue_depth;
+      fc.random = q.spec.random;
+      fc.runtime_s = q.run_s;
+      fc.ioengine = seen == IoPath::kPreadThreads ? "psync" : "io_uring";
+      fc.direct = q.direct;
+      if (fc.ioengine == "psync") fc.queue_depth = 1;  // psync has no queue; numjobs would be needed
+      auto f = run_fio(**q.fio_path, fc, q.scratch_dir);
+      if (!f) return f.error();
+      fio_runs.push_back(*f);
+      return f->read_bytes_s;
+    };
+  }
+  const PairRun run = run_interleaved_pairs(q.pairs, builtin, fio);
+  for (PairSide side : {PairSide::kBuiltin, PairSide::kFio}) {
+    int failed = 0;
+    std::string first;
+    for (const PairError& e : run.errors) {
+      if (e.side != side) continue;
+      if (failed++ == 0) first = e.message;
+    }
+    if (failed == 0) continue;
+    notes.add(q.label + ": " + (side == PairSide::kFio ? "fio failed" : "built-in reads failed") + " in " +
+              std::to_string(failed) + " of " + std::to_string(run.pairs.size()) + " runs: " + first);
+  }
+  if (runs.empty()) return std::nullopt;
+  for (const ReadCellResult& r : runs) {
+    for (const std::string& n : r.notes) notes.add(q.owner + ": " + n);
+  }
+  const PairedCellStats st = summarize_pairs(run.pairs);
+  return CellOutcome{to_point(runs, fio_runs, st, static_cast<int>(run.pairs.size()), q.run_s), st.relative_range};
+}
 
 void probe_memory(MachineProfile& m, const ProbeOptions& o, const Topology* topo, Progress& progress, Notes& notes) {
   const MemoryLimits limits = read_memory_limits();
@@ -195,7 +300,8 @@ std::vector<ReadCellSpec> probe_cells(bool quick, const std::vector<std::uint64_
 
 double estimated_probe_seconds(const ProbeOptions& o) {
   const double cells = static_cast<double>(probe_cells(o.quick, o.record_bytes).size());
-  const double per_drive = cells * cell_seconds(o.quick) * (o.use_fio ? 2.0 : 1.0) + 2.0 * cells;
+  const double runs = cells * pairs_per_cell(o);
+  const double per_drive = runs * (run_seconds(o.quick) * (o.use_fio ? 2.0 : 1.0) + (o.use_fio ? kFioStartupS : 0)) + cells;
   const double drives = static_cast<double>(o.drive_dirs.size());
   const double aggregate = o.drive_dirs.size() > 1 ? per_drive / 2 : 0;
   return 15.0 + (o.quick ? 10.0 : 25.0) + drives * per_drive + aggregate;
@@ -253,6 +359,7 @@ Expected<MachineProfile> run_probe(const ProbeOptions& o, Progress& progress) {
   if (o.use_fio && !fio_path) notes.add("fio is not installed (apt-get install fio): storage figures are built-in only");
 
   const std::vector<ReadCellSpec> cells = probe_cells(o.quick, o.record_bytes);
+  const int pairs = pairs_per_cell(o);
   std::vector<ReadTarget> all_targets;
   std::vector<std::string> all_names;
   for (std::size_t i = 0; i < o.drive_dirs.size(); ++i) {
@@ -294,35 +401,44 @@ Expected<MachineProfile> run_probe(const ProbeOptions& o, Progress& progress) {
                 "): the filesystem refuses O_DIRECT; reads are buffered and may come from the page cache, "
                 "so its figures overstate the drive");
     }
+    std::vector<double> cell_ranges;
+    std::vector<std::string> cell_labels;
     for (std::size_t c = 0; c < cells.size(); ++c) {
       const ReadCellSpec& spec = cells[c];
-      progress.phase(drive.name + " " + cell_label(spec), static_cast<double>(c) / static_cast<double>(cells.size()));
-      auto r = measure_reads({{tf->path, tf->size_bytes}}, spec, cell_seconds(o.quick), IoPath::kAuto, 42 + c);
-      if (!r) {
-        notes.add(drive.name + " " + cell_label(spec) + ": " + r.error().message);
-        continue;
+      progress.phase(drive.name + " " + cell_label(spec) + " (" + std::to_string(pairs) + " pairs)",
+                     static_cast<double>(c) / static_cast<double>(cells.size()));
+      CellRequest q;
+      q.targets = {{tf->path, tf->size_bytes}};
+      q.spec = spec;
+      q.pairs = pairs;
+      q.run_s = run_seconds(o.quick);
+      q.seed = 42 + c;
+      q.fio_path = &fio_path;
+      q.direct = tf->direct_io;
+      q.scratch_dir = o.scratch_dir;
+      q.label = drive.name + " " + cell_label(spec);
+      q.owner = drive.name;
+      auto cell = measure_cell(q, notes);
+      if (!cell) continue;
+      drive.read_curve.push_back(std::move(cell->point));
+      cell_ranges.push_back(cell->relative_range);
+      cell_labels.push_back(cell_label(spec));
+    }
+    if (!cell_ranges.empty()) {
+      const NoiseVerdict v = judge_drive_noise(cell_ranges, kNoisyRelativeRange);
+      DriveRepeatability rep;
+      rep.pairs = pairs;
+      rep.threshold = kNoisyRelativeRange;
+      rep.worst_relative_range = v.worst_relative_range;
+      rep.worst_cell = cell_labels[v.worst_cell];
+      rep.noisy = v.noisy;
+      drive.repeatability = rep;
+      if (v.noisy) {
+        notes.add(drive.name + " is noisy: repeats of " + rep.worst_cell + " disagree by " +
+                  format_fixed(100 * v.worst_relative_range, 0) + " % ((max − min) / median, threshold " +
+                  format_fixed(100 * kNoisyRelativeRange, 0) +
+                  " %); its curve is the median of disagreeing samples — see each point's spread");
       }
-      for (const std::string& n : r->notes) notes.add(drive.name + ": " + n);
-      std::optional<FioResult> fio;
-      if (fio_path) {
-        FioCell fc;
-        fc.file_path = tf->path;
-        fc.file_bytes = tf->size_bytes;
-        fc.block_bytes = spec.block_bytes;
-        fc.queue_depth = spec.queue_depth;
-        fc.random = spec.random;
-        fc.runtime_s = cell_seconds(o.quick);
-        fc.ioengine = r->path == IoPath::kIoUring ? "io_uring" : "psync";
-        fc.direct = tf->direct_io;
-        if (fc.ioengine == "psync") fc.queue_depth = 1;  // psync has no queue; numjobs would be needed
-        auto f = run_fio(*fio_path, fc, o.scratch_dir);
-        if (f) {
-          fio = *f;
-        } else {
-          notes.add(drive.name + " " + cell_label(spec) + ": fio failed: " + f.error().message);
-        }
-      }
-      drive.read_curve.push_back(to_point(*r, fio));
     }
     // Sequential bandwidth: the best sequential cell.
     double best_seq = 0;
@@ -344,12 +460,15 @@ Expected<MachineProfile> run_probe(const ProbeOptions& o, Progress& progress) {
     set.drives = all_names;
     for (const ReadCellSpec& spec : probe_cells(true, {})) {
       progress.phase("all drives " + cell_label(spec), -1);
-      auto r = measure_reads(all_targets, spec, cell_seconds(o.quick), IoPath::kAuto, 7);
-      if (r) {
-        set.read_curve.push_back(to_point(*r, std::nullopt));
-      } else {
-        notes.add("all drives " + cell_label(spec) + ": " + r.error().message);
-      }
+      CellRequest q;
+      q.targets = all_targets;
+      q.spec = spec;
+      q.pairs = pairs;
+      q.run_s = run_seconds(o.quick);
+      q.seed = 7;
+      q.label = "all drives " + cell_label(spec);
+      q.owner = "all drives";
+      if (auto cell = measure_cell(q, notes)) set.read_curve.push_back(std::move(cell->point));
     }
     m.drive_sets.push_back(std::move(set));
   }
@@ -384,6 +503,46 @@ Expected<MachineProfile> run_probe(const ProbeOptions& o, Progress& progress) {
   info.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   m.probe = info;
   return m;
+}
+
+std::string format_rate_spread(double median, const std::optional<RepeatSpread>& spread) {
+  if (!spread) return format_rate(median);
+  // The range in the median's unit: "1.31 GB/s (1.10–1.45, n=3)".
+  static constexpr const char* kUnits[] = {"B/s", "KB/s", "MB/s", "GB/s", "TB/s"};
+  int unit = 0;
+  double scale = 1;
+  while (std::fabs(median / scale) >= 1000.0 && unit < 4) {
+    scale *= 1000.0;
+    ++unit;
+  }
+  return format_fixed(median / scale, 2) + " " + kUnits[unit] + " (" + format_fixed(spread->min / scale, 2) + "–" +
+         format_fixed(spread->max / scale, 2) + ", n=" + std::to_string(spread->n) + ")";
+}
+
+double point_relative_range(const DriveReadPoint& p) {
+  auto rr = [](const std::optional<RepeatSpread>& r) {
+    return r && r->n >= 2 && r->median > 0 ? (r->max - r->min) / r->median : 0.0;
+  };
+  return std::max(rr(p.read_spread), p.fio ? rr(p.fio->read_spread) : 0.0);
+}
+
+std::string curve_point_row(const DriveReadPoint& p) {
+  std::string row = std::string(p.pattern == "random" ? "random " : "sequential ") +
+                    format_bytes(static_cast<double>(p.block_bytes)) + " QD" + std::to_string(p.queue_depth);
+  if (row.size() < 26) row += std::string(26 - row.size(), ' ');
+  row += " | " + format_rate_spread(p.read_bytes_s.value, p.read_spread);
+  if (p.fio && p.fio->read_bytes_s > 0) {
+    row += " | fio " + format_rate_spread(p.fio->read_bytes_s, p.fio->read_spread);
+    if (p.fio->pair_ratio) {
+      const RepeatSpread& r = *p.fio->pair_ratio;
+      row += " | ratio " + format_fixed(r.median, 2) + " (" + format_fixed(r.min, 2) + "–" + format_fixed(r.max, 2) + ")";
+    } else {
+      row += " | ratio " + format_fixed(p.read_bytes_s.value / p.fio->read_bytes_s, 3);
+    }
+  }
+  if (p.lat_p50_us) row += " | p50 " + format_fixed(*p.lat_p50_us, 0) + " us";
+  if (point_relative_range(p) > kNoisyRelativeRange) row += " | noisy";
+  return row;
 }
 
 std::string profile_summary(const MachineProfile& m) {
@@ -421,18 +580,7 @@ std::string profile_summary(const MachineProfile& m) {
     s += "\n";
   }
   auto curve_lines = [&s](const std::vector<DriveReadPoint>& curve) {
-    for (const DriveReadPoint& p : curve) {
-      std::string line = "             " + std::string(p.pattern == "random" ? "rand " : "seq  ") +
-                         format_bytes(static_cast<double>(p.block_bytes));
-      line += std::string(line.size() < 32 ? 32 - line.size() : 1, ' ') + "QD" + std::to_string(p.queue_depth);
-      line += std::string(line.size() < 38 ? 38 - line.size() : 1, ' ') + format_rate(p.read_bytes_s.value);
-      if (p.lat_p50_us) line += "  p50 " + format_fixed(*p.lat_p50_us, 0) + " us";
-      if (p.fio && p.fio->read_bytes_s > 0) {
-        line += "  | fio " + format_rate(p.fio->read_bytes_s) + "  built-in/fio " +
-                format_fixed(p.read_bytes_s.value / p.fio->read_bytes_s, 3);
-      }
-      s += line + "\n";
-    }
+    for (const DriveReadPoint& p : curve) s += "             " + curve_point_row(p) + "\n";
   };
   for (const DriveProfile& d : m.drives) {
     s += "  " + d.name + "     " + d.path.value_or("") ;
@@ -444,6 +592,13 @@ std::string profile_summary(const MachineProfile& m) {
            (d.device->o_direct ? ", O_DIRECT" : ", BUFFERED: O_DIRECT refused") + ")";
     }
     s += "\n             sequential " + format_rate(d.seq_read_bytes_s.value) + "\n";
+    if (d.repeatability) {
+      const DriveRepeatability& r = *d.repeatability;
+      s += "             " + std::string(r.noisy ? "NOISY" : "repeatable") + ": " + std::to_string(r.pairs) +
+           " pair(s) per cell, order alternating; repeats of " + r.worst_cell + " disagree by " +
+           format_fixed(100 * r.worst_relative_range, 0) + " % ((max − min) / median; noisy above " +
+           format_fixed(100 * r.threshold, 0) + " %)\n";
+    }
     curve_lines(d.read_curve);
   }
   for (const DriveSetProfile& set : m.drive_sets) {

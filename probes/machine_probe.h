@@ -8,11 +8,18 @@
 // drives at once. A part that cannot run leaves a note in the profile and
 // the rest goes on; the profile is written with what was measured.
 //
+// Each storage cell runs as N interleaved built-in/fio pairs, the order
+// alternating (probes/read_pairs.h); a curve point is the median of its
+// repeats and carries their spread, and a drive whose repeats disagree by
+// more than kNoisyRelativeRange is marked noisy.
+//
 // Cell sets (built-in and fio alike):
 //   full : block {4 KiB, 128 KiB, 1 MiB, every card's expert record} ×
-//          queue depth {1, 4, 16, 32} × {random, sequential}, 2 s each
+//          queue depth {1, 4, 16, 32} × {random, sequential}, 5 pairs of
+//          1-s runs each
 //   quick: random 4 KiB QD32, random 1 MiB QD1, random 1 MiB QD16,
-//          sequential 1 MiB QD16, random K3 record (17,547,264 B) QD4, 1 s each;
+//          sequential 1 MiB QD16, random K3 record (17,547,264 B) QD4,
+//          3 pairs of 0.4-s runs each;
 //          memory bandwidth at 1 and N threads, 3 repetitions; the usable-
 //          memory probe touches for at most 15 s (its figure is then a lower
 //          bound, and says so)
@@ -36,6 +43,7 @@ struct ProbeOptions {
   std::uint64_t file_bytes = 4ull << 30;
   std::optional<std::uint64_t> max_touch_bytes;  // cap the usable-memory probe (shared machines, tests)
   bool use_fio = true;
+  int pairs = 0;  // built-in/fio pairs per storage cell; 0 = the default (3 quick, 5 full)
   std::vector<std::uint64_t> record_bytes;  // expert record sizes of the cards
   std::string profile_name;
   std::string build_label;
@@ -52,5 +60,19 @@ Expected<MachineProfile> run_probe(const ProbeOptions& options, Progress& progre
 
 // Readable summary of a profile (what the probe prints).
 std::string profile_summary(const MachineProfile& profile);
+
+// "1.31 GB/s (1.10–1.45, n=3)": the median and its range in the median's
+// unit; just the rate without a spread.
+std::string format_rate_spread(double median_bytes_s, const std::optional<RepeatSpread>& spread);
+
+// The larger of the point's built-in and fio (max − min) / median; 0 without
+// repeats.
+double point_relative_range(const DriveReadPoint& point);
+
+// One row of the printed storage table:
+// "random 1.00 MiB QD16 | 1.31 GB/s (1.10–1.45, n=3) | fio 1.34 GB/s (…) |
+//  ratio 0.98 (0.81–1.20) | p50 812 us", and "| noisy" when the point's
+// repeats disagree by more than kNoisyRelativeRange.
+std::string curve_point_row(const DriveReadPoint& point);
 
 }  // namespace moebench

@@ -2,6 +2,10 @@
 // The writer is in machine_profile_writer.cpp; the two round-trip.
 #include "vocab/machine_profile.h"
 
+#include <algorithm>
+#include <cmath>
+
+#include "vocab/stats.h"
 #include "vocab/text.h"
 #include "vocab/units.h"
 
@@ -119,6 +123,102 @@ std::vector<std::string> strings(ObjectReader& r, const char* key) {
   return out;
 }
 
+// Two statistics written from one computation: equal up to rounding.
+bool same_value(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b)); }
+
+// {"n": 3, "median": x, "min": a, "max": b, "samples": [...]?}: the repeats
+// of one figure. Every number finite and zero or more, min ≤ median ≤ max,
+// n ≥ 1; samples, when given, number n and give the same median, min and
+// max. `figure_value` (the figure these are repeats of) must be the median.
+std::optional<RepeatSpread> read_repeats(ObjectReader& parent, const char* key, std::optional<double> figure_value,
+                                         const char* figure_name) {
+  const Json* j = parent.object(key, false);
+  if (j == nullptr) return std::nullopt;
+  Diagnostics& d = parent.diagnostics();
+  ObjectReader r(*j, parent.path_of(key), d);
+  const auto n = r.integer("n", true, 1, 1000000);
+  const auto median = nonneg(r, "median", true);
+  const auto lo = nonneg(r, "min", true);
+  const auto hi = nonneg(r, "max", true);
+  RepeatSpread out;
+  bool ok = n && median && lo && hi;
+  if (ok && !(*lo <= *median && *median <= *hi)) {
+    d.add(r.path(), "expected min ≤ median ≤ max, got min " + format_scientific(*lo, 3) + ", median " +
+                        format_scientific(*median, 3) + ", max " + format_scientific(*hi, 3) +
+                        "; rerun `moebench probe` or drop the repeats");
+    ok = false;
+  }
+  if (const Json* samples = r.array("samples", false, false)) {
+    const std::string sp = r.path_of("samples");
+    for (std::size_t i = 0; i < samples->size(); ++i) {
+      const std::string ip = json_pointer_append(sp, i);
+      auto v = read_number((*samples)[i], ip, d);
+      if (v && *v < 0) {
+        d.add(ip, "expected a value of zero or more");
+        v.reset();
+      }
+      if (!v) {
+        ok = false;
+        continue;
+      }
+      out.samples.push_back(*v);
+    }
+    if (ok && n && out.samples.size() != static_cast<std::size_t>(*n)) {
+      d.add(sp, "expected n = " + std::to_string(*n) + " samples, got " + std::to_string(out.samples.size()));
+      ok = false;
+    }
+    if (ok) {
+      const auto [smin, smax] = std::minmax_element(out.samples.begin(), out.samples.end());
+      if (!same_value(*smin, *lo) || !same_value(*smax, *hi) || !same_value(moebench::median(out.samples), *median)) {
+        d.add(sp, "the samples' median, min and max (" + format_scientific(moebench::median(out.samples), 3) + ", " +
+                      format_scientific(*smin, 3) + ", " + format_scientific(*smax, 3) +
+                      ") disagree with the fields beside them");
+        ok = false;
+      }
+    }
+  }
+  if (ok && figure_value && !same_value(*figure_value, *median)) {
+    d.add(r.path_of("median"), "the median of the repeats (" + format_scientific(*median, 3) + ") must be the " +
+                                   figure_name + " value (" + format_scientific(*figure_value, 3) + ")");
+    ok = false;
+  }
+  r.finish();
+  if (!ok) return std::nullopt;
+  out.n = static_cast<int>(*n);
+  out.median = *median;
+  out.min = *lo;
+  out.max = *hi;
+  return out;
+}
+
+// {"pairs", "threshold", "worst_relative_range", "worst_cell", "noisy"}.
+std::optional<DriveRepeatability> read_repeatability(ObjectReader& parent) {
+  const Json* j = parent.object("repeatability", false);
+  if (j == nullptr) return std::nullopt;
+  Diagnostics& d = parent.diagnostics();
+  ObjectReader r(*j, parent.path_of("repeatability"), d);
+  const auto pairs = r.integer("pairs", true, 1, 1000000);
+  const auto threshold = nonneg(r, "threshold", true);
+  const auto worst = nonneg(r, "worst_relative_range", true);
+  const auto cell = r.string("worst_cell", true);
+  const auto noisy = r.boolean("noisy", true);
+  if (threshold && *threshold == 0) d.add(r.path_of("threshold"), "expected a threshold greater than zero");
+  if (threshold && worst && noisy && *threshold > 0 && *noisy != (*worst > *threshold)) {
+    d.add(r.path_of("noisy"), std::string("a drive is noisy exactly when worst_relative_range (") +
+                                  format_fixed(*worst, 3) + ") exceeds threshold (" + format_fixed(*threshold, 3) +
+                                  "): expected " + (*worst > *threshold ? "true" : "false"));
+  }
+  r.finish();
+  if (!pairs || !threshold || !worst || !cell || !noisy) return std::nullopt;
+  DriveRepeatability out;
+  out.pairs = static_cast<int>(*pairs);
+  out.threshold = *threshold;
+  out.worst_relative_range = *worst;
+  out.worst_cell = *cell;
+  out.noisy = *noisy;
+  return out;
+}
+
 std::vector<DriveReadPoint> read_curve(ObjectReader& parent, const char* key) {
   std::vector<DriveReadPoint> out;
   Diagnostics& d = parent.diagnostics();
@@ -130,7 +230,10 @@ std::vector<DriveReadPoint> read_curve(ObjectReader& parent, const char* key) {
     pt.block_bytes = c.size("block", true).value_or(0);
     pt.queue_depth = static_cast<int>(c.integer("queue_depth", true, 1, 65536).value_or(1));
     pt.pattern = c.enumeration("pattern", true, {"random", "sequential"}, "pattern").value_or("");
-    pt.read_bytes_s = read_figure(c, "read_bw", true, FigureKind::kRate).value_or(Figure{});
+    const auto read_bw = read_figure(c, "read_bw", true, FigureKind::kRate);
+    pt.read_bytes_s = read_bw.value_or(Figure{});
+    pt.read_spread = read_repeats(c, "read_bw_repeats",
+                                  read_bw ? std::optional<double>(read_bw->value) : std::nullopt, "read_bw");
     pt.iops = nonneg(c, "iops", false);
     pt.lat_p50_us = nonneg(c, "lat_p50_us", false);
     pt.lat_p99_us = nonneg(c, "lat_p99_us", false);
@@ -138,10 +241,13 @@ std::vector<DriveReadPoint> read_curve(ObjectReader& parent, const char* key) {
     if (const Json* fio = c.object("fio", false)) {
       ObjectReader f(*fio, c.path_of("fio"), d);
       FioFigures ff;
-      ff.read_bytes_s = f.rate("read_bw", true).value_or(0);
+      const auto fio_bw = f.rate("read_bw", true);
+      ff.read_bytes_s = fio_bw.value_or(0);
       ff.iops = nonneg(f, "iops", true).value_or(0);
       ff.clat_p50_us = nonneg(f, "clat_p50_us", true).value_or(0);
       ff.clat_p99_us = nonneg(f, "clat_p99_us", true).value_or(0);
+      ff.read_spread = read_repeats(f, "read_bw_repeats", fio_bw, "fio read_bw");
+      ff.pair_ratio = read_repeats(f, "pair_ratio", std::nullopt, "");
       f.get("builtin_over_fio", false);  // derived, written for readers; recomputed on load
       f.finish();
       pt.fio = ff;
@@ -344,6 +450,7 @@ std::optional<MachineProfile> load_machine_profile(const Json& j, Diagnostics& d
       p.seq_read_bytes_s = read_figure(dr, "seq_read_bw", true, FigureKind::kRate).value_or(Figure{});
       p.read_curve = read_curve(dr, "read_curve");
       p.device = read_device(dr);
+      p.repeatability = read_repeatability(dr);
       dr.finish();
       m.drives.push_back(std::move(p));
     }

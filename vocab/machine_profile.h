@@ -55,21 +55,35 @@ struct Figure {
   std::optional<double> low, high;   // uncertainty range, same unit as value
 };
 
+// Repeats of one measured figure: `moebench probe` runs every storage cell
+// several times (interleaved built-in/fio pairs, probes/read_pairs.h). The
+// figure's value is the median of the repeats — the cost model reads only
+// that — and the spread says how far the median can be trusted. Absent in
+// profiles written before repeats existed and in spec-sheet profiles.
+struct RepeatSpread {
+  int n = 1;  // repeats that produced a figure
+  double median = 0, min = 0, max = 0;
+  std::vector<double> samples;  // every repeat in run order; may be empty (then n, median, min, max only)
+};
+
 // fio's figures for the same cell as a built-in measurement.
 struct FioFigures {
-  double read_bytes_s = 0;
-  double iops = 0;
+  double read_bytes_s = 0;  // the median of read_spread when there are repeats
+  double iops = 0;          // iops and latencies: of the repeat nearest the median
   double clat_p50_us = 0;
   double clat_p99_us = 0;
+  std::optional<RepeatSpread> read_spread;     // fio's bytes/s over the repeats
+  std::optional<RepeatSpread> pair_ratio;      // built-in ÷ fio, one ratio per pair where both ran
 };
 
 struct DriveReadPoint {
   std::uint64_t block_bytes = 0;
   int queue_depth = 1;
   std::string pattern;  // "random" | "sequential"
-  Figure read_bytes_s;
+  Figure read_bytes_s;  // measured: the median of read_spread
   // Measured cells also carry these (absent in spec-sheet profiles):
-  std::optional<double> iops;
+  std::optional<RepeatSpread> read_spread;  // the built-in repeats (bytes/s)
+  std::optional<double> iops;  // iops, latencies and path: of the repeat nearest the median
   std::optional<double> lat_p50_us;
   std::optional<double> lat_p99_us;
   std::string io_path;              // "io_uring" | "pread-threads"
@@ -85,6 +99,19 @@ struct DriveDeviceInfo {
   std::uint64_t test_file_bytes = 0;
 };
 
+// Whether a probed drive's repeats agree: each cell's relative range
+// (max − min) / median, of the built-in and of the fio repeats, against a
+// threshold (probes/read_pairs.h states it and why). `noisy` is true exactly
+// when the worst cell's range exceeds the threshold; the curve is then a
+// median of disagreeing samples, and the profile says so.
+struct DriveRepeatability {
+  int pairs = 1;                      // pairs (repeats) per cell
+  double threshold = 0;               // relative range above which repeats disagree
+  double worst_relative_range = 0;    // over every cell, built-in and fio
+  std::string worst_cell;             // e.g. "random 1 MiB QD16"
+  bool noisy = false;
+};
+
 struct DriveProfile {
   std::string name;
   std::optional<std::string> path;  // a directory on the drive, for measured profiles
@@ -92,6 +119,7 @@ struct DriveProfile {
   Figure seq_read_bytes_s;
   std::vector<DriveReadPoint> read_curve;
   std::optional<DriveDeviceInfo> device;
+  std::optional<DriveRepeatability> repeatability;  // measured profiles with repeats
 };
 
 // All listed drives read at once (each with the cell's queue depth).

@@ -29,6 +29,16 @@ OJson or_null(const std::optional<T>& v) {
   return v ? OJson(*v) : OJson(nullptr);
 }
 
+OJson repeats(const RepeatSpread& r) {
+  OJson j = OJson::object();
+  j["n"] = r.n;
+  j["median"] = r.median;
+  j["min"] = r.min;
+  j["max"] = r.max;
+  if (!r.samples.empty()) j["samples"] = r.samples;
+  return j;
+}
+
 OJson curve(const std::vector<DriveReadPoint>& points) {
   OJson arr = OJson::array();
   for (const DriveReadPoint& p : points) {
@@ -37,6 +47,7 @@ OJson curve(const std::vector<DriveReadPoint>& points) {
     j["queue_depth"] = p.queue_depth;
     j["pattern"] = p.pattern;
     j["read_bw"] = figure(p.read_bytes_s);
+    if (p.read_spread) j["read_bw_repeats"] = repeats(*p.read_spread);
     if (p.iops) j["iops"] = *p.iops;
     if (p.lat_p50_us) j["lat_p50_us"] = *p.lat_p50_us;
     if (p.lat_p99_us) j["lat_p99_us"] = *p.lat_p99_us;
@@ -47,7 +58,15 @@ OJson curve(const std::vector<DriveReadPoint>& points) {
       f["iops"] = p.fio->iops;
       f["clat_p50_us"] = p.fio->clat_p50_us;
       f["clat_p99_us"] = p.fio->clat_p99_us;
-      if (p.fio->read_bytes_s > 0) f["builtin_over_fio"] = p.read_bytes_s.value / p.fio->read_bytes_s;
+      if (p.fio->read_spread) f["read_bw_repeats"] = repeats(*p.fio->read_spread);
+      if (p.fio->pair_ratio) f["pair_ratio"] = repeats(*p.fio->pair_ratio);
+      // Derived for readers (ignored on load): the median per-pair ratio when
+      // there were pairs, else the ratio of the two figures.
+      if (p.fio->pair_ratio) {
+        f["builtin_over_fio"] = p.fio->pair_ratio->median;
+      } else if (p.fio->read_bytes_s > 0) {
+        f["builtin_over_fio"] = p.read_bytes_s.value / p.fio->read_bytes_s;
+      }
       j["fio"] = f;
     }
     arr.push_back(j);
@@ -118,6 +137,16 @@ OJson machine_profile_to_json(const MachineProfile& m) {
       dev["o_direct"] = v.o_direct;
       if (v.test_file_bytes > 0) dev["test_file"] = v.test_file_bytes;
       dj["device"] = dev;
+    }
+    if (d.repeatability) {
+      const DriveRepeatability& r = *d.repeatability;
+      OJson rj = OJson::object();
+      rj["pairs"] = r.pairs;
+      rj["threshold"] = r.threshold;
+      rj["worst_relative_range"] = r.worst_relative_range;
+      rj["worst_cell"] = r.worst_cell;
+      rj["noisy"] = r.noisy;
+      dj["repeatability"] = rj;
     }
     drives.push_back(dj);
   }

@@ -46,6 +46,23 @@ double mad(const std::vector<double>& xs) {
   return median(std::move(dev));
 }
 
+double relative_range(const std::vector<double>& xs) {
+  if (xs.empty()) return kNaN;
+  const double m = median(xs);
+  if (m == 0 || !std::isfinite(m)) return kNaN;
+  const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+  return (*hi - *lo) / std::fabs(m);
+}
+
+std::vector<double> ratios(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> out;
+  const std::size_t n = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::isfinite(a[i]) && std::isfinite(b[i]) && b[i] != 0) out.push_back(a[i] / b[i]);
+  }
+  return out;
+}
+
 double Summary::rel_mad_pct() const {
   if (n == 0 || median == 0) return kNaN;
   return 100.0 * mad / std::fabs(median);

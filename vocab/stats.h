@@ -6,6 +6,8 @@
 // - stddev is the sample standard deviation (divides by n-1); 0 for n = 1.
 // - mad is the raw median absolute deviation from the median (not scaled by
 //   1.4826); rel_mad_pct = 100 · mad / |median|.
+// - relative_range = (max − min) / |median|: how far repeats of one
+//   measurement disagree, as a fraction of their typical value.
 // Empty input gives n = 0 and NaN for every statistic.
 #pragma once
 
@@ -21,6 +23,11 @@ double quantile(std::vector<double> xs, double p);
 double mean(const std::vector<double>& xs);
 double stddev(const std::vector<double>& xs);
 double mad(const std::vector<double>& xs);
+// (max − min) / |median|; NaN for empty input or a zero median, 0 for one sample.
+double relative_range(const std::vector<double>& xs);
+// a[i] / b[i] for every i where both are finite and b[i] ≠ 0 (the rest
+// skipped); the shorter length bounds i.
+std::vector<double> ratios(const std::vector<double>& a, const std::vector<double>& b);
 
 struct Summary {
   std::size_t n = 0;

@@ -266,7 +266,7 @@ TEST_CASE("fio job text for a cell", "[fio]") {
   INFO(t);
   for (const char* line :
        {"filename=/data/moebench/test-file", "rw=randread", "bs=17547264", "iodepth=8", "ioengine=libaio",
-        "direct=1", "time_based=1", "runtime=3", "size=68719476736", "numjobs=1", "group_reporting",
+        "direct=1", "time_based=1", "runtime=2500ms", "size=68719476736", "numjobs=1", "group_reporting",
         "norandommap=1", "randrepeat=0", "invalidate=1", "allow_file_create=0"}) {
     CHECK(has_line(t, line));
   }
@@ -286,10 +286,28 @@ TEST_CASE("fio job text for a cell", "[fio]") {
   INFO(s);
   CHECK(has_line(s, "rw=read"));
   CHECK(has_line(s, "direct=0"));
-  CHECK(has_line(s, "runtime=1"));  // at least one second
+  CHECK(has_line(s, "runtime=200ms"));  // sub-second runs in milliseconds (fio's time suffix)
   CHECK(has_line(s, "ioengine=psync"));
   CHECK(has_line(s, "filename=/mnt/a\\:b/file"));  // ':' separates files in fio
   CHECK_FALSE(has_line(s, "direct=1"));
+}
+
+TEST_CASE("fio runtime is whole seconds when whole, else milliseconds, at least 100 ms", "[fio]") {
+  FioCell c;
+  c.file_path = "/data/moebench/test-file";
+  c.block_bytes = 4096;
+  auto runtime_line = [&c](double s) {
+    c.runtime_s = s;
+    for (const std::string& l : lines_of(fio_job_text(c))) {
+      if (l.rfind("runtime=", 0) == 0) return l;
+    }
+    return std::string();
+  };
+  CHECK(runtime_line(3) == "runtime=3");
+  CHECK(runtime_line(1) == "runtime=1");
+  CHECK(runtime_line(0.4) == "runtime=400ms");
+  CHECK(runtime_line(1.25) == "runtime=1250ms");
+  CHECK(runtime_line(0.0004) == "runtime=100ms");
 }
 
 TEST_CASE("find_fio searches PATH for an executable fio", "[fio]") {

@@ -4,11 +4,15 @@
 // load → write, and hand-written catalog entries survive load → write → load.
 // Also: every file in configs/hardware loads and keeps the catalog's
 // conventions (machine_profile.h), and the accelerator block is as strict as
-// the rest of the schema.
+// the rest of the schema. Repeats (per-point spread, per-pair ratios, the
+// drive's noisy flag) round-trip, profiles without them still load, and bad
+// ones are refused with their JSON path.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <set>
 
 #include "vocab/file_io.h"
@@ -264,4 +268,134 @@ TEST_CASE("a drive set must name listed drives", "[profile]") {
   REQUIRE_FALSE(p.ok());
   CHECK(p.error().message.find("p.json: /drive_sets/0/drives: drive \"drive7\" is not listed in /drives") !=
         std::string::npos);
+}
+
+namespace {
+
+// A probed-style profile with one drive whose curve point carries repeats;
+// `point_extra` and `fio_extra` are spliced into the point and its fio
+// object, `drive_extra` into the drive.
+std::string with_repeats(const std::string& point_extra, const std::string& fio_extra = "",
+                         const std::string& drive_extra = "") {
+  return R"({"name": "x",
+    "cores": {"value": 2, "provenance": "measured", "source": "hwloc"},
+    "memory_total": {"value": 1000000, "provenance": "measured", "source": "meminfo"},
+    "memory_usable": {"value": 900000, "provenance": "measured", "source": "probe"},
+    "memory_read_bw": {"value": 1e9, "provenance": "measured", "source": "probe"},
+    "drives": [{"name": "drive0", "seq_read_bw": {"value": 1.2e9, "provenance": "measured", "source": "probe"},
+      "read_curve": [{"block": 1048576, "queue_depth": 16, "pattern": "random",
+        "read_bw": {"value": 1.31e9, "provenance": "measured", "source": "built-in, median of 3"})" +
+         point_extra + R"(,
+        "fio": {"read_bw": 1.34e9, "iops": 1278, "clat_p50_us": 12000, "clat_p99_us": 20000)" + fio_extra +
+         R"(}}])" + drive_extra + R"(}]})";
+}
+
+const char* kGoodPointRepeats = R"(,
+        "read_bw_repeats": {"n": 3, "median": 1.31e9, "min": 1.1e9, "max": 1.45e9, "samples": [1.1e9, 1.45e9, 1.31e9]})";
+const char* kGoodFioRepeats = R"(,
+        "read_bw_repeats": {"n": 3, "median": 1.34e9, "min": 1.2e9, "max": 1.5e9},
+        "pair_ratio": {"n": 3, "median": 0.98, "min": 0.81, "max": 1.2, "samples": [0.81, 1.2, 0.98]})";
+const char* kGoodRepeatability = R"(,
+      "repeatability": {"pairs": 3, "threshold": 0.25, "worst_relative_range": 0.267,
+                        "worst_cell": "random 1.00 MiB QD16", "noisy": true})";
+
+}  // namespace
+
+TEST_CASE("repeats, pair ratios and the noisy flag round-trip", "[profile]") {
+  const std::string text = with_repeats(kGoodPointRepeats, kGoodFioRepeats, kGoodRepeatability);
+  auto p = load_config_text<MachineProfile>(text, "p.json", load_machine_profile);
+  if (!p) FAIL(p.error().message);
+  const DriveProfile& d = p->drives.at(0);
+  REQUIRE(d.repeatability.has_value());
+  CHECK(d.repeatability->noisy);
+  CHECK(d.repeatability->pairs == 3);
+  CHECK(d.repeatability->worst_cell == "random 1.00 MiB QD16");
+  const DriveReadPoint& pt = d.read_curve.at(0);
+  REQUIRE(pt.read_spread.has_value());
+  CHECK(pt.read_spread->n == 3);
+  CHECK(pt.read_spread->min == 1.1e9);
+  CHECK(pt.read_spread->max == 1.45e9);
+  CHECK(pt.read_spread->samples == std::vector<double>{1.1e9, 1.45e9, 1.31e9});  // run order kept
+  CHECK(pt.read_bytes_s.value == 1.31e9);  // the cost model reads the median
+  REQUIRE(pt.fio.has_value());
+  REQUIRE(pt.fio->read_spread.has_value());
+  CHECK(pt.fio->read_spread->samples.empty());
+  REQUIRE(pt.fio->pair_ratio.has_value());
+  CHECK(pt.fio->pair_ratio->median == 0.98);
+  const std::string once = machine_profile_to_json(*p).dump(2);
+  CHECK(nlohmann::ordered_json::parse(once)["drives"][0]["read_curve"][0]["fio"]["builtin_over_fio"] == 0.98);
+  auto again = load_config_text<MachineProfile>(once, "p2.json", load_machine_profile);
+  if (!again) FAIL(again.error().message);
+  CHECK(machine_profile_to_json(*again).dump(2) == once);
+}
+
+TEST_CASE("profiles written before repeats existed still load", "[profile]") {
+  auto p = load_config_text<MachineProfile>(with_repeats(""), "old.json", load_machine_profile);
+  if (!p) FAIL(p.error().message);
+  CHECK_FALSE(p->drives.at(0).repeatability.has_value());
+  CHECK_FALSE(p->drives.at(0).read_curve.at(0).read_spread.has_value());
+  CHECK_FALSE(p->drives.at(0).read_curve.at(0).fio->pair_ratio.has_value());
+  // The committed probe of this machine (one pair per cell) too.
+  auto committed = load_machine_profile_file(std::string(MOEBENCH_TEST_DATA) + "/profiles/probed-vm-quick.json");
+  if (!committed) FAIL(committed.error().message);
+  CHECK_FALSE(committed->drives.at(0).repeatability.has_value());
+}
+
+TEST_CASE("bad repeats name their JSON path", "[profile]") {
+  struct Case {
+    std::string point, fio, drive;
+    const char* expected;
+  };
+  const std::vector<Case> cases = {
+      {R"(, "read_bw_repeats": {"n": 3, "median": 1.31e9, "min": 1.4e9, "max": 1.45e9})", "", "",
+       "read_curve/0/read_bw_repeats: expected min ≤ median ≤ max"},
+      {R"(, "read_bw_repeats": {"n": 0, "median": 1.31e9, "min": 1.1e9, "max": 1.45e9})", "", "",
+       "read_curve/0/read_bw_repeats/n: expected an integer between 1 and"},
+      {R"(, "read_bw_repeats": {"n": 3, "median": 1.31e9, "min": -1, "max": 1.45e9})", "", "",
+       "read_curve/0/read_bw_repeats/min: expected a value of zero or more"},
+      {R"(, "read_bw_repeats": {"n": 3, "median": 1.31e9, "min": 1.1e9, "max": "fast"})", "", "",
+       "read_curve/0/read_bw_repeats/max: expected a number"},
+      {R"(, "read_bw_repeats": {"n": 3, "median": 1.2e9, "min": 1.1e9, "max": 1.45e9})", "", "",
+       "read_curve/0/read_bw_repeats/median: the median of the repeats (1.200e+09) must be the read_bw value"},
+      {R"(, "read_bw_repeats": {"n": 2, "median": 1.31e9, "min": 1.1e9, "max": 1.45e9, "samples": [1.1e9, 1.31e9, 1.45e9]})",
+       "", "", "read_curve/0/read_bw_repeats/samples: expected n = 2 samples, got 3"},
+      {R"(, "read_bw_repeats": {"n": 3, "median": 1.31e9, "min": 1.0e9, "max": 1.45e9, "samples": [1.1e9, 1.31e9, 1.45e9]})",
+       "", "", "read_curve/0/read_bw_repeats/samples: the samples' median, min and max"},
+      {R"(, "read_bw_repeats": {"n": 1, "median": 1.31e9, "min": 1.31e9, "max": 1.31e9, "samples": [null]})", "", "",
+       "read_curve/0/read_bw_repeats/samples/0: expected a number"},
+      {R"(, "read_bw_repeats": {"n": 3, "median": 1.31e9, "min": 1.1e9, "max": 1.45e9, "spread": 1})", "", "",
+       "read_curve/0/read_bw_repeats/spread: unknown key"},
+      {"", R"(, "pair_ratio": {"n": 3, "median": 0.5, "min": 0.81, "max": 1.2})", "",
+       "read_curve/0/fio/pair_ratio: expected min ≤ median ≤ max"},
+      {"", R"(, "read_bw_repeats": {"n": 3, "median": 1.3e9, "min": 1.2e9, "max": 1.5e9})", "",
+       "read_curve/0/fio/read_bw_repeats/median: the median of the repeats (1.300e+09) must be the fio read_bw"},
+      {"", "", R"(, "repeatability": {"pairs": 3, "threshold": 0.25, "worst_relative_range": 0.1,
+                                     "worst_cell": "random 1.00 MiB QD16", "noisy": true})",
+       "p.json: /drives/0/repeatability/noisy: a drive is noisy exactly when"},
+      {"", "", R"(, "repeatability": {"pairs": 0, "threshold": 0.25, "worst_relative_range": 0.1,
+                                     "worst_cell": "x", "noisy": false})",
+       "p.json: /drives/0/repeatability/pairs: expected an integer between 1 and"},
+      {"", "", R"(, "repeatability": {"pairs": 3, "threshold": 0, "worst_relative_range": 0.1,
+                                     "worst_cell": "x", "noisy": true})",
+       "p.json: /drives/0/repeatability/threshold: expected a threshold greater than zero"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.point << c.fio << c.drive);
+    auto p = load_config_text<MachineProfile>(with_repeats(c.point, c.fio, c.drive), "p.json", load_machine_profile);
+    REQUIRE_FALSE(p.ok());
+    CHECK_THAT(p.error().message, Catch::Contains(c.expected));
+  }
+}
+
+TEST_CASE("a non-finite repeat is refused with its path", "[profile]") {
+  Json j = Json::parse(with_repeats(kGoodPointRepeats));
+  j["drives"][0]["read_curve"][0]["read_bw_repeats"]["max"] = std::numeric_limits<double>::infinity();
+  Diagnostics d("p.json");
+  CHECK_FALSE(load_machine_profile(j, d).has_value());
+  CHECK_THAT(d.render(), Catch::Contains("/drives/0/read_curve/0/read_bw_repeats/max: expected a finite number"));
+  j = Json::parse(with_repeats(kGoodPointRepeats));
+  j["drives"][0]["read_curve"][0]["read_bw_repeats"]["samples"][1] = std::nan("");
+  Diagnostics d2("p.json");
+  CHECK_FALSE(load_machine_profile(j, d2).has_value());
+  CHECK_THAT(d2.render(), Catch::Contains("/drives/0/read_curve/0/read_bw_repeats/samples/1: expected a finite number"));
 }

@@ -57,3 +57,19 @@ TEST_CASE("empty input gives NaN statistics, serialized as null", "[stats]") {
   CHECK(j["median"].is_null());
   CHECK(j["n"] == 0);
 }
+
+TEST_CASE("relative range is (max - min) / |median|", "[stats]") {
+  CHECK(relative_range({1.0, 1.5, 2.0}) == Approx(1.0 / 1.5));  // (2 - 1) / 1.5
+  CHECK(relative_range({0.3e9, 0.7e9, 1.5e9}) == Approx(1.2 / 0.7));
+  CHECK(relative_range({4}) == 0);
+  CHECK(std::isnan(relative_range({})));
+  CHECK(std::isnan(relative_range({-1, 0, 1})));  // zero median: no relative figure
+}
+
+TEST_CASE("ratios pair the elements and skip missing or zero denominators", "[stats]") {
+  const double nan = std::nan("");
+  CHECK(ratios({2, 3, 4}, {1, 2, 8}) == std::vector<double>{2, 1.5, 0.5});
+  CHECK(ratios({2, nan, 4, 5}, {1, 2, 0, nan}) == std::vector<double>{2});
+  CHECK(ratios({1, 2, 3}, {1}) == std::vector<double>{1});  // the shorter length bounds them
+  CHECK(ratios({}, {}).empty());
+}
