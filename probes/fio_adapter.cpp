@@ -35,7 +35,6 @@ namespace moebench {
 namespace {
 
 constexpr std::uint64_t kDirectAlignBytes = 4096;
-constexpr double kTimeoutSlackS = 30;
 constexpr std::size_t kStderrTailLines = 20;
 const std::vector<std::string> kIoEngines = {"io_uring", "libaio", "psync"};
 
@@ -418,7 +417,7 @@ Expected<FioResult> run_fio(const std::string& fio_path, const FioCell& cell, co
   po.stdout_path = stem + ".stdout.json";  // kept beside the job file as evidence
   po.stderr_path = stem + ".stderr.txt";
   po.scratch_dir = scratch_dir;
-  po.timeout_s = static_cast<double>(job_runtime_s(cell.runtime_s)) + kTimeoutSlackS;
+  po.timeout_s = static_cast<double>(job_runtime_s(cell.runtime_s)) + cell.kill_slack_s;
   if (Status st = write_file_atomic(job_path, fio_job_text(cell)); !st) return st.error();
 
   const std::vector<std::string> argv = {fio_path, "--readonly", "--output-format=json", job_path};
@@ -429,8 +428,8 @@ Expected<FioResult> run_fio(const std::string& fio_path, const FioCell& cell, co
   }
   if (proc->timed_out) {
     return make_error("fio did not finish within " + format_fixed(po.timeout_s, 0) + " s (runtime " +
-                      std::to_string(job_runtime_s(cell.runtime_s)) +
-                      " s + 30 s); killed it with SIGKILL. The storage may be hung or far slower "
+                      std::to_string(job_runtime_s(cell.runtime_s)) + " s + " +
+                      format_fixed(cell.kill_slack_s, 0) + " s); killed it with SIGKILL. The storage may be hung or far slower "
                       "than expected (check dmesg).\n  command: " + cmd +
                       fio_messages(proc->out, po.stderr_path));
   }

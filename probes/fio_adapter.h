@@ -27,6 +27,7 @@ struct FioCell {
   std::string ioengine = "io_uring";  // "io_uring", "libaio" or "psync"
   bool direct = true;          // O_DIRECT
   bool fixed_buffers = false;  // io_uring registered buffers (fixedbufs=1), as the streaming engine reads
+  double kill_slack_s = 30;    // fio is killed (SIGKILL) this long after its runtime
 };
 
 struct FioResult {
@@ -52,7 +53,7 @@ Expected<FioResult> parse_fio_json(const std::string& json_text, const std::stri
 std::optional<std::string> find_fio();
 
 // Writes the job file into `scratch_dir`, runs fio (killed after
-// cell.runtime_s + 30 s), parses its output. Errors name the command and
+// cell.runtime_s + cell.kill_slack_s), parses its output. Errors name the command and
 // include fio's stderr.
 Expected<FioResult> run_fio(const std::string& fio_path, const FioCell& cell, const std::string& scratch_dir);
 

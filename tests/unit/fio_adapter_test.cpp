@@ -355,7 +355,7 @@ TEST_CASE("run_fio runs a real fio on a small file", "[fio]") {
   CHECK(r->read_bytes_s > 0);
   CHECK(r->io_bytes > 0);
   CHECK(r->iops > 0);
-  CHECK(r->runtime_s > 0.5);
+  CHECK(r->runtime_s > 0);  // parsed (its length is fio's, not asserted)
   CHECK(r->clat_p50_ns > 0);
   CHECK(r->clat_p99_ns >= r->clat_p50_ns);
   CHECK(r->fio_version.rfind("fio-", 0) == 0);
@@ -471,24 +471,20 @@ TEST_CASE("run_fio failures are error values with fio's message", "[fio]") {
   }
 }
 
-// Hidden (takes ~31 s): run with  unit_tests '[.fio_timeout]'
-TEST_CASE("run_fio kills a fio that outlives runtime + 30 s", "[.fio_timeout]") {
+TEST_CASE("run_fio kills a fio that outlives runtime + its slack", "[fio]") {
+  // The kill is checked by its effect (an error naming it, the process
+  // gone), not by timing it: the fake fio would sleep 300 s otherwise.
   TempDir dir;
   const std::string file = dir.file("test-file");
   write_test_file(file, 16u << 20);
   const std::string fake = fake_fio(dir, "fio-hangs", "echo $$ > '" + dir.file("pid") + "'\nexec sleep 300");
-  const auto t0 = std::chrono::steady_clock::now();
-  auto r = run_fio(fake, small_cell(file), dir.file("scratch"));
-  const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  FioCell cell = small_cell(file);
+  cell.kill_slack_s = 1;
+  auto r = run_fio(fake, cell, dir.file("scratch"));
   REQUIRE_FALSE(r.ok());
   INFO(r.error().message);
-  CHECK(contains(r.error().message, "did not finish within 31 s"));
+  CHECK(contains(r.error().message, "did not finish within 2 s (runtime 1 s + 1 s)"));
   CHECK(contains(r.error().message, "SIGKILL"));
-  // The kill comes at runtime + 30 s, never before; the upper bound only
-  // says it did not wait for the fake fio's own 300 s sleep (a loaded
-  // machine may be late by seconds, not by minutes).
-  CHECK(elapsed_s >= 30.5);
-  CHECK(elapsed_s < 290);
   const pid_t pid = static_cast<pid_t>(std::stol(read_file(dir.file("pid")).value()));
   CHECK(::kill(pid, 0) != 0);  // gone (and reaped)
 }
