@@ -27,7 +27,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
-#include <regex>
 #include <thread>
 
 #include "engines/container/container.h"
@@ -88,21 +87,18 @@ class Bench {
     progress_.phase(p.engine.to_string() + " " + p.drives.to_string(), -1);
     return e->run(p, ctx);
   }
-  // The smallest budget the streaming engine accepts here (read from the
-  // infeasible row's reason), plus 2 % for the rounding of that figure and
-  // run-to-run differences in resident memory.
+  // The smallest budget the streaming engine accepts here (the infeasible
+  // measurement's min_budget_bytes), plus 2 % for run-to-run differences in
+  // resident memory.
   Expected<std::uint64_t> minimum_budget() {
     Point p = point("streaming");
     p.ram_budget_bytes = 1ull << 20;
     auto m = run(p, 1);
     if (!m) return m.error();
-    std::smatch match;
-    static const std::regex re("minimum budget ([0-9.]+) (GiB|MiB)");
-    if (m->status != RowStatus::kInfeasible || !std::regex_search(m->reason, match, re)) {
+    if (m->status != RowStatus::kInfeasible || !m->min_budget_bytes) {
       return make_error("could not learn the minimum budget: " + m->reason);
     }
-    const double v = std::stod(match[1].str()) * (match[2].str() == "GiB" ? 1073741824.0 : 1048576.0);
-    return static_cast<std::uint64_t>(v * 1.02);
+    return static_cast<std::uint64_t>(static_cast<double>(*m->min_budget_bytes) * 1.02);
   }
   Expected<std::string> cyclic_trace() const {
     const std::string path = (std::filesystem::path(a_.drive_dirs[0]) / "cyclic.trace").string();

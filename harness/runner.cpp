@@ -124,6 +124,7 @@ struct Repetitions {
   RowStatus stop_status = RowStatus::kOk;
   std::string stop_reason;
   std::vector<std::string> stop_notes;
+  std::optional<std::uint64_t> stop_min_budget_bytes;
   std::string provenance;    // of the last run that answered
 };
 
@@ -161,6 +162,7 @@ Repetitions run_repetitions(const Point& p, const SweepSpec& spec, Engine& engin
       reps.stop_reason = m->reason.empty() ? std::string("engine declared the point ") + to_string(m->status)
                                            : m->reason;
       reps.stop_notes = m->notes;
+      reps.stop_min_budget_bytes = m->min_budget_bytes;
       reps.provenance = m->provenance;
       return reps;
     }
@@ -186,6 +188,7 @@ void fold(ResultRow& row, Repetitions& reps, const Point& p) {
     row.status = reps.stop_status;
     row.reason = reps.stop_reason;
     row.notes = reps.stop_notes;
+    row.min_budget_bytes = reps.stop_min_budget_bytes;
   }
   if (!reps.recorded.empty() || !reps.warmups.empty()) {
     Aggregate agg = aggregate(reps.recorded, reps.warmups, p.ram_budget_bytes);

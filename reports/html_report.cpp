@@ -19,6 +19,7 @@
 #include <set>
 
 #include "vocab/columns.h"
+#include "vocab/metrics.h"
 #include "vocab/text.h"
 #include "vocab/units.h"
 #include "reports/cell_format.h"
@@ -573,7 +574,7 @@ Section bandwidth_chart(const HtmlReportInput& in) {
   c.value_axis.include_zero = true;
   c.value_label = [](double v) { return format_fixed(v, 2) + " GB/s"; };
   svg::BarSeries avg{"average over the decode window (read bytes per token × decode tok/s)", {}, svg::palette_color(0), {}, {}};
-  svg::BarSeries busy{"while reads were outstanding (engine note)", {}, svg::palette_color(4), {}, {}};
+  svg::BarSeries busy{"while reads were outstanding (read_busy_bytes_s)", {}, svg::palette_color(4), {}, {}};
   std::set<int> drive_counts;
   std::vector<double> avgs, busys;
   for (const ResultRow& r : res.rows) {
@@ -586,7 +587,7 @@ Section bandwidth_chart(const HtmlReportInput& in) {
     avg.values.push_back(a / 1e9);
     avg.tips.push_back(label + ": " + format_bytes(*rb) + "/token × " + num(*tok) + " tok/s = " + format_rate(a));
     busy.values.push_back(b ? std::optional<double>(*b / 1e9) : std::nullopt);
-    busy.tips.push_back(label + (b ? ": " + format_rate(*b) + " while reads were outstanding" : ": no note"));
+    busy.tips.push_back(label + (b ? ": " + format_rate(*b) + " while reads were outstanding" : ": no read_busy_bytes_s"));
     avgs.push_back(a);
     if (b) busys.push_back(*b);
     drive_counts.insert(r.point.drives.count);
@@ -826,25 +827,7 @@ const std::vector<std::string>& report_chart_ids() {
   return ids;
 }
 
-std::optional<double> outstanding_read_rate(const ResultRow& row) {
-  static const std::string kHead = "decode reads: ";
-  double sum = 0;
-  int n = 0;
-  for (const std::string& note : row.notes) {
-    if (note.rfind(kHead, 0) != 0 || note.find("while reads were outstanding") == std::string::npos) continue;
-    const std::size_t sp = note.find(' ', kHead.size());
-    if (sp == std::string::npos) continue;
-    const std::string value = note.substr(kHead.size(), sp - kHead.size());
-    const std::size_t unit_end = note.find(' ', sp + 1);
-    const std::string unit = note.substr(sp + 1, unit_end == std::string::npos ? std::string::npos : unit_end - sp - 1);
-    auto rate = parse_rate_bytes_s(value + unit);
-    if (!rate) continue;
-    sum += *rate;
-    ++n;
-  }
-  if (n == 0) return std::nullopt;
-  return sum / n;
-}
+std::optional<double> outstanding_read_rate(const ResultRow& row) { return row.median(metric::kReadBusyBytesS); }
 
 std::string write_html_report(const HtmlReportInput& in) {
   const RunResults& r = *in.results;

@@ -36,8 +36,8 @@ const std::vector<std::string>& report_chart_ids();
 
 std::string write_html_report(const HtmlReportInput& in);
 
-// The rate in the streaming engine's "decode reads: X GB/s while reads were
-// outstanding" notes of a row, averaged over its repetitions (bytes/s).
+// The decode read rate while reads were outstanding (metric
+// read_busy_bytes_s, median over repetitions; bytes/s), or nullopt.
 std::optional<double> outstanding_read_rate(const ResultRow& row);
 
 }  // namespace moebench

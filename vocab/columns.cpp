@@ -102,6 +102,9 @@ std::vector<Column> build() {
       [](const ResultRow& r) { return text(to_string(r.status)); }, true, "status");
   add("reason", "", T::kString, G::kStatus, "why the status is not ok",
       [](const ResultRow& r) { return text(r.reason); });
+  add("min_budget_bytes", "bytes", T::kBytes, G::kStatus,
+      "infeasible for memory: the smallest RAM budget the engine would run the point in",
+      [](const ResultRow& r) { return r.min_budget_bytes ? Cell(static_cast<double>(*r.min_budget_bytes)) : Cell{}; });
   // Metrics (medians over repetitions).
   add(metric::kDecodeTokS, "tokens/s", T::kNumber, G::kMetric,
       "steady decode rate: (gen_tokens-1) / (t_last - t_first), median",
@@ -145,6 +148,9 @@ std::vector<Column> build() {
   add(metric::kIoWaitFrac, "fraction", T::kFraction, G::kMetric,
       "share of decode wall time compute waited on reads, median", median_of(metric::kIoWaitFrac), true,
       "I/O wait");
+  add(metric::kReadBusyBytesS, "bytes/s", T::kNumber, G::kMetric,
+      "decode read rate while at least one read was outstanding (read bytes / busy time), median",
+      median_of(metric::kReadBusyBytesS));
   add(metric::kPeakRssBytes, "bytes", T::kBytes, G::kMetric, "peak resident set size during the run, median",
       median_of(metric::kPeakRssBytes), true, "peak RSS");
   add(metric::kLoadS, "s", T::kNumber, G::kMetric,

@@ -129,6 +129,7 @@ void check_row_record(const Json& j, const std::string& path, Diagnostics& d) {
   (void)r.integer("repetitions", true, 0, kMaxRepetitions);
   (void)r.integer("warmup", true, 0, kMaxRepetitions);
   (void)r.number("wall_s", true);
+  (void)r.integer("min_budget_bytes", false, 0, INT64_MAX);
   if (const Json* metrics = r.object("metrics", true)) {
     for (auto it = metrics->begin(); it != metrics->end(); ++it) {
       ObjectReader m(it.value(), json_pointer_append(r.path_of("metrics"), it.key()), d);

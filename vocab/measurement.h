@@ -58,6 +58,10 @@ struct Measurement {
   std::uint64_t peak_rss_bytes = 0;
   bool budget_enforced = false;  // engine promises to stay within ram_budget
 
+  // An engine that declares a point infeasible for memory says here the
+  // smallest RAM budget that would run it (a fact, never parsed from the reason).
+  std::optional<std::uint64_t> min_budget_bytes;
+
   std::vector<std::string> notes;  // non-fatal observations, kept in the row
 };
 

@@ -74,6 +74,9 @@ RepMetrics derive_metrics(const Measurement& m) {
                                  static_cast<double>(m.expert_misses_decode);
   }
   r[metric::kIoWaitFrac] = m.io_wait_s_decode / decode_s;
+  if (m.io_busy_s_decode > 0 && m.read_bytes_decode > 0) {
+    r[metric::kReadBusyBytesS] = static_cast<double>(m.read_bytes_decode) / m.io_busy_s_decode;
+  }
   r[metric::kPeakRssBytes] = static_cast<double>(m.peak_rss_bytes);
   return r;
 }

@@ -32,6 +32,7 @@ inline constexpr const char* kKvBytesPerToken = "kv_bytes_per_token";
 inline constexpr const char* kExpertHitRate = "expert_hit_rate";
 inline constexpr const char* kHiddenMissFrac = "hidden_miss_frac";
 inline constexpr const char* kIoWaitFrac = "io_wait_frac";
+inline constexpr const char* kReadBusyBytesS = "read_busy_bytes_s";
 inline constexpr const char* kPeakRssBytes = "peak_rss_bytes";
 inline constexpr const char* kLoadS = "load_s";
 }  // namespace metric

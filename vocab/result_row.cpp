@@ -24,7 +24,7 @@ Json row_to_json(const ResultRow& row) {
     for (double x : v) arr.push_back(std::isfinite(x) ? Json(x) : Json(nullptr));
     samples[name] = arr;
   }
-  return Json{{"point_id", row.point.id()},   {"index", row.point.index},
+  Json j = Json{{"point_id", row.point.id()},   {"index", row.point.index},
               {"point", row.point.key_json()}, {"status", to_string(row.status)},
               {"reason", row.reason},          {"notes", row.notes},
               {"provenance", row.provenance},  {"run_id", row.run_id},
@@ -32,6 +32,8 @@ Json row_to_json(const ResultRow& row) {
               {"repetitions", row.repetitions}, {"warmup", row.warmup},
               {"wall_s", row.wall_s},          {"metrics", metrics},
               {"samples", samples}};
+  if (row.min_budget_bytes) j["min_budget_bytes"] = *row.min_budget_bytes;
+  return j;
 }
 
 namespace {
@@ -54,6 +56,7 @@ Expected<ResultRow> row_from_json(const Json& j) {
       return make_error("unknown row status " + j.at("status").dump());
     }
     row.reason = j.at("reason").get<std::string>();
+    if (j.contains("min_budget_bytes")) row.min_budget_bytes = j.at("min_budget_bytes").get<std::uint64_t>();
     row.notes = j.at("notes").get<std::vector<std::string>>();
     row.provenance = j.at("provenance").get<std::string>();
     row.run_id = j.at("run_id").get<std::string>();

@@ -21,6 +21,7 @@ struct ResultRow {
   Point point;
   RowStatus status = RowStatus::kOk;
   std::string reason;               // why the status is not ok
+  std::optional<std::uint64_t> min_budget_bytes;  // infeasible for memory: the smallest budget that runs
   std::vector<std::string> notes;   // non-fatal observations
   std::string provenance;           // measured | predicted | synthetic
   std::string run_id;               // → environment of the run that produced it

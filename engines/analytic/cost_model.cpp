@@ -264,6 +264,7 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
       if (n < k) {
         const double min_budget = (resident + margin_bytes(0) + k * slot) / 0.99 + 1;
         m.status = RowStatus::kInfeasible;
+        m.min_budget_bytes = static_cast<std::uint64_t>(min_budget);
         m.reason = "budget " + format_bytes(budget) + " leaves room for " + std::to_string(static_cast<long long>(n)) +
                    " expert slots but one layer's top-" + std::to_string(k) + " needs " + std::to_string(k) +
                    ": minimum budget " + format_bytes(min_budget) + " (predicted: trunk " +

@@ -75,6 +75,7 @@ class NullEngine final : public Engine {
     const ModelCard& card = ctx.card;
     if (opts_.infeasible_below && p.ram_budget_bytes && *p.ram_budget_bytes < *opts_.infeasible_below) {
       m.status = RowStatus::kInfeasible;
+      m.min_budget_bytes = *opts_.infeasible_below;
       m.reason = "budget " + format_bytes(static_cast<double>(*p.ram_budget_bytes)) +
                  " is below the minimum " + format_bytes(static_cast<double>(*opts_.infeasible_below));
       return m;

@@ -98,6 +98,7 @@ class ResidentEngine final : public Engine {
       const std::uint64_t usable = usable_memory_bytes();
       if (point.ram_budget_bytes && need > *point.ram_budget_bytes) {
         m.status = RowStatus::kInfeasible;
+        m.min_budget_bytes = need;
         m.reason = "the resident engine holds every weight: it needs " + format_bytes(static_cast<double>(need)) +
                    " (container " + format_bytes(static_cast<double>(file_bytes)) + " + KV/state " +
                    format_bytes(static_cast<double>(state)) + " + working memory " + format_bytes(static_cast<double>(working)) + ") but the budget is " +
@@ -106,6 +107,7 @@ class ResidentEngine final : public Engine {
       }
       if (need > usable) {
         m.status = RowStatus::kInfeasible;
+        m.min_budget_bytes = need;  // more than this machine can hold
         m.reason = "the resident engine needs " + format_bytes(static_cast<double>(need)) + " (container " +
                    format_bytes(static_cast<double>(file_bytes)) + " + KV/state " + format_bytes(static_cast<double>(state)) +
                    " + working memory " + format_bytes(static_cast<double>(working)) + ") but usable memory is " + format_bytes(static_cast<double>(usable));

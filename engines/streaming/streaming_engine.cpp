@@ -100,6 +100,7 @@ class StreamingEngine final : public Engine {
           const std::uint64_t min_budget = static_cast<std::uint64_t>(
               static_cast<double>(resident + margin_bytes(0) + static_cast<std::uint64_t>(k) * slot_bytes) / 0.99) + 1;
           m.status = RowStatus::kInfeasible;
+          m.min_budget_bytes = min_budget;
           m.reason = "budget " + format_bytes(static_cast<double>(budget)) + " leaves room for " + std::to_string(slots) +
                      " expert slots but one layer's top-" + std::to_string(k) + " needs " + std::to_string(k) +
                      ": minimum budget " + format_bytes(static_cast<double>(min_budget)) + " (resident " +

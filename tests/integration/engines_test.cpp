@@ -17,6 +17,7 @@
 #include "engines/container/container.h"
 #include "engines/resident/resident_engine.h"
 #include "engines/streaming/streaming_engine.h"
+#include "vocab/units.h"
 #include "vocab/clock.h"
 #include "vocab/metrics.h"
 #include "vocab/progress.h"
@@ -180,6 +181,9 @@ TEST_CASE("a budget below trunk, state and one layer's experts is infeasible, st
   REQUIRE(m);
   CHECK(m->status == RowStatus::kInfeasible);
   CHECK_THAT(m->reason, Catch::Contains("minimum budget"));
+  REQUIRE(m->min_budget_bytes.has_value());
+  CHECK(*m->min_budget_bytes > *p.ram_budget_bytes);
+  CHECK_THAT(m->reason, Catch::Contains(format_bytes(static_cast<double>(*m->min_budget_bytes))));
   Point r = rig.point("resident");
   r.ram_budget_bytes = 4ull << 20;
   auto er = engine_for(r);

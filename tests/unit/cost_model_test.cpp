@@ -59,6 +59,13 @@ TEST_CASE("a budget below trunk + one layer's experts is infeasible with the min
   REQUIRE(r);
   CHECK(r->m.status == RowStatus::kInfeasible);
   CHECK(r->m.reason.find("minimum budget") != std::string::npos);
+  REQUIRE(r->m.min_budget_bytes.has_value());
+  CHECK(*r->m.min_budget_bytes > (6ull << 30));
+  // At the stated minimum the point runs.
+  auto at_min = predict_point(machine(1, false), scaled_k3(),
+                              streaming(static_cast<double>(*r->m.min_budget_bytes) / (1ull << 30), 1), {}, {});
+  REQUIRE(at_min);
+  CHECK(at_min->m.status == RowStatus::kOk);
   Point res = streaming(6.0, 1);
   res.engine = *parse_engine_spec("resident");
   auto rr = predict_point(machine(1, false), scaled_k3(), res, {}, {});

@@ -131,6 +131,16 @@ TEST_CASE("engine-declared infeasible points and over-budget RSS", "[runner]") {
   const auto& rows = j->results().rows;
   CHECK(rows[0].status == RowStatus::kInfeasible);
   CHECK(rows[0].reason.find("below the minimum 4.00 MiB") != std::string::npos);
+  // The minimum is a field of the row, not only words in its reason, and it
+  // survives the journal and results.json.
+  CHECK(rows[0].min_budget_bytes == std::optional<std::uint64_t>(4ull << 20));
+  CHECK_FALSE(rows[4].min_budget_bytes.has_value());
+  auto back = row_from_json(row_to_json(rows[0]));
+  REQUIRE(back.ok());
+  CHECK(back->min_budget_bytes == rows[0].min_budget_bytes);
+  auto reread = read_journal(j->path());
+  REQUIRE(reread.ok());
+  CHECK(reread->rows[0].min_budget_bytes == std::optional<std::uint64_t>(4ull << 20));
   CHECK(rows[2].status == RowStatus::kInvalid);
   CHECK(rows[2].reason.find("exceeds the RAM budget 8.00 MiB by 50.0%") != std::string::npos);
   CHECK(rows[4].status == RowStatus::kOk);  // unlimited budget: nothing to exceed
