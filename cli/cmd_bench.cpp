@@ -32,8 +32,6 @@
 #include "engines/container/container.h"
 #include "engines/container/container_plan.h"
 #include "engines/container/gguf.h"
-#include "engines/resident/resident_engine.h"
-#include "engines/streaming/streaming_engine.h"
 #include "cli/commands.h"
 #include "engines/registry.h"
 #include "harness/terminal_progress.h"

@@ -64,12 +64,6 @@ Expected<std::vector<ContainerSpec>> container_specs_for_points(
   return out;
 }
 
-bool whole_number_in(const std::string& v, unsigned long lo, unsigned long hi) {
-  if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos) return false;
-  const unsigned long n = std::stoul(v);
-  return n >= lo && n <= hi;
-}
-
 Expected<ContainerUse> ensure_container(const Point& point, RunContext& ctx, bool packed) {
   auto spec = container_spec_for(point, ctx, packed);
   if (!spec) return spec.error();

@@ -60,9 +60,6 @@ Expected<std::vector<ContainerSpec>> container_specs_for_points(
     const std::vector<Point>& points, const std::function<Expected<ModelCard>(const std::string&)>& card,
     std::uint64_t seed, const std::vector<std::string>& drive_dirs);
 
-// An engine option's value is a whole number in [lo, hi] (at most 6 digits).
-bool whole_number_in(const std::string& v, unsigned long lo, unsigned long hi);
-
 std::uint64_t current_rss_bytes();
 std::uint64_t peak_rss_bytes();   // VmHWM
 // /proc/self/clear_refs "5": VmHWM restarts from the current RSS. False
