@@ -5,6 +5,7 @@
 #   cmake g++ make      build
 #   nlohmann-json3-dev  config loading and JSON/JSONL output
 #   libcli11-dev        the command line
+#   libfmt-dev          {fmt}: formatted text (tables, messages, numbers with units)
 #   catch2              tests (v2, header-only)
 #   git                 records the commit in every result's conditions
 #   pkg-config          finds hwloc and liburing
@@ -14,7 +15,7 @@
 #   sysbench            memory-bandwidth cross-check (probe)
 #   libbenchmark-dev    Google Benchmark: the probe's kernel throughput and bench/
 #   libsqlite3-dev      moebench history (results across commits)
-PACKAGES := cmake g++ make nlohmann-json3-dev libcli11-dev catch2 git pkg-config libhwloc-dev liburing-dev \
+PACKAGES := cmake g++ make nlohmann-json3-dev libcli11-dev libfmt-dev catch2 git pkg-config libhwloc-dev liburing-dev \
             fio sysbench libbenchmark-dev libsqlite3-dev
 BUILD    ?= build
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
