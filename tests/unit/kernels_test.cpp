@@ -1,7 +1,8 @@
 // kernels_test.cpp — fused dequant·dot kernels: for every format and every
 // SIMD level this CPU has, matvec and matmul agree with a float64 product
 // over the dequantize()d weights, every SIMD level agrees with the scalar
-// kernel, and bad arguments come back as errors.
+// kernel (also on shapes that reach every tail path of the SIMD drivers),
+// and bad arguments come back as errors.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -110,6 +111,69 @@ TEST_CASE("kernels match a float64 product over the dequantized weights", "[kern
             std::vector<float> yv(s.rows, -1.f);
             REQUIRE(matvec(f.name, p.w.data(), s.rows, s.cols, x.data(), yv.data(), level).ok());
             CHECK(yv == y);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("SIMD kernels agree with the scalar kernel on every tail path", "[kernels]") {
+  // The shared SIMD drivers (kernels_simd.h) have these remainders:
+  //   matvec: units taken two at a time, an odd last unit (odd unit counts),
+  //           plain formats' column tail one weight at a time (cols % 32);
+  //   matmul: a last register tile of fewer rows (rows % 4 for AVX2, % 8 for
+  //           AVX-512), a last column tile of < 256 weights (cols % 256),
+  //           a last batch group of 1 or 2 activation rows (batch % 3), and
+  //           a column tail padded to the vector width.
+  // Only the levels this CPU has run (an AVX-512 build on an AVX2 machine
+  // checks the AVX2 instantiation, which runs all of the shared code).
+  const auto levels = available_simd_levels();
+  std::mt19937 rng(13);
+  for (const QuantFormat& f : quant_formats()) {
+    const std::size_t bw = f.block_weights;
+    // unit counts 1, 3, 13 (odd) and 2; column tiles 1 full + partial
+    std::vector<std::size_t> colss;
+    if (bw == 1) {
+      colss = {1, 9, 33, 77, 289};  // tails of 1, 9, 1, 13, 1 weights; 289 = 256 + 33
+    } else if (bw == 32) {
+      colss = {32, 96, 416, 64};  // 1, 3, 13 (a 256 tile + 160), 2 blocks
+    } else {
+      colss = {256, 768, 512};  // 1, 3, 2 super-blocks
+    }
+    for (std::size_t cols : colss) {
+      for (std::size_t rows : {1u, 3u, 5u, 9u, 13u}) {  // none a multiple of 4 or 8
+        const Problem p = make_weights(f, rows, cols, rng);
+        for (std::size_t batch : {1u, 2u, 3u, 4u, 5u, 7u}) {  // batch % 3 = 1, 2, 0 with and without full groups
+          const std::vector<float> x = gaussian(batch * cols, rng);
+          std::vector<float> scalar(batch * rows, -1.f);
+          REQUIRE(matmul(f.name, p.w.data(), rows, cols, x.data(), batch, scalar.data(), SimdLevel::kScalar).ok());
+          // Per output, sum |w·x|: the scale of any summation-order difference
+          // (an output near 0 after cancellation has no relative precision).
+          const std::vector<double> want = reference(p, rows, cols, x, batch);
+          std::vector<double> mag(batch * rows, 0.0);
+          for (std::size_t b = 0; b < batch; ++b) {
+            for (std::size_t r = 0; r < rows; ++r) {
+              for (std::size_t c = 0; c < cols; ++c) {
+                mag[b * rows + r] += std::fabs(static_cast<double>(p.wd[r * cols + c]) * x[b * cols + c]);
+              }
+            }
+          }
+          for (std::size_t i = 0; i < scalar.size(); ++i) CHECK(std::fabs(scalar[i] - want[i]) <= 1e-4 * mag[i]);
+          for (SimdLevel level : levels) {
+            if (level == SimdLevel::kScalar) continue;
+            INFO(f.name << " " << rows << "x" << cols << " batch " << batch << " " << to_string(level));
+            std::vector<float> y(batch * rows, -1.f);
+            REQUIRE(matmul(f.name, p.w.data(), rows, cols, x.data(), batch, y.data(), level).ok());
+            for (std::size_t i = 0; i < y.size(); ++i) {
+              INFO("output " << i << ": " << y[i] << " vs scalar " << scalar[i]);
+              CHECK(std::fabs(static_cast<double>(y[i]) - scalar[i]) <= 1e-5 * mag[i]);
+            }
+            if (batch == 1) {
+              std::vector<float> yv(rows, -1.f);
+              REQUIRE(matvec(f.name, p.w.data(), rows, cols, x.data(), yv.data(), level).ok());
+              CHECK(yv == y);
+            }
           }
         }
       }
