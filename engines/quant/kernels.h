@@ -11,7 +11,8 @@
 // Every format has a portable scalar kernel (the reference, also the path on
 // non-x86 builds). On x86-64, AVX2 (+FMA, F16C) and AVX-512 (F, BW, VL, DQ)
 // versions live in kernels_avx2.cpp / kernels_avx512.cpp, compiled for those
-// instruction sets and only reached after a runtime CPU check.
+// instruction sets and only reached after a runtime CPU check; both
+// instantiate the drivers of kernels_simd.h over their own traits type.
 #pragma once
 
 #include <cstddef>
