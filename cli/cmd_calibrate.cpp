@@ -12,8 +12,11 @@
 #include <cstdio>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include "engines/analytic/calibration.h"
 #include "engines/analytic/cost_model.h"
+#include "engines/registry.h"
 #include "cli/commands.h"
 #include "vocab/file_io.h"
 #include "vocab/machine_profile.h"
@@ -38,7 +41,7 @@ std::string pct(double v) { return v < 0 ? "–" : format_fixed(100 * v, 1) + " 
 
 int calibrate_command(const CalibrateArgs& a, const CliState& state) {
   auto fail = [](const std::string& m) {
-    std::fprintf(stderr, "moebench calibrate: %s\n", m.c_str());
+    fmt::print(stderr, "moebench calibrate: {}\n", m);
     return 1;
   };
   auto results = load_results_file(a.results);
@@ -71,7 +74,9 @@ int calibrate_command(const CalibrateArgs& a, const CliState& state) {
       skipped.push_back(label + ": provenance " + row.provenance + " (only measured rows calibrate)");
       continue;
     }
-    if (row.point.engine.name != "resident" && row.point.engine.name != "streaming") {
+    // The cost model predicts the real engines (caps: measures, not predicts).
+    const EngineInfo* engine = find_engine(row.point.engine.name);
+    if (engine == nullptr || !engine->caps.measures || engine->caps.predicts) {
       skipped.push_back(label + ": engine " + row.point.engine.name + " is not modelled");
       continue;
     }
@@ -86,7 +91,7 @@ int calibrate_command(const CalibrateArgs& a, const CliState& state) {
     if (!scaled) return fail(scaled.error().message);
     CalibrationRow c;
     c.label = label;
-    c.streaming = row.point.engine.name == "streaming";
+    c.streaming = engine->caps.reads_drives_decoding;
     c.measured_tok_s = *tok_s;
     c.measured_read_bytes_per_token = row.median(metric::kReadBytesPerToken).value_or(0);
     c.measured_hit_rate = row.median(metric::kExpertHitRate).value_or(-1);
@@ -124,29 +129,28 @@ int calibrate_command(const CalibrateArgs& a, const CliState& state) {
   if (rows.size() < 2) return fail(a.results + ": " + std::to_string(rows.size()) + " usable measured rows; calibration needs at least 2");
   const CalibrationFit fit = fit_efficiency(rows);
 
-  std::printf("moebench calibrate: %s on %s (%s); %d rows fitted, %d held out\n\n", a.results.c_str(),
-              profile->name.c_str(), msrc->label.c_str(), fit.fit_rows, fit.holdout_rows);
-  std::printf("| point | set | decode tok/s measured | predicted | error | read/token measured | predicted | error | hit rate measured | predicted |\n"
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  fmt::print("moebench calibrate: {} on {} ({}); {} rows fitted, {} held out\n\n", a.results, profile->name, msrc->label,
+             fit.fit_rows, fit.holdout_rows);
+  fmt::print("| point | set | decode tok/s measured | predicted | error | read/token measured | predicted | error | hit rate measured | predicted |\n"
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const CalibrationRow& r : rows) {
     const double p = predicted_tok_s(r, fit.eff);
     const bool b = r.streaming && r.measured_read_bytes_per_token > 0;
-    std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.label.c_str(), r.fit ? "fit" : "held out",
-                format_fixed(r.measured_tok_s, 3).c_str(), format_fixed(p, 3).c_str(),
-                pct(std::fabs(p / r.measured_tok_s - 1)).c_str(),
-                r.streaming ? format_bytes(r.measured_read_bytes_per_token).c_str() : "–",
-                r.streaming ? format_bytes(r.predicted_read_bytes_per_token).c_str() : "–",
-                b ? pct(std::fabs(r.predicted_read_bytes_per_token / r.measured_read_bytes_per_token - 1)).c_str() : "–",
-                r.measured_hit_rate >= 0 && r.streaming ? format_fixed(r.measured_hit_rate, 3).c_str() : "–",
-                r.predicted_hit_rate >= 0 ? format_fixed(r.predicted_hit_rate, 3).c_str() : "–");
+    fmt::print("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.label, r.fit ? "fit" : "held out",
+               format_fixed(r.measured_tok_s, 3), format_fixed(p, 3), pct(std::fabs(p / r.measured_tok_s - 1)),
+               r.streaming ? format_bytes(r.measured_read_bytes_per_token) : "–",
+               r.streaming ? format_bytes(r.predicted_read_bytes_per_token) : "–",
+               b ? pct(std::fabs(r.predicted_read_bytes_per_token / r.measured_read_bytes_per_token - 1)) : "–",
+               r.measured_hit_rate >= 0 && r.streaming ? format_fixed(r.measured_hit_rate, 3) : "–",
+               r.predicted_hit_rate >= 0 ? format_fixed(r.predicted_hit_rate, 3) : "–");
   }
-  std::printf("\nfitted: io efficiency %s, compute efficiency %s, overlap %s\n", format_fixed(fit.eff.io, 3).c_str(),
-              format_fixed(fit.eff.compute, 3).c_str(), format_fixed(fit.eff.overlap, 2).c_str());
-  std::printf("median |error| decode tok/s: fitted %s, held out %s (target <= 15 %%)\n", pct(fit.fit_median_err).c_str(),
-              pct(fit.holdout_median_err).c_str());
-  std::printf("median |error| read bytes/token: fitted %s, held out %s (target <= 5 %%)\n",
-              pct(fit.fit_bytes_median_err).c_str(), pct(fit.holdout_bytes_median_err).c_str());
-  for (const std::string& s : skipped) std::printf("skipped: %s\n", s.c_str());
+  fmt::print("\nfitted: io efficiency {}, compute efficiency {}, overlap {}\n", format_fixed(fit.eff.io, 3),
+             format_fixed(fit.eff.compute, 3), format_fixed(fit.eff.overlap, 2));
+  fmt::print("median |error| decode tok/s: fitted {}, held out {} (target <= 15 %)\n", pct(fit.fit_median_err),
+             pct(fit.holdout_median_err));
+  fmt::print("median |error| read bytes/token: fitted {}, held out {} (target <= 5 %)\n", pct(fit.fit_bytes_median_err),
+             pct(fit.holdout_bytes_median_err));
+  for (const std::string& s : skipped) fmt::print("skipped: {}\n", s);
 
   if (a.dry_run) return 0;
   // The profile loader accepts errors up to 100 (10,000 %); a fit beyond that
@@ -160,7 +164,7 @@ int calibrate_command(const CalibrateArgs& a, const CliState& state) {
   }
   const bool catalog = msrc->label.rfind("embedded:", 0) == 0 || msrc->label.find("configs/hardware/") != std::string::npos;
   if (a.out.empty() && catalog) {
-    std::printf("\nnot stored: %s is a catalog profile; pass --out FILE to write a calibrated copy\n", msrc->label.c_str());
+    fmt::print("\nnot stored: {} is a catalog profile; pass --out FILE to write a calibrated copy\n", msrc->label);
     return 0;
   }
   const std::string out = !a.out.empty() ? a.out : msrc->label;
@@ -176,7 +180,7 @@ int calibrate_command(const CalibrateArgs& a, const CliState& state) {
                 std::to_string(fit.holdout_rows) + " held out)";
   calibrated.calibration = info;
   if (Status st = write_file_atomic(out, dump_untrusted(machine_profile_to_json(calibrated), 2) + "\n"); !st) return fail(st.error().message);
-  std::printf("\nstored in %s\n", out.c_str());
+  fmt::print("\nstored in {}\n", out);
   return 0;
 }
 

@@ -2,7 +2,10 @@
 // its journal, drive the points through the engines, and write the results
 // files after every point (as one set: reports/results_files.h) and the
 // markdown table to stdout.
-// --io-throttle caps every drive's read rate as a what-if (IoThrottledEngine).
+// --io-throttle caps every drive's read rate as a what-if
+// (engines/io/throttled_engine.h); `predict` makes the registry's predicting
+// engine (the analytic one) for every point, and --explain N prints one
+// point's derivation (harness/explain_writer.h).
 // Before anything is written, the disk the sweep's containers need is stated
 // (trunk files shared by quants and hard-linked replicas counted once) and a
 // sweep that does not fit its drive directories' free space is refused.
@@ -17,11 +20,15 @@
 #include <memory>
 #include <optional>
 
-#include "engines/analytic/analytic_engine.h"
+#include <fmt/format.h>
+
+#include "engines/analytic/cost_model.h"
 #include "engines/container/container.h"
 #include "engines/executor/run_support.h"
+#include "engines/io/throttled_engine.h"
 #include "engines/registry.h"
 #include "cli/commands.h"
+#include "harness/explain_writer.h"
 #include "harness/terminal_progress.h"
 #include "vocab/environment.h"
 #include "vocab/file_io.h"
@@ -66,43 +73,6 @@ std::string default_probe_path() {
   return "results/probe-" + std::string(host) + ".json";
 }
 
-// --io-throttle: a what-if cap on every drive directory's read rate. The
-// engine runs a copy of the point whose per-drive throttle is min(the
-// sweep's, the cap); the row keeps the sweep's point, so its id (what
-// --resume and `moebench compare` match on) does not change. Every row
-// says so in its notes; the command line is in the run's environment.
-class IoThrottledEngine final : public Engine {
- public:
-  IoThrottledEngine(std::unique_ptr<Engine> inner, double cap_bytes_s)
-      : inner_(std::move(inner)), cap_(cap_bytes_s) {}
-  std::string_view name() const override { return inner_->name(); }
-  void release() override { inner_->release(); }
-  Expected<Measurement> run(const Point& point, RunContext& ctx) override {
-    const EngineInfo* info = find_engine(point.engine.name);
-    if (info == nullptr || !info->caps.reads_drives_decoding) {
-      auto m = inner_->run(point, ctx);
-      if (m) {
-        m->notes.push_back("--io-throttle " + format_rate(cap_) + " not applied: the " + point.engine.name +
-                           " engine reads no drive while it decodes");
-      }
-      return m;
-    }
-    Point throttled = point;
-    const auto& own = point.drives.throttle_bytes_s;
-    throttled.drives.throttle_bytes_s = own ? std::min(*own, cap_) : cap_;
-    auto m = inner_->run(throttled, ctx);
-    if (m) {
-      m->notes.push_back("io throttled to " + format_rate(*throttled.drives.throttle_bytes_s) + " per drive by --io-throttle (sweep: " +
-                         (own ? format_rate(*own) : std::string("none")) + "; point id unchanged)");
-    }
-    return m;
-  }
-
- private:
-  std::unique_ptr<Engine> inner_;
-  double cap_;
-};
-
 // How the results files come back after a failed write: the journal has
 // every finished point.
 std::string regenerate_hint(const RunArgs& args) {
@@ -118,42 +88,50 @@ int run_command(const RunArgs& args, const CliState& state) {
   if (!args.io_throttle.empty()) {
     auto rate = parse_rate_bytes_s(args.io_throttle);
     if (!rate) {
-      std::fprintf(stderr, "%s: --io-throttle: %s\n", cmd, rate.error().message.c_str());
+      fmt::print(stderr, "{}: --io-throttle: {}\n", cmd, rate.error().message);
       return 1;
     }
     io_cap = *rate;
   }
   auto src = store.find("sweeps", args.sweep);
   if (!src) {
-    std::fprintf(stderr, "%s: %s\n", cmd, src.error().message.c_str());
+    fmt::print(stderr, "{}: {}\n", cmd, src.error().message);
     return 1;
   }
+  // The engine that runs a point: its own, or for `predict` the registry's
+  // predicting engine (which reads no drive: its points need no drive
+  // directories). Abilities are asked by caps, never by name.
+  const EngineInfo* predictor = args.predict ? prediction_engine() : nullptr;
+  auto runs_point = [predictor](const std::string& engine) {
+    return predictor != nullptr ? predictor : find_engine(engine);
+  };
+  auto uses_drives = [runs_point](const std::string& engine) {
+    const EngineInfo* e = runs_point(engine);
+    return e != nullptr && e->caps.uses_drives;
+  };
   SweepContext ctx = state.sweep_context(store);
   ctx.base_dir = src->dir;
   ctx.drive_dirs_override = args.drive_dirs;
-  // A prediction reads no drive: its points need no drive directories.
-  if (args.predict) ctx.engine_uses_drives = [](const std::string&) { return false; };
+  if (predictor != nullptr) ctx.engine_uses_drives = uses_drives;
   auto spec = load_sweep_text(src->text, src->label, ctx);
   if (!spec) {
-    std::fprintf(stderr, "%s\n", spec.error().message.c_str());
+    fmt::print(stderr, "{}\n", spec.error().message);
     return 1;
   }
   auto points = expand_sweep(*spec, ctx);
   if (!points) {
-    std::fprintf(stderr, "%s: %s\n", src->label.c_str(), points.error().message.c_str());
+    fmt::print(stderr, "{}: {}\n", src->label, points.error().message);
     return 1;
   }
   // Drive directories: --drive-dir replaces the sweep's; missing ones are
   // created (they hold containers, made on first use). Predictions read none.
   int drives_needed = 0;
   for (const Point& p : *points) {
-    const EngineInfo* e = find_engine(p.engine.name);
-    if (e != nullptr && e->caps.uses_drives) drives_needed = std::max(drives_needed, p.drives.count);
+    if (uses_drives(p.engine.name)) drives_needed = std::max(drives_needed, p.drives.count);
   }
-  if (args.predict) drives_needed = 0;
   if (drives_needed > static_cast<int>(spec->drive_dirs.size())) {
-    std::fprintf(stderr, "moebench run: the sweep needs %d drive directories but %zu are given; list them in "
-                 "drive_dirs or pass --drive-dir once per drive\n", drives_needed, spec->drive_dirs.size());
+    fmt::print(stderr, "moebench run: the sweep needs {} drive directories but {} are given; list them in "
+               "drive_dirs or pass --drive-dir once per drive\n", drives_needed, spec->drive_dirs.size());
     return 1;
   }
   for (const std::string& dir : spec->drive_dirs) {
@@ -161,10 +139,10 @@ int run_command(const RunArgs& args, const CliState& state) {
     std::error_code ec;
     if (std::filesystem::exists(dir, ec)) continue;
     if (!std::filesystem::create_directories(dir, ec) || ec) {
-      std::fprintf(stderr, "moebench run: cannot create drive directory %s: %s\n", dir.c_str(), ec.message().c_str());
+      fmt::print(stderr, "moebench run: cannot create drive directory {}: {}\n", dir, ec.message());
       return 1;
     }
-    if (!args.quiet) std::fprintf(stderr, "moebench run: created drive directory %s\n", dir.c_str());
+    if (!args.quiet) fmt::print(stderr, "moebench run: created drive directory {}\n", dir);
   }
 
   // The disk the containers need, before anything is written: said on stderr
@@ -173,24 +151,23 @@ int run_command(const RunArgs& args, const CliState& state) {
   if (!args.predict) {
     std::vector<Point> drive_points;
     for (const Point& p : *points) {
-      const EngineInfo* e = find_engine(p.engine.name);
-      if (e != nullptr && e->caps.uses_drives) drive_points.push_back(p);
+      if (uses_drives(p.engine.name)) drive_points.push_back(p);
     }
     auto cspecs = container_specs_for_points(
         drive_points, [&store](const std::string& n) { return store.card(n); }, spec->seed, spec->drive_dirs);
     if (!cspecs) {
-      std::fprintf(stderr, "%s: %s\n", cmd, cspecs.error().message.c_str());
+      fmt::print(stderr, "{}: {}\n", cmd, cspecs.error().message);
       return 1;
     }
     if (!cspecs->empty()) {
       auto need = container_disk_need(*cspecs);
       if (!need) {
-        std::fprintf(stderr, "%s: %s\n", cmd, need.error().message.c_str());
+        fmt::print(stderr, "{}: {}\n", cmd, need.error().message);
         return 1;
       }
-      if (!args.quiet) std::fprintf(stderr, "%s: %s\n", cmd, need->summary().c_str());
+      if (!args.quiet) fmt::print(stderr, "{}: {}\n", cmd, need->summary());
       if (Status fits = need->check_fits(); !fits) {
-        std::fprintf(stderr, "%s: %s\n", cmd, fits.error().message.c_str());
+        fmt::print(stderr, "{}: {}\n", cmd, fits.error().message);
         return 1;
       }
     }
@@ -204,14 +181,14 @@ int run_command(const RunArgs& args, const CliState& state) {
   if (!machine_arg.empty()) {
     auto msrc = store.find("hardware", machine_arg);
     if (!msrc) {
-      std::fprintf(stderr, "%s: --machine: %s%s\n", cmd, msrc.error().message.c_str(),
-                   args.machine.empty() ? " (no --machine given: run `moebench probe` first, or pass --machine "
-                                          "with a profile file or a configs/hardware name)" : "");
+      fmt::print(stderr, "{}: --machine: {}{}\n", cmd, msrc.error().message,
+                 args.machine.empty() ? " (no --machine given: run `moebench probe` first, or pass --machine "
+                                        "with a profile file or a configs/hardware name)" : "");
       return 1;
     }
     auto profile = load_config_text<MachineProfile>(msrc->text, msrc->label, load_machine_profile);
     if (!profile) {
-      std::fprintf(stderr, "%s\n", profile.error().message.c_str());
+      fmt::print(stderr, "{}\n", profile.error().message);
       return 1;
     }
     profile_label = profile->name + " (" + msrc->label + ")";
@@ -220,58 +197,46 @@ int run_command(const RunArgs& args, const CliState& state) {
   }
   if (args.predict && args.explain > 0) {
     if (args.explain > static_cast<int>(points->size())) {
-      std::fprintf(stderr, "%s: --explain %d: the sweep has %zu points\n", cmd, args.explain, points->size());
+      fmt::print(stderr, "{}: --explain {}: the sweep has {} points\n", cmd, args.explain, points->size());
       return 1;
     }
     const Point& p = (*points)[static_cast<std::size_t>(args.explain - 1)];
     auto card = store.card(p.model);
     if (!card) {
-      std::fprintf(stderr, "%s: %s\n", cmd, card.error().message.c_str());
+      fmt::print(stderr, "{}: {}\n", cmd, card.error().message);
       return 1;
     }
     auto scaled = apply_scale(*card, p.scale);
     if (!scaled) {
-      std::fprintf(stderr, "%s: %s\n", cmd, scaled.error().message.c_str());
+      fmt::print(stderr, "{}: {}\n", cmd, scaled.error().message);
       return 1;
     }
     PredictContext pc;
     pc.seed = spec->seed;
     auto pred = predict_point(*machine, *scaled, p, profile_efficiency(*machine), pc);
     if (!pred) {
-      std::fprintf(stderr, "%s: %s\n", cmd, pred.error().message.c_str());
+      fmt::print(stderr, "{}: {}\n", cmd, pred.error().message);
       return 1;
     }
-    std::printf("point %d: %s on %s\n", args.explain, p.label().c_str(), profile_label.c_str());
-    for (const Step& st : pred->steps) {
-      const std::string v = st.unit == "B" ? format_bytes(st.value) : st.unit == "B/s" ? format_rate(st.value)
-                                                                   : format_fixed(st.value, 4) + (st.unit.empty() ? "" : " " + st.unit);
-      std::printf("  %-36s %-14s %s\n", st.name.c_str(), v.c_str(), st.how.c_str());
-    }
-    if (pred->m.status != RowStatus::kOk) {
-      std::printf("status %s: %s\n", to_string(pred->m.status), pred->m.reason.c_str());
-    } else {
-      std::printf("decode %s tok/s, TTFT %s s\n", format_fixed(1 / pred->t_token_s, 3).c_str(),
-                  format_fixed(pred->m.prefill_s, 3).c_str());
-    }
-    for (const std::string& n : pred->m.notes) std::printf("note: %s\n", n.c_str());
+    fmt::print("{}", write_prediction_explain(args.explain, p.label(), profile_label, *pred));
     return 0;
   }
   Environment env = capture_environment(profile_label, state.command_line);
   if (machine_label.empty()) machine_label = "unprofiled:" + env.hostname;
   if (!env.build_warning().empty()) {
-    std::fprintf(stderr, "\n*** WARNING: %s ***\n\n", env.build_warning().c_str());
+    fmt::print(stderr, "\n*** WARNING: {} ***\n\n", env.build_warning());
   }
 
   const std::string out_dir = !args.out_dir.empty() ? args.out_dir
                              : args.predict        ? "results/" + spec->name + "-predicted-" + machine_label
                                                    : "results/" + spec->name;
   if (Status st = ensure_directory(out_dir); !st) {
-    std::fprintf(stderr, "moebench run: %s\n", st.error().message.c_str());
+    fmt::print(stderr, "moebench run: {}\n", st.error().message);
     return 1;
   }
   // A results path that is a symlink or a device is refused now, not after the sweep.
   if (Status st = check_results_paths(out_dir, args.formats); !st) {
-    std::fprintf(stderr, "%s: %s\n", cmd, st.error().message.c_str());
+    fmt::print(stderr, "{}: {}\n", cmd, st.error().message);
     return 1;
   }
   SweepInfo info{spec->name, spec->description, spec->digest, points->size(),
@@ -280,7 +245,7 @@ int run_command(const RunArgs& args, const CliState& state) {
                              : args.resume ? Journal::Mode::kResume : Journal::Mode::kCreate;
   auto journal = Journal::open((std::filesystem::path(out_dir) / "journal.jsonl").string(), info, env, mode);
   if (!journal) {
-    std::fprintf(stderr, "moebench run: %s\n", journal.error().message.c_str());
+    fmt::print(stderr, "moebench run: {}\n", journal.error().message);
     return 1;
   }
 
@@ -290,12 +255,15 @@ int run_command(const RunArgs& args, const CliState& state) {
   Progress& progress = (!args.quiet && is_terminal(stderr)) ? static_cast<Progress&>(terminal)
                                                               : static_cast<Progress&>(quiet);
   RunnerDeps deps{clock, progress, [&store](const std::string& n) { return store.card(n); },
-                  [&args, &machine, io_cap](const EngineSpec& s) -> Expected<std::unique_ptr<Engine>> {
-                    if (args.predict) return make_analytic_engine(*machine, profile_efficiency(*machine));
-                    const EngineInfo* e = find_engine(s.name);
+                  [&runs_point, &machine, io_cap](const EngineSpec& s) -> Expected<std::unique_ptr<Engine>> {
+                    const EngineInfo* e = runs_point(s.name);
                     if (e == nullptr) return make_error("unknown engine \"" + s.name + "\"");
-                    if (io_cap) return std::unique_ptr<Engine>(std::make_unique<IoThrottledEngine>(e->make(s), *io_cap));
-                    return e->make(s);
+                    EngineContext ec;
+                    if (machine) ec.machine = &*machine;
+                    auto made = e->create(s, ec);
+                    if (!made || !io_cap) return made;
+                    return std::unique_ptr<Engine>(std::make_unique<IoThrottledEngine>(
+                        std::move(*made), e->caps.reads_drives_decoding, *io_cap));
                   }};
   RunnerOptions opts;
   opts.timeout_s = args.timeout_s > 0 ? args.timeout_s : spec->timeout_s;
@@ -317,8 +285,8 @@ int run_command(const RunArgs& args, const CliState& state) {
   };
 
   if (io_cap && !args.quiet) {
-    std::fprintf(stderr, "moebench run: --io-throttle: drive reads capped at %s per drive (a what-if: noted in every "
-                 "row, point ids unchanged)\n", format_rate(*io_cap).c_str());
+    fmt::print(stderr, "moebench run: --io-throttle: drive reads capped at {} per drive (a what-if: noted in every "
+               "row, point ids unchanged)\n", format_rate(*io_cap));
   }
   std::signal(SIGINT, on_sigint);
   std::signal(SIGTERM, on_sigint);
@@ -328,27 +296,26 @@ int run_command(const RunArgs& args, const CliState& state) {
 
   const RunResults& results = journal->results();
   Status st = write_results_files(results, out_dir, args.formats, regenerate_hint(args));
-  if (!st) std::fprintf(stderr, "%s: %s\n", cmd, st.error().message.c_str());
+  if (!st) fmt::print(stderr, "{}: {}\n", cmd, st.error().message);
   if (args.print == "md") {
-    std::fputs(write_markdown(results).c_str(), stdout);
+    fmt::print("{}", write_markdown(results));
   } else if (args.print == "csv") {
-    std::fputs(write_csv(results).c_str(), stdout);
+    fmt::print("{}", write_csv(results));
   }
   std::fflush(stdout);
   if (!outcome) {
-    std::fprintf(stderr, "moebench run: stopped: %s\nmoebench run: the rows finished so far are in %s\n",
-                 outcome.error().message.c_str(), out_dir.c_str());
+    fmt::print(stderr, "moebench run: stopped: {}\nmoebench run: the rows finished so far are in {}\n",
+               outcome.error().message, out_dir);
     return 1;
   }
   std::vector<std::string> written;
   for (const std::string& f : args.formats) written.push_back(f);
   const std::string files = st ? "journal.jsonl + results.{" + join(written, ",") + "}"
                                : std::string("journal.jsonl; the results files were not updated");
-  std::fprintf(stderr, "%s: %zu/%zu points in %s (%s)\n", cmd, results.rows.size(), points->size(),
-               out_dir.c_str(), files.c_str());
+  fmt::print(stderr, "{}: {}/{} points in {} ({})\n", cmd, results.rows.size(), points->size(), out_dir, files);
   if (*outcome == RunOutcome::kInterrupted) {
-    std::fprintf(stderr, "moebench run: interrupted; finished points are saved. Continue with the same "
-                         "command plus --resume.\n");
+    fmt::print(stderr, "moebench run: interrupted; finished points are saved. Continue with the same "
+                       "command plus --resume.\n");
     return 130;
   }
   return st ? 0 : 1;

@@ -1,6 +1,7 @@
 // registry.cpp — see registry.h.
 #include "engines/registry.h"
 
+#include "engines/analytic/analytic_engine.h"
 #include "engines/null/null_engine.h"
 #include "engines/resident/resident_engine.h"
 #include "engines/streaming/streaming_engine.h"
@@ -23,6 +24,13 @@ const std::vector<EngineInfo>& engine_table() {
        "set into an expert cache sized by the RAM budget; real compute as the resident engine",
        EngineCaps{true, true, true}, streaming_engine_options,
        [](const EngineSpec& spec) -> std::unique_ptr<Engine> { return make_streaming_engine(spec); }},
+      {"analytic",
+       "the cost model: predicts the measurement the point's real engine would give on a profiled machine "
+       "(calibration applied), loading and reading nothing; rows carry provenance \"predicted\"",
+       EngineCaps{false, false, false, true}, analytic_engine_options, nullptr,
+       [](const EngineSpec&, const MachineProfile& machine) -> std::unique_ptr<Engine> {
+         return make_analytic_engine(machine, profile_efficiency(machine));
+       }},
   };
   return kTable;
 }
@@ -34,15 +42,40 @@ const EngineInfo* find_engine(const std::string& name) {
   return nullptr;
 }
 
+const EngineInfo* prediction_engine() {
+  for (const EngineInfo& e : engine_table()) {
+    if (e.caps.predicts) return &e;
+  }
+  return nullptr;
+}
+
+Expected<std::unique_ptr<Engine>> EngineInfo::create(const EngineSpec& spec, const EngineContext& ctx) const {
+  if (make_for_machine) {
+    if (ctx.machine == nullptr) return make_error("the " + name + " engine needs a machine profile");
+    return make_for_machine(spec, *ctx.machine);
+  }
+  return make(spec);
+}
+
+namespace {
+// An engine a sweep may name: every row but the predicting one.
+const EngineInfo* sweep_engine(const std::string& name) {
+  const EngineInfo* e = find_engine(name);
+  return e != nullptr && !e->caps.predicts ? e : nullptr;
+}
+}  // namespace
+
 void add_engines_to_context(SweepContext& ctx) {
   ctx.engine_names.clear();
-  for (const EngineInfo& e : engine_table()) ctx.engine_names.push_back(e.name);
+  for (const EngineInfo& e : engine_table()) {
+    if (!e.caps.predicts) ctx.engine_names.push_back(e.name);
+  }
   ctx.check_engine_options = [](const EngineSpec& spec) -> std::string {
-    const EngineInfo* e = find_engine(spec.name);
+    const EngineInfo* e = sweep_engine(spec.name);
     return e == nullptr ? "unknown engine \"" + spec.name + "\"" : e->check_options(spec);
   };
   ctx.engine_uses_drives = [](const std::string& name) {
-    const EngineInfo* e = find_engine(name);
+    const EngineInfo* e = sweep_engine(name);
     return e != nullptr && e->caps.uses_drives;
   };
 }

@@ -1,6 +1,8 @@
 // registry.h — the explicit table of engines (in the spirit of fio's engine
 // table): name, one-line summary, capability flags, the option table and a
-// factory. Adding an engine = adding a row here.
+// factory. Adding an engine = adding a row here. The analytic engine is a row
+// too (caps.predicts): `moebench predict` makes it through the table with the
+// machine it predicts (EngineContext); sweeps cannot name it.
 #pragma once
 
 #include <functional>
@@ -10,6 +12,8 @@
 
 #include "engines/engine.h"
 #include "engines/engine_options.h"
+#include "vocab/expected.h"
+#include "vocab/machine_profile.h"
 #include "vocab/sweep_spec.h"
 
 namespace moebench {
@@ -19,7 +23,14 @@ namespace moebench {
 struct EngineCaps {
   bool uses_drives = false;            // reads containers from drive directories: points need drive_dirs
   bool reads_drives_decoding = false;  // reads drives for every decoded token: an I/O throttle applies
-  bool measures = true;                // false: its numbers are synthetic (a test double)
+  bool measures = true;                // false: its numbers are synthetic (a test double) or predicted
+  bool predicts = false;               // models a profiled machine instead of running the point (made with
+                                       // EngineContext::machine); not an engine a sweep names
+};
+
+// What a factory may need beyond the point's engine spec.
+struct EngineContext {
+  const MachineProfile* machine = nullptr;  // caps.predicts: the machine whose engines it predicts
 };
 
 struct EngineInfo {
@@ -27,7 +38,12 @@ struct EngineInfo {
   std::string summary;
   EngineCaps caps;
   const OptionTable& (*options)();  // declared as data; checked and read through it
-  std::function<std::unique_ptr<Engine>(const EngineSpec&)> make;
+  std::function<std::unique_ptr<Engine>(const EngineSpec&)> make;  // engines that need only their spec
+  // caps.predicts engines: made for a machine (the second factory form; `make` is empty).
+  std::function<std::unique_ptr<Engine>(const EngineSpec&, const MachineProfile&)> make_for_machine = nullptr;
+
+  // Either factory, as the row declares; an error when the context lacks what it needs.
+  Expected<std::unique_ptr<Engine>> create(const EngineSpec& spec, const EngineContext& ctx = {}) const;
 
   std::string check_options(const EngineSpec& spec) const { return check_engine_options(name, options(), spec); }
   std::string options_help() const { return engine_options_help(options()); }
@@ -35,8 +51,11 @@ struct EngineInfo {
 
 const std::vector<EngineInfo>& engine_table();
 const EngineInfo* find_engine(const std::string& name);
+// The row whose caps.predicts is set (the analytic engine).
+const EngineInfo* prediction_engine();
 
-// Fills the engine part of a SweepContext.
+// Fills the engine part of a SweepContext: the engines a sweep may name
+// (every row but the predicting one).
 void add_engines_to_context(SweepContext& ctx);
 
 }  // namespace moebench

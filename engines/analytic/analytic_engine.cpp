@@ -25,6 +25,11 @@ class AnalyticEngine final : public Engine {
 
 }  // namespace
 
+const OptionTable& analytic_engine_options() {
+  static const OptionTable kNone;
+  return kNone;
+}
+
 std::unique_ptr<Engine> make_analytic_engine(MachineProfile profile, Efficiency eff) {
   return std::make_unique<AnalyticEngine>(std::move(profile), eff);
 }

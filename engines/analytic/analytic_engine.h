@@ -8,9 +8,12 @@
 
 #include "engines/analytic/cost_model.h"
 #include "engines/engine.h"
+#include "engines/engine_options.h"
 
 namespace moebench {
 
+// No options: the machine and its calibration say everything (registry.h).
+const OptionTable& analytic_engine_options();
 std::unique_ptr<Engine> make_analytic_engine(MachineProfile profile, Efficiency eff);
 
 }  // namespace moebench

@@ -1,0 +1,80 @@
+// claim_review.cpp — see claim_review.h.
+#include "harness/claim_review.h"
+
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "harness/explain_writer.h"
+#include "vocab/machine_profile.h"
+#include "vocab/model_card.h"
+
+namespace moebench {
+
+Expected<std::vector<JudgedClaim>> judge_stored_claims(const ConfigStore& store) {
+  std::vector<JudgedClaim> all;
+  for (const std::string& name : store.names("claims")) {
+    auto src = store.find("claims", name);
+    if (!src) return make_error("moebench claims: " + src.error().message);
+    auto claims = load_config_text<std::vector<Claim>>(src->text, src->label, load_claims);
+    if (!claims) return claims.error();
+    for (const Claim& c : *claims) {
+      std::optional<ModelCard> card;
+      if (c.card) {
+        auto k = store.card(*c.card);
+        if (!k) return make_error("moebench claims: " + src->label + ": claim " + c.id + ": " + k.error().message);
+        card = *k;
+        if (c.scale) {
+          auto sc = apply_scale(*card, *c.scale);
+          if (!sc) {
+            return make_error("moebench claims: " + src->label + ": claim " + c.id + ": scale: " + sc.error().message);
+          }
+          card = *sc;
+        }
+      }
+      std::optional<MachineProfile> machine;
+      if (c.hardware) {
+        auto h = store.find("hardware", *c.hardware);
+        if (!h) return make_error("moebench claims: " + src->label + ": claim " + c.id + ": " + h.error().message);
+        auto p = load_config_text<MachineProfile>(h->text, h->label, load_machine_profile);
+        if (!p) return p.error();
+        machine = *p;
+      }
+      all.push_back({c, judge_claim(c, card ? &*card : nullptr, machine ? &*machine : nullptr)});
+    }
+  }
+  return all;
+}
+
+Json claims_json(const std::vector<JudgedClaim>& all, const std::string& verdict) {
+  Json out = Json::array();
+  for (const JudgedClaim& x : all) {
+    if (!verdict.empty() && x.j.verdict != verdict) continue;
+    Json r = {{"id", x.j.id}, {"reported", x.j.reported}, {"verdict", x.j.verdict}, {"reason", x.j.reason}};
+    if (x.j.predicted_high_tok_s) r["predicted_tok_s"] = {*x.j.predicted_low_tok_s, *x.j.predicted_high_tok_s};
+    if (x.j.implied_storage_bytes_s) r["implied_storage_bytes_s"] = *x.j.implied_storage_bytes_s;
+    if (x.j.implied_memory_bytes_s) r["implied_memory_bytes_s"] = *x.j.implied_memory_bytes_s;
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::string write_claims_table(const std::vector<JudgedClaim>& all, const std::string& verdict) {
+  std::string out = "| claim | reported | predicted | implied storage | implied memory | verdict | reason |\n"
+                    "|---|---|---|---|---|---|---|\n";
+  std::map<std::string, int> counts;
+  for (const JudgedClaim& x : all) {
+    if (!verdict.empty() && x.j.verdict != verdict) continue;
+    ++counts[x.j.verdict];
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", x.j.id, x.j.reported, claim_predicted_text(x.j),
+                       claim_rate_or_dash(x.j.implied_storage_bytes_s), claim_rate_or_dash(x.j.implied_memory_bytes_s),
+                       x.j.verdict, x.j.reason);
+  }
+  std::string summary;
+  for (const auto& [v, n] : counts) summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + v;
+  out += fmt::format("\n{} claims: {}. `moebench claims --explain ID` shows a derivation.\n", all.size(), summary);
+  return out;
+}
+
+}  // namespace moebench

@@ -1,0 +1,46 @@
+// machine_plan.h — `moebench plan` as a library: rank machine profiles for a
+// model at a target decode speed (engines/analytic/claim_check.h's
+// estimate_machine per profile, the fewest drives that reach the target),
+// and the writer for the ranking table.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engines/analytic/claim_check.h"
+#include "vocab/config_store.h"
+#include "vocab/expected.h"
+#include "vocab/model_card.h"
+
+namespace moebench {
+
+struct PlanRequest {
+  std::string model;
+  std::string quant;  // resolved (never empty)
+  double min_tok_s = 0;
+  std::int64_t context = 4096;
+  std::int64_t prompt = 1000;
+  double max_ttft_s = 0;  // 0: no limit
+};
+
+struct PlanRow {
+  std::string name, price_text;
+  MachineEstimate e;
+  bool meets = false;
+  std::string reason;
+  double price = 0, price_per = 0;
+  bool hourly = false;
+};
+
+// `sources`: hardware names or profile files, looked up in `store`;
+// `this_machine` (when one of them) is labelled "(this machine)". Rows come
+// ranked: meeting the target first (cheapest per tok/s, unpriced last), then
+// the rest by speed.
+Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const ModelCard& card, const PlanRequest& req,
+                                             const std::vector<std::string>& sources, const std::string& this_machine);
+
+// The header, the ranking table and its footnote.
+std::string write_plan_table(const PlanRequest& req, const std::vector<PlanRow>& rows);
+
+}  // namespace moebench

@@ -1,0 +1,57 @@
+// registry_test.cpp — the analytic engine as a row of the engine table:
+// asked by caps, made through the table with a machine, never named by a
+// sweep.
+#include <catch2/catch.hpp>
+
+#include "test_support.h"
+
+using namespace moebench;
+
+TEST_CASE("the analytic engine is the table's predicting row", "[registry]") {
+  const EngineInfo* a = find_engine("analytic");
+  REQUIRE(a != nullptr);
+  CHECK(prediction_engine() == a);
+  CHECK(a->caps.predicts);
+  CHECK_FALSE(a->caps.uses_drives);
+  CHECK_FALSE(a->caps.reads_drives_decoding);
+  CHECK_FALSE(a->caps.measures);
+  for (const EngineInfo& e : engine_table()) {
+    if (&e != a) CHECK_FALSE(e.caps.predicts);  // exactly one predicting row
+  }
+}
+
+TEST_CASE("the analytic engine is made with a machine, through the table", "[registry]") {
+  const EngineInfo* a = prediction_engine();
+  REQUIRE(a != nullptr);
+  auto spec = parse_engine_spec("streaming");
+  REQUIRE(spec.ok());
+  auto none = a->create(*spec);
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().message == "the analytic engine needs a machine profile");
+  auto src = testing::shipped_store().find("hardware", "macbook-pro-m5-pro-64gb");
+  REQUIRE(src.ok());
+  auto profile = load_config_text<MachineProfile>(src->text, src->label, load_machine_profile);
+  REQUIRE(profile.ok());
+  EngineContext ctx;
+  ctx.machine = &*profile;
+  auto made = a->create(*spec, ctx);
+  REQUIRE(made.ok());
+  CHECK((*made)->name() == "analytic");
+  // The other rows need nothing beyond their spec.
+  auto null_spec = parse_engine_spec("null");
+  REQUIRE(null_spec.ok());
+  auto n = find_engine("null")->create(*null_spec);
+  REQUIRE(n.ok());
+  CHECK((*n)->name() == "null");
+}
+
+TEST_CASE("a sweep cannot name the predicting engine", "[registry]") {
+  const SweepContext ctx = testing::shipped_context();
+  CHECK(ctx.engine_names == std::vector<std::string>{"null", "resident", "streaming"});
+  CHECK_FALSE(ctx.engine_uses_drives("analytic"));
+  CHECK(ctx.check_engine_options(*parse_engine_spec("analytic")) == "unknown engine \"analytic\"");
+  auto s = load_sweep_text(R"({"name": "t", "axes": {"engine": ["analytic"], "model": ["tiny-moe"]}})", "t.json", ctx);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message.find("unknown engine \"analytic\"") != std::string::npos);
+  CHECK(s.error().message.find("available engines: null, resident, streaming") != std::string::npos);
+}
