@@ -1,0 +1,219 @@
+// sweep_session.cpp — the steps of `moebench run` / `moebench predict`
+// (see sweep_session.h): plan, open, run. Messages are the lines the CLI
+// prints, prefixed with the request's command name.
+#include "harness/sweep_session.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "engines/analytic/cost_model.h"
+#include "engines/container/container.h"
+#include "engines/executor/run_support.h"
+#include "engines/io/throttled_engine.h"
+#include "harness/explain_writer.h"
+#include "reports/results_files.h"
+#include "vocab/file_io.h"
+#include "vocab/text.h"
+#include "vocab/units.h"
+
+namespace moebench {
+namespace {
+
+Error prefixed(const SweepRequest& r, const std::string& message) {
+  return make_error(r.command + ": " + message);
+}
+
+// How the results files come back after a failed write: the journal has
+// every finished point.
+std::string regenerate_hint(const SweepRequest& r) {
+  if (r.predict) return "free space, then run the same `moebench predict` command again";
+  return std::string("free space, then run the same `moebench run` command with --resume") +
+         (r.fresh ? " instead of --fresh" : "");
+}
+
+bool uses_drives(const SweepPlan& plan, const std::string& engine) {
+  const EngineInfo* e = plan.runs_point(engine);
+  return e != nullptr && e->caps.uses_drives;
+}
+
+// Drive directories: the sweep needs as many as its largest drive count;
+// missing ones are created (they hold containers, made on first use).
+Status prepare_drive_dirs(const SweepRequest& r, const SweepPlan& plan, const SayFn& say) {
+  int needed = 0;
+  for (const Point& p : plan.points) {
+    if (uses_drives(plan, p.engine.name)) needed = std::max(needed, p.drives.count);
+  }
+  if (needed > static_cast<int>(plan.spec.drive_dirs.size())) {
+    return prefixed(r, fmt::format("the sweep needs {} drive directories but {} are given; list them in "
+                                   "drive_dirs or pass --drive-dir once per drive",
+                                   needed, plan.spec.drive_dirs.size()));
+  }
+  if (r.predict) return {};
+  for (const std::string& dir : plan.spec.drive_dirs) {
+    std::error_code ec;
+    if (std::filesystem::exists(dir, ec)) continue;
+    if (!std::filesystem::create_directories(dir, ec) || ec) {
+      return prefixed(r, "cannot create drive directory " + dir + ": " + ec.message());
+    }
+    if (!r.quiet) say(r.command + ": created drive directory " + dir);
+  }
+  return {};
+}
+
+// The disk the containers need, before anything is written (trunk files
+// shared by quants and hard-linked replicas counted once): said, and
+// refused when it does not fit the drive directories' free space.
+Status check_disk_need(const SweepRequest& r, const SweepPlan& plan, const ConfigStore& store, const SayFn& say) {
+  if (r.predict) return {};
+  std::vector<Point> drive_points;
+  for (const Point& p : plan.points) {
+    if (uses_drives(plan, p.engine.name)) drive_points.push_back(p);
+  }
+  auto specs = container_specs_for_points(
+      drive_points, [&store](const std::string& n) { return store.card(n); }, plan.spec.seed,
+      plan.spec.drive_dirs);
+  if (!specs) return prefixed(r, specs.error().message);
+  if (specs->empty()) return {};
+  auto need = container_disk_need(*specs);
+  if (!need) return prefixed(r, need.error().message);
+  if (!r.quiet) say(r.command + ": " + need->summary());
+  if (Status fits = need->check_fits(); !fits) return prefixed(r, fits.error().message);
+  return {};
+}
+
+Status load_machine(const SweepRequest& r, const ConfigStore& store, SweepPlan& plan) {
+  const std::string arg = r.machine.empty() ? r.default_machine : r.machine;
+  if (arg.empty()) return {};
+  auto src = store.find("hardware", arg);
+  if (!src) {
+    return prefixed(r, "--machine: " + src.error().message +
+                           (r.machine.empty() ? " (no --machine given: run `moebench probe` first, or pass "
+                                                "--machine with a profile file or a configs/hardware name)"
+                                              : ""));
+  }
+  auto profile = load_config_text<MachineProfile>(src->text, src->label, load_machine_profile);
+  if (!profile) return profile.error();
+  plan.profile_label = profile->name + " (" + src->label + ")";
+  plan.machine_label = profile->name;
+  plan.machine = std::move(*profile);
+  return {};
+}
+
+}  // namespace
+
+const EngineInfo* SweepPlan::runs_point(const std::string& name) const {
+  return predictor != nullptr ? predictor : find_engine(name);
+}
+
+Expected<SweepPlan> plan_sweep(const SweepRequest& r, const ConfigStore& store, SweepContext ctx,
+                               const SayFn& say) {
+  auto src = store.find("sweeps", r.sweep);
+  if (!src) return prefixed(r, src.error().message);
+  SweepPlan plan;
+  // The engine that runs a point: its own, or for `predict` the registry's
+  // predicting engine (which reads no drive: its points need no drive
+  // directories). Abilities are asked by caps, never by name.
+  plan.predictor = r.predict ? prediction_engine() : nullptr;
+  ctx.base_dir = src->dir;
+  ctx.drive_dirs_override = r.drive_dirs;
+  if (plan.predictor != nullptr) {
+    const EngineInfo* predictor = plan.predictor;
+    ctx.engine_uses_drives = [predictor](const std::string&) { return predictor->caps.uses_drives; };
+  }
+  auto spec = load_sweep_text(src->text, src->label, ctx);
+  if (!spec) return spec.error();
+  auto points = expand_sweep(*spec, ctx);
+  if (!points) return make_error(src->label + ": " + points.error().message);
+  plan.spec = std::move(*spec);
+  plan.points = std::move(*points);
+  if (Status st = prepare_drive_dirs(r, plan, say); !st) return st.error();
+  if (Status st = check_disk_need(r, plan, store, say); !st) return st.error();
+  if (Status st = load_machine(r, store, plan); !st) return st.error();
+  return plan;
+}
+
+Expected<std::string> explain_sweep_point(const SweepRequest& r, const SweepPlan& plan, const ConfigStore& store,
+                                          int n) {
+  if (n < 1 || n > static_cast<int>(plan.points.size())) {
+    return prefixed(r, fmt::format("--explain {}: the sweep has {} points", n, plan.points.size()));
+  }
+  if (!plan.machine) return prefixed(r, "--explain needs a machine profile (--machine)");
+  const Point& p = plan.points[static_cast<std::size_t>(n - 1)];
+  auto card = store.card(p.model);
+  if (!card) return prefixed(r, card.error().message);
+  auto scaled = apply_scale(*card, p.scale);
+  if (!scaled) return prefixed(r, scaled.error().message);
+  PredictContext pc;
+  pc.seed = plan.spec.seed;
+  auto pred = predict_point(*plan.machine, *scaled, p, profile_efficiency(*plan.machine), pc);
+  if (!pred) return prefixed(r, pred.error().message);
+  return write_prediction_explain(n, p.label(), plan.profile_label, *pred);
+}
+
+Expected<SweepSession> open_sweep_session(const SweepRequest& r, const SweepPlan& plan, const SayFn& say) {
+  Environment env = capture_environment(plan.profile_label, r.command_line);
+  std::string machine_label = plan.machine_label.empty() ? "unprofiled:" + env.hostname : plan.machine_label;
+  if (!env.build_warning().empty()) say("\n*** WARNING: " + env.build_warning() + " ***\n");
+  const std::string out_dir = !r.out_dir.empty() ? r.out_dir
+                              : r.predict        ? "results/" + plan.spec.name + "-predicted-" + machine_label
+                                                 : "results/" + plan.spec.name;
+  if (Status st = ensure_directory(out_dir); !st) return prefixed(r, st.error().message);
+  // A results path that is a symlink or a device is refused now, not after the sweep.
+  if (Status st = check_results_paths(out_dir, r.formats); !st) return prefixed(r, st.error().message);
+  SweepInfo info{plan.spec.name, plan.spec.description, plan.spec.digest, plan.points.size(),
+                 plan.spec.repetitions, plan.spec.warmup, plan.spec.seed};
+  const Journal::Mode mode = r.fresh ? Journal::Mode::kFresh
+                             : r.resume ? Journal::Mode::kResume : Journal::Mode::kCreate;
+  auto journal = Journal::open((std::filesystem::path(out_dir) / "journal.jsonl").string(), info, env, mode);
+  if (!journal) return prefixed(r, journal.error().message);
+  return SweepSession{std::move(env), std::move(machine_label), out_dir, std::move(*journal)};
+}
+
+SweepRunEnd run_sweep_session(const SweepRequest& r, const SweepPlan& plan, const ConfigStore& store,
+                              SweepSession& session, Clock& clock, Progress& progress,
+                              std::atomic<bool>* interrupt) {
+  const std::optional<double> io_cap = r.io_cap_bytes_s;
+  RunnerDeps deps{clock, progress, [&store](const std::string& n) { return store.card(n); },
+                  [&plan, io_cap](const EngineSpec& s) -> Expected<std::unique_ptr<Engine>> {
+                    const EngineInfo* e = plan.runs_point(s.name);
+                    if (e == nullptr) return make_error("unknown engine \"" + s.name + "\"");
+                    EngineContext ec;
+                    if (plan.machine) ec.machine = &*plan.machine;
+                    auto made = e->create(s, ec);
+                    if (!made || !io_cap) return made;
+                    return std::unique_ptr<Engine>(std::make_unique<IoThrottledEngine>(
+                        std::move(*made), e->caps.reads_drives_decoding, *io_cap));
+                  }};
+  RunnerOptions opts;
+  opts.timeout_s = r.timeout_s > 0 ? r.timeout_s : plan.spec.timeout_s;
+  opts.hard_grace_s = r.hard_grace_s;
+  opts.machine_label = session.machine_label;
+  opts.build_label = session.env.build_label();
+  opts.run_id = session.env.run_id;
+  opts.interrupt = interrupt;
+  double last_write_s = -1;
+  bool write_warned = false;
+  opts.on_row = [&](const RunResults& results) {
+    // Outputs are refreshed at most every 2 s; the journal is the durable record.
+    if (clock.now_s() - last_write_s < 2.0) return;
+    last_write_s = clock.now_s();
+    if (Status st = write_results_files(results, session.out_dir, r.formats, regenerate_hint(r));
+        !st && !write_warned) {
+      write_warned = true;  // the journal still holds every row; say so once
+      progress.note(r.command + ": " + st.error().message + " (the run continues)");
+    }
+  };
+  SweepRunEnd end{run_sweep(plan.spec, plan.points, session.journal, deps, opts), Status{}};
+  end.written = write_results_files(session.journal.results(), session.out_dir, r.formats, regenerate_hint(r));
+  return end;
+}
+
+std::string sweep_files_written(const SweepRequest& r, const Status& written) {
+  if (!written) return "journal.jsonl; the results files were not updated";
+  return "journal.jsonl + results.{" + join(r.formats, ",") + "}";
+}
+
+}  // namespace moebench
