@@ -120,6 +120,17 @@ std::string format_bytes(double bytes) {
   return unit == 0 ? fmt::format("{:.0f} B", v) : fmt::format("{:.2f} {}", v, kUnits[unit]);
 }
 
+std::string format_bytes_decimal(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  int unit = 0;
+  double v = bytes;
+  while (v >= 1000.0 && unit < 5) {  // not fabs: -5000 stays "-5000 B", as the card report printed it
+    v /= 1000.0;
+    ++unit;
+  }
+  return unit == 0 ? fmt::format("{:.0f} B", v) : fmt::format("{:.2f} {}", v, kUnits[unit]);
+}
+
 std::string format_rate(double bytes_s) {
   static constexpr const char* kUnits[] = {"B/s", "KB/s", "MB/s", "GB/s", "TB/s"};
   int unit = 0;

@@ -53,6 +53,28 @@ TEST_CASE("pinned output: format_bytes (binary prefixes, 1024 boundaries)", "[un
   }
 }
 
+// Pinned from model_card.cpp's decimal_bytes, which format_bytes_decimal replaced.
+TEST_CASE("pinned output: format_bytes_decimal (the card report's decimal sizes)", "[units][format]") {
+  const std::vector<Pin> pins = {
+      {0x0p+0, "0 B"},
+      {0x1p+0, "1 B"},
+      {0x1.f38p+9, "999 B"},
+      {0x1.f3cp+9, "1000 B"},
+      {0x1.f4p+9, "1.00 kB"},
+      {0x1.e8476p+19, "1000.00 kB"},
+      {0x1.e8474p+19, "999.99 kB"},
+      {0x1.7cdfa98p+33, "12.78 GB"},
+      {0x1.c6bf52634p+49, "1.00 PB"},
+      {0x1.bc16d674ec8p+59, "1000.00 PB"},
+      {-0x1.388p+12, "-5000 B"},
+      {0x1p+33, "8.59 GB"},
+  };
+  for (const Pin& p : pins) {
+    INFO(p.v);
+    CHECK(format_bytes_decimal(p.v) == p.want);
+  }
+}
+
 TEST_CASE("pinned output: format_rate (decimal prefixes, 999.995 boundaries)", "[units][format]") {
   const std::vector<Pin> pins = {
       {0x0p+0, "0.00 B/s"},
