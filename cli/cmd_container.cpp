@@ -71,8 +71,9 @@ std::string inspect_gguf(const GgufFile& f) {
   for (const GgufKv& kv : f.kvs) {
     const std::string key = gguf_printable(kv.key);
     std::string line = "  " + key + std::string(key_width - key.size() + 2, ' ');
-    std::string t = type_label(kv);
-    line += t + std::string(t.size() < 22 ? 22 - t.size() : 1, ' ') + short_value(kv);
+    // The type column is ASCII, so fmt's width (code points) is its byte width: at
+    // least 22 wide, at least one space after it.
+    line += fmt::format("{:<21} ", type_label(kv)) + short_value(kv);
     out += line + "\n";
   }
   out += "\ntensors (" + std::to_string(f.tensors.size()) + "):\n";
@@ -83,13 +84,10 @@ std::string inspect_gguf(const GgufFile& f) {
   for (const GgufTensorInfo& t : f.tensors) {
     const std::string name = gguf_printable(t.name);
     const auto type = find_ggml_type(t.ggml_type);
-    std::string tn = type ? type->name : "?";
-    std::string sh = shape(t);
-    std::string off = std::to_string(f.data_offset + t.offset);
-    out += "  " + name + std::string(name_width - name.size() + 2, ' ') + tn +
-           std::string(tn.size() < 9 ? 9 - tn.size() : 1, ' ') + sh +
-           std::string(sh.size() < 22 ? 22 - sh.size() : 1, ' ') + off +
-           std::string(off.size() < 17 ? 17 - off.size() : 1, ' ') + std::to_string(t.bytes) + "\n";
+    // Names are padded by bytes, as their width was measured (they may be UTF-8);
+    // type, shape and offset are ASCII: fmt widths, each at least one space apart.
+    out += "  " + name + std::string(name_width - name.size() + 2, ' ') +
+           fmt::format("{:<8} {:<21} {:<16} {}\n", type ? type->name : "?", shape(t), f.data_offset + t.offset, t.bytes);
     total += t.bytes;
   }
   out += "  total tensor bytes: " + std::to_string(total) + " (" + format_bytes(static_cast<double>(total)) + ")\n";
