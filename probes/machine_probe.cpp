@@ -573,9 +573,8 @@ std::string profile_summary(const MachineProfile& m) {
   if (m.memory_bandwidth) {
     s += "  memory bw  (" + m.memory_bandwidth->convention + ")\n";
     for (const BandwidthFigure& f : m.memory_bandwidth->cells) {
-      s += "             " + f.kernel + std::string(6 - std::min<std::size_t>(5, f.kernel.size()), ' ') +
-           std::to_string(f.threads) + " thread(s): median " + format_rate(f.median_bytes_s) + ", best " +
-           format_rate(f.best_bytes_s) + "\n";
+      s += fmt::format("             {:<5} {} thread(s): median {}, best {}\n", f.kernel, f.threads,
+                       format_rate(f.median_bytes_s), format_rate(f.best_bytes_s));
     }
     s += "             cross-check: " + m.memory_bandwidth->reference;
     if (m.memory_bandwidth->reference_read_bytes_s) s += " → " + format_rate(*m.memory_bandwidth->reference_read_bytes_s);
