@@ -102,7 +102,7 @@ TEST_CASE("pinned output: format_rate (decimal prefixes, 999.995 boundaries)", "
   }
 }
 
-TEST_CASE("pinned output: format_duration_s (ms, s, m, h; negative and non-finite are ?)", "[units][format]") {
+TEST_CASE("pinned output: format_duration_s (ms, s, m, h, negative and non-finite are ?)", "[units][format]") {
   const std::vector<Pin> pins = {
       {0x0p+0, "0 ms"},
       {-0x0p+0, "-0 ms"},
