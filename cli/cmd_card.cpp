@@ -7,6 +7,8 @@
 // (card_report.h), so the golden test checks the same text.
 #include <cstdio>
 
+#include <fmt/format.h>
+
 #include "engines/container/card_from_gguf.h"
 #include "vocab/card_report.h"
 #include "cli/commands.h"
@@ -24,7 +26,7 @@ struct ShowArgs {
 
 int show_card(const ShowArgs& args, const CliState& state) {
   auto fail = [](const std::string& message) {
-    std::fprintf(stderr, "moebench card show: %s\n", message.c_str());
+    fmt::print(stderr, "moebench card show: {}\n", message);
     return 1;
   };
   auto card = state.store().card(args.name);
@@ -57,7 +59,7 @@ struct FromGgufArgs {
 
 int card_from_gguf_file(const FromGgufArgs& args) {
   auto fail = [](const std::string& message) {
-    std::fprintf(stderr, "moebench card from-gguf: %s\n", message.c_str());
+    fmt::print(stderr, "moebench card from-gguf: {}\n", message);
     return 1;
   };
   auto file = read_gguf(args.file);
@@ -71,14 +73,14 @@ int card_from_gguf_file(const FromGgufArgs& args) {
   auto check = load_config_text<ModelCard>(text, args.out.empty() ? "derived card" : args.out, load_model_card);
   if (!check) return fail("the derived card does not validate (the file lacks something a card needs):\n" +
                           check.error().message);
-  for (const std::string& n : derived->notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+  for (const std::string& n : derived->notes) fmt::print(stderr, "note: {}\n", n);
   if (args.out.empty()) {
     std::fputs(text.c_str(), stdout);
     return 0;
   }
   if (Status st = write_file_atomic(args.out, text); !st) return fail(st.error().message);
-  std::fprintf(stderr, "moebench card from-gguf: card \"%s\" written to %s\n", derived->card.name.c_str(),
-               args.out.c_str());
+  fmt::print(stderr, "moebench card from-gguf: card \"{}\" written to {}\n", derived->card.name,
+             args.out);
   return 0;
 }
 

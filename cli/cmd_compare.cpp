@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "cli/commands.h"
 #include "vocab/file_io.h"
 #include "vocab/text.h"
@@ -63,8 +65,8 @@ std::string results_path(const std::string& arg) {
 
 int compare_command(const CompareArgs& a) {
   auto error = [](const std::string& m) {
-    std::fprintf(stderr, "moebench compare: error: %s\n(exit 1: nothing was compared; this is not a regression "
-                         "verdict)\n", m.c_str());
+    fmt::print(stderr, "moebench compare: error: {}\n(exit 1: nothing was compared; this is not a regression "
+                       "verdict)\n", m);
     return 1;
   };
   auto threshold = parse_threshold(a.threshold);
@@ -91,12 +93,12 @@ int compare_command(const CompareArgs& a) {
     if (Status st = write_file_atomic(a.out, text); !st) return error(st.error().message);
   }
   if (c->regressed()) {
-    std::fprintf(stderr, "moebench compare: regression: %zu of %zu rows regressed (%zu metrics, %zu status changes); "
-                 "exit 1\n", c->rows_regressed, c->rows.size(), c->metrics_regressed, c->status_regressed);
+    fmt::print(stderr, "moebench compare: regression: {} of {} rows regressed ({} metrics, {} status changes); "
+               "exit 1\n", c->rows_regressed, c->rows.size(), c->metrics_regressed, c->status_regressed);
     return 1;
   }
-  std::fprintf(stderr, "moebench compare: no regression in %zu rows (%zu improved, %zu insufficient samples)\n",
-               c->rows.size(), c->rows_improved, c->rows_insufficient);
+  fmt::print(stderr, "moebench compare: no regression in {} rows ({} improved, {} insufficient samples)\n",
+             c->rows.size(), c->rows_improved, c->rows_insufficient);
   return 0;
 }
 

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include <fmt/format.h>
+
 #include "engines/container/container.h"
 #include "engines/container/ggml_types.h"
 #include "engines/container/gguf.h"
@@ -69,8 +71,9 @@ std::string inspect_gguf(const GgufFile& f) {
   for (const GgufKv& kv : f.kvs) {
     const std::string key = gguf_printable(kv.key);
     std::string line = "  " + key + std::string(key_width - key.size() + 2, ' ');
-    std::string t = type_label(kv);
-    line += t + std::string(t.size() < 22 ? 22 - t.size() : 1, ' ') + short_value(kv);
+    // The type column is ASCII, so fmt's width (code points) is its byte width: at
+    // least 22 wide, at least one space after it.
+    line += fmt::format("{:<21} ", type_label(kv)) + short_value(kv);
     out += line + "\n";
   }
   out += "\ntensors (" + std::to_string(f.tensors.size()) + "):\n";
@@ -81,13 +84,10 @@ std::string inspect_gguf(const GgufFile& f) {
   for (const GgufTensorInfo& t : f.tensors) {
     const std::string name = gguf_printable(t.name);
     const auto type = find_ggml_type(t.ggml_type);
-    std::string tn = type ? type->name : "?";
-    std::string sh = shape(t);
-    std::string off = std::to_string(f.data_offset + t.offset);
-    out += "  " + name + std::string(name_width - name.size() + 2, ' ') + tn +
-           std::string(tn.size() < 9 ? 9 - tn.size() : 1, ' ') + sh +
-           std::string(sh.size() < 22 ? 22 - sh.size() : 1, ' ') + off +
-           std::string(off.size() < 17 ? 17 - off.size() : 1, ' ') + std::to_string(t.bytes) + "\n";
+    // Names are padded by bytes, as their width was measured (they may be UTF-8);
+    // type, shape and offset are ASCII: fmt widths, each at least one space apart.
+    out += "  " + name + std::string(name_width - name.size() + 2, ' ') +
+           fmt::format("{:<8} {:<21} {:<16} {}\n", type ? type->name : "?", shape(t), f.data_offset + t.offset, t.bytes);
     total += t.bytes;
   }
   out += "  total tensor bytes: " + std::to_string(total) + " (" + format_bytes(static_cast<double>(total)) + ")\n";
@@ -115,7 +115,7 @@ Progress& pick_progress(bool quiet, QuietProgress& q, TerminalProgress& t) {
 
 int make_command(const MakeArgs& a, const CliState& state) {
   auto fail = [](const std::string& m) {
-    std::fprintf(stderr, "moebench container make: %s\n", m.c_str());
+    fmt::print(stderr, "moebench container make: {}\n", m);
     return 1;
   };
   auto card = state.store().card(a.model);
@@ -154,7 +154,7 @@ int make_command(const MakeArgs& a, const CliState& state) {
                                   : std::string(trunk ? "trunk" : "experts") + ", written in " +
                                         format_duration_s(f.write_s) + " (" +
                                         format_rate(static_cast<double>(f.bytes) / std::max(f.write_s, 1e-9)) + ")";
-    std::printf("%s  %s  %s\n", f.path.c_str(), format_bytes(static_cast<double>(f.bytes)).c_str(), how.c_str());
+    fmt::print("{}  {}  {}\n", f.path, format_bytes(static_cast<double>(f.bytes)), how);
   }
   if (a.fio_baseline) {
     // fio's sequential write in the same run, same pattern as our writer
@@ -167,10 +167,10 @@ int make_command(const MakeArgs& a, const CliState& state) {
     auto bw = run_fio_seq_write(*fio, spec.drive_dirs.front(), bytes, 16u << 20, 4);
     if (!bw) return fail("--fio-baseline: " + bw.error().message);
     const double ours = static_cast<double>(f.bytes) / f.write_s;
-    std::printf("fio sequential write (16 MiB blocks, QD 4, O_DIRECT, %s, same drive, just now): %s; container make "
-                "wrote at %s = %.0f %% of it\n",
-                format_bytes(static_cast<double>(bytes)).c_str(), format_rate(*bw).c_str(), format_rate(ours).c_str(),
-                100.0 * ours / *bw);
+    fmt::print("fio sequential write (16 MiB blocks, QD 4, O_DIRECT, {}, same drive, just now): {}; container make "
+               "wrote at {} = {:.0f} % of it\n",
+               format_bytes(static_cast<double>(bytes)), format_rate(*bw), format_rate(ours),
+               100.0 * ours / *bw);
   }
   return 0;
 }
@@ -242,19 +242,19 @@ void add_container_command(CLI::App& app, CliState& state) {
       progress.sweep_finished();
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (!r) {
-        std::fprintf(stderr, "%s\n", r.error().message.c_str());
+        fmt::print(stderr, "{}\n", r.error().message);
         state.exit_code = 1;
         continue;
       }
-      for (const std::string& n : r->notes) std::printf("%s: %s\n", path.c_str(), n.c_str());
+      for (const std::string& n : r->notes) fmt::print("{}: {}\n", path, n);
       if (r->ok()) {
-        std::printf("ok: %s — %d tensors, %d expert records, %llu bytes verified in %s (%s)\n", path.c_str(),
-                    r->tensors, r->expert_records, static_cast<unsigned long long>(r->bytes_verified),
-                    format_duration_s(s).c_str(), format_rate(static_cast<double>(r->bytes_verified) / s).c_str());
+        fmt::print("ok: {} — {} tensors, {} expert records, {} bytes verified in {} ({})\n", path,
+                   r->tensors, r->expert_records, static_cast<unsigned long long>(r->bytes_verified),
+                   format_duration_s(s), format_rate(static_cast<double>(r->bytes_verified) / s));
       } else {
         state.exit_code = 1;
-        std::printf("FAILED: %s — %zu mismatch(es):\n", path.c_str(), r->mismatches.size());
-        for (const std::string& m : r->mismatches) std::printf("  %s\n", m.c_str());
+        fmt::print("FAILED: {} — {} mismatch(es):\n", path, r->mismatches.size());
+        for (const std::string& m : r->mismatches) fmt::print("  {}\n", m);
       }
     }
   });
@@ -264,7 +264,7 @@ void add_container_command(CLI::App& app, CliState& state) {
     for (const std::string& path : *files) {
       auto f = read_gguf(path);
       if (!f) {
-        std::fprintf(stderr, "%s\n", f.error().message.c_str());
+        fmt::print(stderr, "{}\n", f.error().message);
         state.exit_code = 1;
         continue;
       }

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "cli/commands.h"
 #include "vocab/columns.h"
 #include "vocab/text.h"
@@ -46,7 +48,7 @@ struct ShowArgs {
 };
 
 int fail(const char* sub, const std::string& message) {
-  std::fprintf(stderr, "moebench history %s: %s\n", sub, message.c_str());
+  fmt::print(stderr, "moebench history {}: {}\n", sub, message);
   return 1;
 }
 
@@ -161,9 +163,9 @@ std::string header_line(const ShowContext& c) {
 
 void print_text(ShowContext& c) {
   const MetricView& m = c.metric;
-  std::printf("History of %s%s in %s: %zu runs, %zu series (point x machine x provenance)\n%s\n",
-              m.name.c_str(), m.unit.empty() ? "" : (" (" + m.unit + ")").c_str(), c.args.db.c_str(), c.runs,
-              c.series.size(), header_line(c).c_str());
+  fmt::print("History of {}{} in {}: {} runs, {} series (point x machine x provenance)\n{}\n",
+             m.name, m.unit.empty() ? "" : (" (" + m.unit + ")").c_str(), c.args.db, c.runs,
+             c.series.size(), header_line(c));
   std::vector<std::string> summary;
   for (const HistorySeries& s : c.series) {
     if (!has_values(s)) {
@@ -173,8 +175,8 @@ void print_text(ShowContext& c) {
     if (c.args.steps_only && s.steps.empty()) continue;
     ++c.shown;
     const HistoryEntry& head = s.entries.back();
-    std::printf("\n%s \u00b7 point %s \u00b7 %s \u00b7 %s\n", series_label(head).c_str(), s.point_id.c_str(),
-                s.machine.c_str(), s.provenance.c_str());
+    fmt::print("\n{} \u00b7 point {} \u00b7 {} \u00b7 {}\n", series_label(head), s.point_id,
+               s.machine, s.provenance);
     std::size_t w = 6;
     for (const HistoryEntry& e : s.entries) w = std::max(w, e.git_commit.size());
     for (std::size_t i = 0; i < s.entries.size(); ++i) {
@@ -187,48 +189,48 @@ void print_text(ShowContext& c) {
       } else {
         v = spread_text(m, e) + "  n " + std::to_string(e.n);
       }
-      std::printf("  %-*s  %s  %s\n", static_cast<int>(w), e.git_commit.c_str(), date_of(e.started_at).c_str(), v.c_str());
+      fmt::print("  {:<{}}  {}  {}\n", e.git_commit, static_cast<int>(w), date_of(e.started_at), v);
     }
     for (const HistoryStep& st : s.steps) {
       ++c.steps;
       if (m.direction(st.stats.rel_change) == "regression") ++c.regressions;
-      std::printf("  %s \u2014 %s\n", step_sentence(m, s, st).c_str(), step_detail(m, st).c_str());
+      fmt::print("  {} \u2014 {}\n", step_sentence(m, s, st), step_detail(m, st));
       summary.push_back(step_sentence(m, s, st) + "  [" + m.direction(st.stats.rel_change) + "] " + series_label(head) +
                         " \u00b7 point " + s.point_id + " \u00b7 " + s.machine);
     }
   }
-  std::printf("\n%zu step(s) in %zu series with values (%zu regression(s))", c.steps, c.series.size() - c.empty,
-              c.regressions);
-  if (c.empty > 0) std::printf("; %zu series without %s values (no run ok) not shown", c.empty, m.name.c_str());
-  std::printf("\n");
-  for (const std::string& line : summary) std::printf("  %s\n", line.c_str());
+  fmt::print("\n{} step(s) in {} series with values ({} regression(s))", c.steps, c.series.size() - c.empty,
+             c.regressions);
+  if (c.empty > 0) fmt::print("; {} series without {} values (no run ok) not shown", c.empty, m.name);
+  fmt::print("\n");
+  for (const std::string& line : summary) fmt::print("  {}\n", line);
 }
 
 void print_markdown(ShowContext& c) {
   const MetricView& m = c.metric;
-  std::printf("# moebench history: %s\n\n", m.name.c_str());
+  fmt::print("# moebench history: {}\n\n", m.name);
   std::string method = header_line(c);
   method[0] = 'S';
-  std::printf("Database `%s`: %zu runs, %zu series. %s.\n", c.args.db.c_str(), c.runs, c.series.size(), method.c_str());
-  std::printf("\n## Steps\n\n");
+  fmt::print("Database `{}`: {} runs, {} series. {}.\n", c.args.db, c.runs, c.series.size(), method);
+  fmt::print("\n## Steps\n\n");
   std::size_t n_steps = 0;
   for (const HistorySeries& s : c.series) n_steps += s.steps.size();
   if (n_steps == 0) {
-    std::printf("None.\n");
+    fmt::print("None.\n");
   } else {
-    std::printf("| commit | previous | point | machine | before | after | change | verdict | p |\n"
-                "|---|---|---|---|---:|---:|---:|---|---:|\n");
+    fmt::print("| commit | previous | point | machine | before | after | change | verdict | p |\n"
+               "|---|---|---|---|---:|---:|---:|---|---:|\n");
     for (const HistorySeries& s : c.series) {
       for (const HistoryStep& st : s.steps) {
-        std::printf("| `%s` | `%s` | %s (`%s`) | %s | %s | %s | %s | %s | %s |\n", s.entries[st.entry].git_commit.c_str(),
-                    s.entries[st.prev_entry].git_commit.c_str(), series_label(s.entries.back()).c_str(),
-                    s.point_id.c_str(), s.machine.c_str(), m.value(st.stats.before).c_str(),
-                    m.value(st.stats.after).c_str(), pct_signed(st.stats.rel_change).c_str(),
-                    m.direction(st.stats.rel_change).c_str(), p_text(st.stats.p_value).c_str());
+        fmt::print("| `{}` | `{}` | {} (`{}`) | {} | {} | {} | {} | {} | {} |\n", s.entries[st.entry].git_commit,
+                   s.entries[st.prev_entry].git_commit, series_label(s.entries.back()),
+                   s.point_id, s.machine, m.value(st.stats.before),
+                   m.value(st.stats.after), pct_signed(st.stats.rel_change),
+                   m.direction(st.stats.rel_change), p_text(st.stats.p_value));
       }
     }
   }
-  std::printf("\n## Series\n");
+  fmt::print("\n## Series\n");
   for (const HistorySeries& s : c.series) {
     if (!has_values(s)) {
       ++c.empty;
@@ -236,21 +238,21 @@ void print_markdown(ShowContext& c) {
     }
     if (c.args.steps_only && s.steps.empty()) continue;
     ++c.shown;
-    std::printf("\n### %s\n\npoint `%s` on %s (%s)\n\n| commit | started | %s | \u00b1 MAD | n | status |\n"
-                "|---|---|---:|---:|---:|---|\n",
-                series_label(s.entries.back()).c_str(), s.point_id.c_str(), s.machine.c_str(), s.provenance.c_str(),
-                m.name.c_str());
+    fmt::print("\n### {}\n\npoint `{}` on {} ({})\n\n| commit | started | {} | \u00b1 MAD | n | status |\n"
+               "|---|---|---:|---:|---:|---|\n",
+               series_label(s.entries.back()), s.point_id, s.machine, s.provenance,
+               m.name);
     for (const HistoryEntry& e : s.entries) {
       const bool v = e.status == "ok" && e.median.has_value();
-      std::printf("| `%s` | %s | %s | %s | %s | %s |\n", e.git_commit.c_str(), date_of(e.started_at).c_str(),
-                  v ? m.value(*e.median).c_str() : "-", v && e.mad ? m.value(*e.mad).c_str() : "-",
-                  v ? std::to_string(e.n).c_str() : "-", e.status.c_str());
+      fmt::print("| `{}` | {} | {} | {} | {} | {} |\n", e.git_commit, date_of(e.started_at),
+                 v ? m.value(*e.median).c_str() : "-", v && e.mad ? m.value(*e.mad).c_str() : "-",
+                 v ? std::to_string(e.n).c_str() : "-", e.status);
     }
     for (const HistoryStep& st : s.steps) {
-      std::printf("\n**%s** \u2014 %s\n", step_sentence(m, s, st).c_str(), step_detail(m, st).c_str());
+      fmt::print("\n**{}** \u2014 {}\n", step_sentence(m, s, st), step_detail(m, st));
     }
   }
-  if (c.empty > 0) std::printf("\n%zu series without %s values (no run ok) not shown.\n", c.empty, m.name.c_str());
+  if (c.empty > 0) fmt::print("\n{} series without {} values (no run ok) not shown.\n", c.empty, m.name);
 }
 
 Json finite_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
@@ -318,7 +320,7 @@ void print_json(const ShowContext& c) {
     out["series"].push_back(js);
   }
   out["steps"] = steps;
-  std::printf("%s\n", out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
+  fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
 }
 
 int show_command(const ShowArgs& a) {
@@ -384,22 +386,22 @@ int add_command(const AddArgs& a) {
       rc = fail("add", added.error().message + " (" + file + " not added; the database is unchanged)");
       continue;
     }
-    for (const std::string& w : added->warnings) std::printf("warning: %s: %s\n", file.c_str(), w.c_str());
+    for (const std::string& w : added->warnings) fmt::print("warning: {}: {}\n", file, w);
     if (added->outcome == HistoryAddOutcome::kAlreadyPresent) {
-      std::printf("%s: run %s is already in %s (added %s from %s); nothing added\n", file.c_str(),
-                  added->run_id.c_str(), a.db.c_str(), added->existing_added_at.c_str(), added->existing_file.c_str());
+      fmt::print("{}: run {} is already in {} (added {} from {}); nothing added\n", file,
+                 added->run_id, a.db, added->existing_added_at, added->existing_file);
       continue;
     }
     const Environment& env = results.environments.front();
-    std::printf("%s: %s run %s (sweep %s, commit %s, started %s): %zu rows, %zu metrics, %zu samples\n", file.c_str(),
-                added->outcome == HistoryAddOutcome::kReplaced ? "replaced" : "added", added->run_id.c_str(),
-                results.sweep.name.c_str(), added->git_commit.c_str(), env.started_at.c_str(), added->rows,
-                added->metrics, added->samples);
+    fmt::print("{}: {} run {} (sweep {}, commit {}, started {}): {} rows, {} metrics, {} samples\n", file,
+               added->outcome == HistoryAddOutcome::kReplaced ? "replaced" : "added", added->run_id,
+               results.sweep.name, added->git_commit, env.started_at, added->rows,
+               added->metrics, added->samples);
   }
   if (auto counts = db->counts()) {
-    std::printf("%s: %lld run(s), %lld rows, %lld metrics, %lld samples (schema version %d)\n", a.db.c_str(),
-                static_cast<long long>(counts->runs), static_cast<long long>(counts->rows),
-                static_cast<long long>(counts->metrics), static_cast<long long>(counts->samples), db->schema_version());
+    fmt::print("{}: {} run(s), {} rows, {} metrics, {} samples (schema version {})\n", a.db,
+               static_cast<long long>(counts->runs), static_cast<long long>(counts->rows),
+               static_cast<long long>(counts->metrics), static_cast<long long>(counts->samples), db->schema_version());
   }
   return rc;
 }
@@ -409,15 +411,15 @@ int runs_command(const std::string& path) {
   if (!db) return fail("runs", db.error().message);
   auto runs = db->runs();
   if (!runs) return fail("runs", runs.error().message);
-  std::printf("| started | run id | commit | build | sweep | machine | host | rows | file | added |\n"
-              "|---|---|---|---|---|---|---|---:|---|---|\n");
+  fmt::print("| started | run id | commit | build | sweep | machine | host | rows | file | added |\n"
+             "|---|---|---|---|---|---|---|---:|---|---|\n");
   for (const HistoryRun& r : *runs) {
-    std::printf("| %s | %s | %s | %s | %s (%s) | %s | %s | %lld | %s | %s |\n", r.started_at.c_str(), r.run_id.c_str(),
-                r.git_commit.c_str(), r.build_label.c_str(), r.sweep_name.c_str(), r.sweep_digest.c_str(),
-                r.machine.c_str(), r.host.c_str(), static_cast<long long>(r.rows), r.file_path.c_str(),
-                r.added_at.c_str());
+    fmt::print("| {} | {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} |\n", r.started_at, r.run_id,
+               r.git_commit, r.build_label, r.sweep_name, r.sweep_digest,
+               r.machine, r.host, static_cast<long long>(r.rows), r.file_path,
+               r.added_at);
   }
-  std::printf("\n%zu run(s) in %s (schema version %d)\n", runs->size(), path.c_str(), db->schema_version());
+  fmt::print("\n{} run(s) in {} (schema version {})\n", runs->size(), path, db->schema_version());
   return 0;
 }
 

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "cli/commands.h"
 #include "harness/terminal_progress.h"
 #include "vocab/environment.h"
@@ -56,14 +58,14 @@ void add_probe_command(CLI::App& app, CliState& state) {
     state.exit_code = 1;
     auto size = parse_size_bytes(args->file_size);
     if (!size) {
-      std::fprintf(stderr, "moebench probe: --file-size: %s\n", size.error().message.c_str());
+      fmt::print(stderr, "moebench probe: --file-size: {}\n", size.error().message);
       return;
     }
     ProbeOptions o;
     if (!args->max_touch.empty()) {
       auto cap = parse_size_bytes(args->max_touch);
       if (!cap) {
-        std::fprintf(stderr, "moebench probe: --max-touch: %s\n", cap.error().message.c_str());
+        fmt::print(stderr, "moebench probe: --max-touch: {}\n", cap.error().message);
         return;
       }
       o.max_touch_bytes = *cap;
@@ -90,20 +92,20 @@ void add_probe_command(CLI::App& app, CliState& state) {
     const std::string out_dir = std::filesystem::path(out).parent_path().string();
     if (!out_dir.empty()) {
       if (Status st = ensure_directory(out_dir); !st) {
-        std::fprintf(stderr, "moebench probe: %s\n", st.error().message.c_str());
+        fmt::print(stderr, "moebench probe: {}\n", st.error().message);
         return;
       }
     }
     // A symlink or device as the profile path is refused now, not after the probe.
     if (Status st = check_output_path(out); !st) {
-      std::fprintf(stderr, "moebench probe: --out: %s\n", st.error().message.c_str());
+      fmt::print(stderr, "moebench probe: --out: {}\n", st.error().message);
       return;
     }
     o.scratch_dir = std::filesystem::temp_directory_path().string();
-    if (!env.build_warning().empty()) std::fprintf(stderr, "\n*** WARNING: %s ***\n\n", env.build_warning().c_str());
-    std::fprintf(stderr, "moebench probe: %s probe of %zu drive director%s, expected to take about %s\n",
-                 o.quick ? "quick" : "full", o.drive_dirs.size(), o.drive_dirs.size() == 1 ? "y" : "ies",
-                 format_duration_s(estimated_probe_seconds(o)).c_str());
+    if (!env.build_warning().empty()) fmt::print(stderr, "\n*** WARNING: {} ***\n\n", env.build_warning());
+    fmt::print(stderr, "moebench probe: {} probe of {} drive director{}, expected to take about {}\n",
+               o.quick ? "quick" : "full", o.drive_dirs.size(), o.drive_dirs.size() == 1 ? "y" : "ies",
+               format_duration_s(estimated_probe_seconds(o)));
     SteadyClock clock;
     QuietProgress quiet;
     TerminalProgress terminal(stderr, clock);
@@ -114,22 +116,22 @@ void add_probe_command(CLI::App& app, CliState& state) {
     auto profile = run_probe(o, progress);
     progress.sweep_finished();
     if (!profile) {
-      std::fprintf(stderr, "moebench probe: %s\n", profile.error().message.c_str());
+      fmt::print(stderr, "moebench probe: {}\n", profile.error().message);
       return;
     }
     const std::string text = machine_profile_to_json(*profile).dump(2) + "\n";
     auto check = load_config_text<MachineProfile>(text, out, load_machine_profile);
     if (!check) {
-      std::fprintf(stderr, "moebench probe: internal error, the profile does not validate:\n%s\n",
-                   check.error().message.c_str());
+      fmt::print(stderr, "moebench probe: internal error, the profile does not validate:\n{}\n",
+                 check.error().message);
       return;
     }
     if (Status st = write_file_atomic(out, text); !st) {
-      std::fprintf(stderr, "moebench probe: %s\n", st.error().message.c_str());
+      fmt::print(stderr, "moebench probe: {}\n", st.error().message);
       return;
     }
     std::fputs(profile_summary(*profile).c_str(), stdout);
-    std::fprintf(stderr, "moebench probe: profile written to %s\n", out.c_str());
+    fmt::print(stderr, "moebench probe: profile written to {}\n", out);
     state.exit_code = 0;
   });
 }

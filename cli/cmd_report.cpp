@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "cli/commands.h"
 #include "vocab/file_io.h"
 #include "vocab/machine_profile.h"
@@ -100,7 +102,7 @@ FoundProfile find_profile(const ReportArgs& a, const RunResults& r, const CliSta
 
 int report_command(const ReportArgs& a, const CliState& state) {
   auto fail = [](const std::string& m) {
-    std::fprintf(stderr, "moebench report: %s\n", m.c_str());
+    fmt::print(stderr, "moebench report: {}\n", m);
     return 1;
   };
   auto results = load_results_file(a.results);
@@ -139,8 +141,8 @@ int report_command(const ReportArgs& a, const CliState& state) {
   }
   if (Status st = write_file_atomic(a.html, html); !st) return fail(st.error().message);
   if (!a.quiet) {
-    if (!profile.profile) std::fprintf(stderr, "moebench report: machine profile not found (%s)\n", profile.note.c_str());
-    std::printf("wrote %s (%zu rows, %zu KiB)\n", a.html.c_str(), results->rows.size(), html.size() / 1024);
+    if (!profile.profile) fmt::print(stderr, "moebench report: machine profile not found ({})\n", profile.note);
+    fmt::print("wrote {} ({} rows, {} KiB)\n", a.html, results->rows.size(), html.size() / 1024);
   }
   return 0;
 }

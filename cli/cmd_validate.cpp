@@ -1,7 +1,7 @@
 // cmd_validate.cpp — `moebench validate FILE...`: checks config files
 // against their schemas and prints every problem with file and JSON path.
 // Exit code 1 if any file has a problem.
-#include <cstdio>
+#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "vocab/validate.h"
@@ -34,14 +34,14 @@ void add_validate_command(CLI::App& app, CliState& state) {
       if (!args->kind.empty()) kind = parse_config_kind(args->kind);
       auto r = validate_config_file(f, kind, ctx);
       if (r) {
-        std::printf("ok: %s — %s\n", f.c_str(), r->c_str());
+        fmt::print("ok: {} — {}\n", f, *r);
       } else {
         ++bad;
-        std::printf("%s\n", r.error().message.c_str());
+        fmt::print("{}\n", r.error().message);
       }
     }
     if (args->files.size() > 1) {
-      std::printf("%zu file(s) checked, %d with problems\n", args->files.size(), bad);
+      fmt::print("{} file(s) checked, {} with problems\n", args->files.size(), bad);
     }
     state.exit_code = bad == 0 ? 0 : 1;
   });

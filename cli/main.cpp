@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <exception>
 
+#include <fmt/format.h>
+
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
@@ -48,8 +50,11 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     // Every expected failure is an error value with its own message; this is
     // the last guard, so that a defect still ends in words and exit 1.
-    std::fprintf(stderr, "moebench: internal error: %s (a defect: please report it with the command line)\n",
-                 e.what());
+    // fwrite, not fmt::print: the last guard must not throw (fmt::print does
+    // when the write fails, e.g. on a closed stdout/stderr).
+    const std::string msg =
+        fmt::format("moebench: internal error: {} (a defect: please report it with the command line)\n", e.what());
+    std::fwrite(msg.data(), 1, msg.size(), stderr);
     return 1;
   }
   return state.exit_code;

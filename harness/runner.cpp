@@ -9,6 +9,8 @@
 #include <mutex>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "vocab/deadline.h"
 #include "vocab/metrics.h"
 #include "vocab/units.h"
@@ -51,10 +53,13 @@ class Watchdog {
       if (cv_.wait_until(lock, deadline_) == std::cv_status::timeout && armed_ && !stop_ &&
           std::chrono::steady_clock::now() >= deadline_) {
         const Status st = journal_.append(row_);
-        std::fprintf(stderr, "\nmoebench: %s\nmoebench: %s; exiting. Run the same command with "
-                     "--resume to continue with the next point.\n",
-                     row_.reason.c_str(), st ? "the point is recorded as failed in the journal"
-                                             : st.error().message.c_str());
+        // fwrite, not fmt::print: a failed write to stderr must not throw here,
+        // the process has to reach _Exit below.
+        const std::string msg = fmt::format("\nmoebench: {}\nmoebench: {}; exiting. Run the same command with "
+                                            "--resume to continue with the next point.\n",
+                                            row_.reason, st ? "the point is recorded as failed in the journal"
+                                                            : st.error().message.c_str());
+        std::fwrite(msg.data(), 1, msg.size(), stderr);
         std::fflush(stderr);
         std::_Exit(kExitHardTimeout);
       }

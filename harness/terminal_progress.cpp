@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "vocab/units.h"
 
 namespace moebench {
@@ -15,7 +17,7 @@ void TerminalProgress::sweep_started(std::size_t total, std::size_t already_done
   total_ = total;
   done_ = already_done;
   if (already_done > 0) {
-    std::fprintf(out_, "resuming: %zu of %zu points already finished\n", already_done, total);
+    fmt::print(out_, "resuming: {} of {} points already finished\n", already_done, total);
   }
 }
 
@@ -40,17 +42,17 @@ void TerminalProgress::point_finished(RowStatus status, double wall_s) {
   ++done_here_;
   spent_here_s_ += wall_s;
   if (status != RowStatus::kOk) {
-    std::fprintf(out_, "\r\033[K[%zu/%zu] %s: %s\n", ordinal_, total_, label_.c_str(), to_string(status));
+    fmt::print(out_, "\r\033[K[{}/{}] {}: {}\n", ordinal_, total_, label_, to_string(status));
   }
 }
 
 void TerminalProgress::note(const std::string& message) {
-  std::fprintf(out_, "\r\033[K%s\n", message.c_str());
+  fmt::print(out_, "\r\033[K{}\n", message);
   redraw();
 }
 
 void TerminalProgress::sweep_finished() {
-  std::fprintf(out_, "\r\033[K");
+  fmt::print(out_, "\r\033[K");
   std::fflush(out_);
 }
 
@@ -63,11 +65,11 @@ void TerminalProgress::redraw() {
     const double remaining = per_point * static_cast<double>(total_ - done_) - std::min(elapsed, per_point);
     eta = format_duration_s(std::max(0.0, remaining));
   }
-  std::string line = "[" + std::to_string(ordinal_) + "/" + std::to_string(total_) + "] " + label_;
+  std::string line = fmt::format("[{}/{}] {}", ordinal_, total_, label_);
   if (!phase_.empty()) line += " — " + phase_;
   line += "  ETA " + eta;
   if (line.size() > 150) line = line.substr(0, 147) + "...";
-  std::fprintf(out_, "\r\033[K%s", line.c_str());
+  fmt::print(out_, "\r\033[K{}", line);
   std::fflush(out_);
 }
 

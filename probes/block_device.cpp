@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "vocab/file_io.h"
 #include "vocab/text.h"
 
@@ -41,8 +43,7 @@ void filesystem_from_statfs(DriveDevice& d, const std::string& mountinfo_path) {
     return;
   }
   d.filesystem = "unknown";
-  char magic[32];
-  std::snprintf(magic, sizeof magic, "0x%llx", kind ? static_cast<unsigned long long>(kind->magic) : 0ull);
+  const std::string magic = fmt::format("0x{:x}", kind ? static_cast<unsigned long long>(kind->magic) : 0ull);
   d.notes.push_back("filesystem of " + d.dir + " unknown: no " + mountinfo_path + " entry covers it and " +
                     (kind ? std::string("its statfs type ") + magic + " is not one moebench knows"
                           : kind.error().message));

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "vocab/environment.h"
 #include "vocab/text.h"
 #include "vocab/units.h"
@@ -527,9 +529,9 @@ double point_relative_range(const DriveReadPoint& p) {
 }
 
 std::string curve_point_row(const DriveReadPoint& p) {
-  std::string row = std::string(p.pattern == "random" ? "random " : "sequential ") +
-                    format_bytes(static_cast<double>(p.block_bytes)) + " QD" + std::to_string(p.queue_depth);
-  if (row.size() < 26) row += std::string(26 - row.size(), ' ');
+  // ASCII, so fmt's width (code points) is the byte width the column had.
+  std::string row = fmt::format("{:<26}", fmt::format("{} {} QD{}", p.pattern == "random" ? "random" : "sequential",
+                                                        format_bytes(static_cast<double>(p.block_bytes)), p.queue_depth));
   row += " | " + format_rate_spread(p.read_bytes_s.value, p.read_spread);
   if (p.fio && p.fio->read_bytes_s > 0) {
     row += " | fio " + format_rate_spread(p.fio->read_bytes_s, p.fio->read_spread);
@@ -571,9 +573,8 @@ std::string profile_summary(const MachineProfile& m) {
   if (m.memory_bandwidth) {
     s += "  memory bw  (" + m.memory_bandwidth->convention + ")\n";
     for (const BandwidthFigure& f : m.memory_bandwidth->cells) {
-      s += "             " + f.kernel + std::string(6 - std::min<std::size_t>(5, f.kernel.size()), ' ') +
-           std::to_string(f.threads) + " thread(s): median " + format_rate(f.median_bytes_s) + ", best " +
-           format_rate(f.best_bytes_s) + "\n";
+      s += fmt::format("             {:<5} {} thread(s): median {}, best {}\n", f.kernel, f.threads,
+                       format_rate(f.median_bytes_s), format_rate(f.best_bytes_s));
     }
     s += "             cross-check: " + m.memory_bandwidth->reference;
     if (m.memory_bandwidth->reference_read_bytes_s) s += " → " + format_rate(*m.memory_bandwidth->reference_read_bytes_s);
@@ -608,7 +609,7 @@ std::string profile_summary(const MachineProfile& m) {
   if (!m.kernels.empty()) {
     s += "  kernels    (weight bytes/s and GFLOP/s, 3584 x 3072 from DRAM)\n";
     for (const KernelFigure& k : m.kernels) {
-      std::string line = "             " + k.quant + std::string(k.quant.size() < 7 ? 7 - k.quant.size() : 1, ' ') +
+      std::string line = fmt::format("             {:<6} ", k.quant) +
                          (k.shape == "matvec" ? "matvec      " : "matmul b" + std::to_string(k.batch) + "  ") +
                          std::to_string(k.threads) + " thread(s)  " + format_rate(k.weight_bytes_s.value);
       if (k.gflop_s) line += "  " + format_fixed(*k.gflop_s, 1) + " GFLOP/s";

@@ -2,14 +2,15 @@
 // SVG. Layout is computed, not measured: text widths are estimated from
 // character counts (a sans-serif 11 px glyph averages ~6.2 px), which is
 // enough to size margins and legends without a font engine. Every number
-// goes through svg::fixed (std::to_chars), so output does not depend on the
+// goes through svg::fixed (format_fixed, {fmt}), so output does not depend on the
 // locale.
 #include "reports/svg_chart.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <set>
+
+#include "vocab/text.h"
 
 namespace moebench::svg {
 namespace {
@@ -304,9 +305,7 @@ Marker marker_shape(std::size_t i) {
 
 std::string fixed(double v, int decimals) {
   if (!std::isfinite(v)) return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
-  std::string s = ec == std::errc() ? std::string(buf, end) : std::string("?");
+  std::string s = format_fixed(v, decimals);
   // "-0.0" → "0.0": a rounded-away sign is noise.
   if (!s.empty() && s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
   return s;

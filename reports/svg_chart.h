@@ -3,7 +3,7 @@
 // marks on the x axis) and horizontal bar charts (grouped bars, reference
 // lines, value labels). Each render function is a pure function from a
 // description to one <svg> element: the same description gives the same
-// bytes (numbers are printed with locale-independent to_chars), all text is
+// bytes (numbers are printed locale-independently, through format_fixed), all text is
 // XML-escaped, and nothing refers to anything outside the element except the
 // SVG namespace.
 //

@@ -21,6 +21,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+
 namespace moebench {
 namespace {
 
@@ -362,8 +364,7 @@ Expected<FilesystemKind> filesystem_kind(const std::string& path) {
 std::string reads_bypass_drive(const std::string& dir) {
   auto kind = filesystem_kind(dir);
   if (!kind) return "";
-  char magic[32];
-  std::snprintf(magic, sizeof magic, "0x%llx", static_cast<unsigned long long>(kind->magic));
+  const std::string magic = fmt::format("0x{:x}", static_cast<unsigned long long>(kind->magic));
   const std::string fs = kind->name.empty() ? std::string("a filesystem of statfs type ") + magic : kind->name;
   if (kind->in_ram) {
     return dir + " is on " + fs + ", which keeps its files in RAM: reads from it never reach a drive, so the " +

@@ -626,17 +626,6 @@ std::string group_digits(u64 v) {
   return s;
 }
 
-// Decimal units, as the published figures and drive makers use them.
-std::string decimal_bytes(double b) {
-  static constexpr const char* kUnits[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-  int unit = 0;
-  while (b >= 1000.0 && unit < 5) {
-    b /= 1000.0;
-    ++unit;
-  }
-  return unit == 0 ? format_fixed(b, 0) + " B" : format_fixed(b, 2) + " " + kUnits[unit];
-}
-
 std::string count_words(double n) {
   if (n >= 1e12) return format_fixed(n / 1e12, 3) + " trillion";
   if (n >= 1e9) return format_fixed(n / 1e9, 2) + " billion";
@@ -647,7 +636,7 @@ std::string count_words(double n) {
 
 // Exact bytes, then decimal and binary units.
 std::vector<std::string> byte_cells(u64 v) {
-  return {group_digits(v) + " B", decimal_bytes(static_cast<double>(v)),
+  return {group_digits(v) + " B", format_bytes_decimal(static_cast<double>(v)),
           format_bytes(static_cast<double>(v))};
 }
 
@@ -780,8 +769,8 @@ std::string decode_section(const ModelCard& c, const std::string& quant) {
   const DecodeBytes d = c.decode_bytes(quant);
   std::vector<std::vector<std::string>> rows{{"regime", "from memory", "from storage", "total"}};
   auto add = [&rows](const char* what, const TokenTraffic& t) {
-    rows.push_back({what, decimal_bytes(static_cast<double>(t.memory)),
-                    decimal_bytes(static_cast<double>(t.storage)), decimal_bytes(static_cast<double>(t.total()))});
+    rows.push_back({what, format_bytes_decimal(static_cast<double>(t.memory)),
+                    format_bytes_decimal(static_cast<double>(t.storage)), format_bytes_decimal(static_cast<double>(t.total()))});
   };
   add("all resident", d.all_resident);
   add("trunk resident, experts streamed", d.experts_streamed);
@@ -827,9 +816,9 @@ std::string cache_section(const ModelCard& c, const std::vector<u64>& contexts) 
   out += render_table(rows, "lrl");
   std::vector<std::vector<std::string>> ctx{{"context", "KV", "+ state", "= total", "total (binary)"}};
   for (u64 n : contexts) {
-    ctx.push_back({group_digits(n), decimal_bytes(static_cast<double>(sat_mul(c.kv_bytes_per_token(), n))),
-                   decimal_bytes(static_cast<double>(c.linear_state_bytes())),
-                   decimal_bytes(static_cast<double>(c.cache_bytes(n))),
+    ctx.push_back({group_digits(n), format_bytes_decimal(static_cast<double>(sat_mul(c.kv_bytes_per_token(), n))),
+                   format_bytes_decimal(static_cast<double>(c.linear_state_bytes())),
+                   format_bytes_decimal(static_cast<double>(c.cache_bytes(n))),
                    format_bytes(static_cast<double>(c.cache_bytes(n)))});
   }
   return out + render_table(ctx, "rrrrr");

@@ -2,8 +2,8 @@
 #include "vocab/text.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cstdio>
+
+#include <fmt/format.h>
 
 namespace moebench {
 
@@ -70,17 +70,12 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
   return m ? " (did you mean \"" + *m + "\"?)" : "";
 }
 
-std::string format_fixed(double v, int decimals) {
-  char buf[400];
-  const auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
-  return ec == std::errc() ? std::string(buf, ptr) : std::string("?");
-}
+// fmt's "f" and "e" without "L" ignore the locale, and round exactly (as
+// std::to_chars and printf do): 999.95 is 999.950000000000045..., so "999.95"
+// at two decimals and "1000.0" at one.
+std::string format_fixed(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
 
-std::string format_scientific(double v, int digits) {
-  char buf[64];
-  const auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific, digits);
-  return ec == std::errc() ? std::string(buf, ptr) : std::string("?");
-}
+std::string format_scientific(double v, int digits) { return fmt::format("{:.{}e}", v, digits); }
 
 std::uint64_t fnv1a64(std::string_view data) {
   std::uint64_t h = 1469598103934665603ull;
@@ -91,11 +86,7 @@ std::uint64_t fnv1a64(std::string_view data) {
   return h;
 }
 
-std::string hex64(std::uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
+std::string hex64(std::uint64_t v) { return fmt::format("{:016x}", v); }
 
 std::string utf8_prefix(std::string_view s, std::size_t max_bytes) {
   if (s.size() <= max_bytes) return std::string(s);

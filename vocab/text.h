@@ -27,10 +27,10 @@ std::optional<std::string> closest_match(std::string_view word,
 // " (did you mean \"x\"?)" or "" — ready to append to a message.
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
-// Locale-independent number formatting (std::to_chars): the same bytes
-// whatever LC_NUMERIC says.
+// Locale-independent number formatting ({fmt} without "L"): the same bytes
+// whatever LC_NUMERIC says. Non-finite values print as "inf", "-inf", "nan".
 std::string format_fixed(double v, int decimals);     // format_fixed(1.2345, 2) == "1.23"
-std::string format_scientific(double v, int digits);  // format_scientific(12345, 3) == "1.23e+04"
+std::string format_scientific(double v, int digits);  // format_scientific(12345, 2) == "1.23e+04"
 
 std::uint64_t fnv1a64(std::string_view data);
 std::string hex64(std::uint64_t v);  // 16 lowercase hex digits

@@ -1,9 +1,11 @@
-// units.cpp — see units.h. Parsing is locale-independent (std::from_chars).
+// units.cpp — see units.h. Parsing is locale-independent (std::from_chars),
+// and so is printing ({fmt} without the "L" flag).
 #include "vocab/units.h"
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
+
+#include <fmt/format.h>
 
 #include "vocab/text.h"
 
@@ -114,7 +116,19 @@ std::string format_bytes(double bytes) {
     v /= 1024.0;
     ++unit;
   }
-  return unit == 0 ? format_fixed(v, 0) + " B" : format_fixed(v, 2) + " " + kUnits[unit];
+  // Whole bytes below 1 KiB ("1023 B"; 1023.5 rounds to "1024 B"), two decimals above.
+  return unit == 0 ? fmt::format("{:.0f} B", v) : fmt::format("{:.2f} {}", v, kUnits[unit]);
+}
+
+std::string format_bytes_decimal(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  int unit = 0;
+  double v = bytes;
+  while (v >= 1000.0 && unit < 5) {  // not fabs: -5000 stays "-5000 B", as the card report printed it
+    v /= 1000.0;
+    ++unit;
+  }
+  return unit == 0 ? fmt::format("{:.0f} B", v) : fmt::format("{:.2f} {}", v, kUnits[unit]);
 }
 
 std::string format_rate(double bytes_s) {
@@ -125,25 +139,16 @@ std::string format_rate(double bytes_s) {
     v /= 1000.0;
     ++unit;
   }
-  return format_fixed(v, 2) + " " + kUnits[unit];
+  return fmt::format("{:.2f} {}", v, kUnits[unit]);
 }
 
 std::string format_duration_s(double seconds) {
-  char buf[64];
   if (!std::isfinite(seconds) || seconds < 0) return "?";
-  if (seconds < 1.0) {
-    return format_fixed(seconds * 1e3, 0) + " ms";
-  } else if (seconds < 60.0) {
-    return format_fixed(seconds, 1) + " s";
-  } else {
-    const long total = std::lround(seconds);
-    if (total >= 3600) {
-      std::snprintf(buf, sizeof buf, "%ldh%02ldm%02lds", total / 3600, (total / 60) % 60, total % 60);
-    } else {
-      std::snprintf(buf, sizeof buf, "%ldm%02lds", total / 60, total % 60);
-    }
-  }
-  return buf;
+  if (seconds < 1.0) return fmt::format("{:.0f} ms", seconds * 1e3);
+  if (seconds < 60.0) return fmt::format("{:.1f} s", seconds);
+  const long total = std::lround(seconds);
+  if (total >= 3600) return fmt::format("{}h{:02}m{:02}s", total / 3600, (total / 60) % 60, total % 60);
+  return fmt::format("{}m{:02}s", total / 60, total % 60);
 }
 
 }  // namespace moebench

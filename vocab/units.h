@@ -33,7 +33,9 @@ Expected<std::uint64_t> parse_size_bytes(std::string_view text);
 Expected<double> parse_rate_bytes_s(std::string_view text);
 
 // Printing: binary prefixes for sizes, decimal for rates (as drives are sold).
+// All locale-independent. Below one unit a size is whole bytes ("1023 B").
 std::string format_bytes(double bytes);           // "8.00 GiB", "512 B"
+std::string format_bytes_decimal(double bytes);   // "12.78 GB", "1.00 kB" (powers of 1000, as published figures)
 std::string format_rate(double bytes_s);          // "1.52 GB/s" (decimal)
 std::string format_duration_s(double seconds);    // "1m05s", "3.2 s", "850 ms"
 

@@ -5,8 +5,9 @@
 #include <hwloc.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <mutex>
+
+#include <fmt/format.h>
 
 namespace moebench {
 namespace {
@@ -82,16 +83,14 @@ Expected<Topology> probe_topology() {
     for (; parent != nullptr && parent->type != HWLOC_OBJ_PCI_DEVICE; parent = parent->parent) {
     }
     if (parent != nullptr && parent->type == HWLOC_OBJ_PCI_DEVICE) {
-      char bus[32];
-      std::snprintf(bus, sizeof bus, "%04x:%02x:%02x.%01x", parent->attr->pcidev.domain, parent->attr->pcidev.bus,
-                    parent->attr->pcidev.dev, parent->attr->pcidev.func);
-      b.pci_bus_id = bus;
+      b.pci_bus_id = fmt::format("{:04x}:{:02x}:{:02x}.{:01x}", parent->attr->pcidev.domain,
+                                 parent->attr->pcidev.bus, parent->attr->pcidev.dev, parent->attr->pcidev.func);
       b.pci_link_gb_s = parent->attr->pcidev.linkspeed;
     }
     t.block_devices.push_back(b);
   }
   const unsigned v = hwloc_get_api_version();
-  t.hwloc_version = std::to_string(v >> 16) + "." + std::to_string((v >> 8) & 0xff) + "." + std::to_string(v & 0xff);
+  t.hwloc_version = fmt::format("{}.{}.{}", v >> 16, (v >> 8) & 0xff, v & 0xff);
   return t;
 }
 

@@ -15,6 +15,8 @@
 #include <deque>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "engines/io/read_queue.h"
 #include "vocab/file_io.h"
 
@@ -62,12 +64,7 @@ constexpr std::uint64_t kAlignBytes = 4096;
 constexpr std::uint64_t kMaxPieceBytes = 1ull << 30;  // one SQE / pread call at most
 constexpr int kMaxTransientRetries = 64;             // EINTR/EAGAIN from the device
 
-std::string hex(const void* p) {
-  char buf[32];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, reinterpret_cast<std::uintptr_t>(p), 16);
-  (void)ec;
-  return "0x" + std::string(buf, end);
-}
+std::string hex(const void* p) { return fmt::format("{:#x}", reinterpret_cast<std::uintptr_t>(p)); }
 
 struct Drive {
   std::string path;

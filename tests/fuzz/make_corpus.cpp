@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "engines/container/gguf_writer.h"
 
 using namespace moebench;
@@ -14,7 +16,7 @@ void write(const std::string& dir, const std::string& name, std::vector<GgufKv> 
            std::uint64_t alignment) {
   auto layout = gguf_layout(std::move(kvs), t, alignment);
   if (!layout) {
-    std::fprintf(stderr, "%s\n", layout.error().message.c_str());
+    fmt::print(stderr, "{}\n", layout.error().message);
     return;
   }
   std::ofstream out(dir + "/" + name, std::ios::binary);
@@ -24,7 +26,7 @@ void write(const std::string& dir, const std::string& name, std::vector<GgufKv> 
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: make_corpus DIR\n");
+    fmt::print(stderr, "usage: make_corpus DIR\n");
     return 1;
   }
   const std::string dir = argv[1];

@@ -65,4 +65,13 @@ TEST_CASE("terminal progress shows point i/N, what runs and an ETA", "[progress]
   CHECK(text.find("[2/4] null tiny-moe") != std::string::npos);
   CHECK(text.find("[3/4] null tiny-moe ctx=64 — repetition 2/3  ETA 19.0 s") != std::string::npos);
   CHECK(text.find("[3/4] null tiny-moe ctx=64: failed") != std::string::npos);
+  // Byte for byte (the output as printf wrote it, before {fmt}): each redraw
+  // returns to column 0 and clears the line.
+  CHECK(text ==
+        "resuming: 1 of 4 points already finished\n"
+        "\r\033[K[2/4] null tiny-moe  ETA ?"
+        "\r\033[K[3/4] null tiny-moe ctx=64  ETA 20.0 s"
+        "\r\033[K[3/4] null tiny-moe ctx=64 — repetition 2/3  ETA 19.0 s"
+        "\r\033[K[3/4] null tiny-moe ctx=64: failed\n"
+        "\r\033[K");
 }

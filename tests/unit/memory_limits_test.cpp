@@ -9,9 +9,10 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "vocab/file_io.h"
 #include "probes/memory_limits.h"
@@ -198,8 +199,10 @@ struct AsChildReport {
   char error[400] = {};
 };
 
+// At most cap - 1 bytes and a NUL (what snprintf with %s did); no allocation.
 void copy_text(char* dst, std::size_t cap, const std::string& src) {
-  std::snprintf(dst, cap, "%s", src.c_str());
+  if (cap == 0) return;
+  *fmt::format_to_n(dst, cap - 1, "{}", src).out = '\0';
 }
 
 [[noreturn]] void rlimit_as_child(int fd) {
