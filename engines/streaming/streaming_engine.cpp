@@ -147,9 +147,9 @@ class StreamingEngine final : public Engine {
     auto counters = [&] {
       EngineCounters c;
       c.read_bytes = (*io)->counters().bytes;
-      c.hits = source.hits;
-      c.misses = source.misses;
-      c.misses_hidden = source.misses_hidden;
+      c.hits = source.counts().hits;
+      c.misses = source.counts().misses;
+      c.misses_hidden = source.counts().misses_hidden;
       c.io_wait_s = source.io_wait_s;
       c.io_busy_s = (*io)->counters().busy_s;
       return c;
