@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
 #include "engines/analytic/hit_rate.h"
+#include "engines/cache/memory_plan.h"
 #include "vocab/quant_format.h"
 #include "vocab/card_tensors.h"
 #include "vocab/text.h"
@@ -22,7 +24,6 @@ constexpr double kAlign = 4096;
 // rings): 25 MiB (beside the KV/state) reproduces the slot counts of every streaming row of the
 // quick sweep on the build machine (46-94 slots, two quants).
 constexpr double kProcessOverheadBytes = 25.0 * 1048576;
-double margin_bytes(double budget) { return 24.0 * 1048576 + budget / 100; }
 double align_up(double v) { return std::ceil(v / kAlign) * kAlign; }
 
 std::string gbps(double b) { return format_rate(b); }
@@ -239,49 +240,69 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
   bool cliff = false;
   double paged_share = 0;
   if (!streaming) {
-    const double need = container + kv_bytes + kProcessOverheadBytes;
-    step("resident memory", need, "B", "container + KV/state + process");
-    if (need > usable) {
+    // The resident engine's plan (engines/cache/memory_plan.h): container +
+    // KV/state + working margin (24 MiB + 1 % of the container).
+    ResidentPlanInput in;
+    in.budget_bytes = point.ram_budget_bytes;
+    in.usable_bytes = static_cast<std::uint64_t>(usable);
+    in.file_bytes = static_cast<std::uint64_t>(container);
+    in.state_bytes = static_cast<std::uint64_t>(kv_bytes);
+    const ResidentPlan plan = plan_resident(in);
+    const double need = static_cast<double>(plan.need_bytes);
+    step("resident memory", need, "B", "container + KV/state + working margin (24 MiB + 1 % of the container)");
+    if (!plan.within_usable) {
       m.status = RowStatus::kInfeasible;
+      m.min_budget_bytes = plan.min_budget_bytes();  // more than this machine can hold
       m.reason = "the container (" + format_bytes(container) + ") plus KV/state (" + format_bytes(kv_bytes) +
-                 ") does not fit usable memory (" + format_bytes(usable) + ")";
+                 ") and working memory does not fit usable memory (" + format_bytes(usable) + ")";
       return pr;
     }
-    if (point.ram_budget_bytes && static_cast<double>(*point.ram_budget_bytes) < need) {
+    if (!plan.within_budget) {
       m.status = RowStatus::kInfeasible;
+      m.min_budget_bytes = plan.min_budget_bytes();
       m.reason = "budget " + format_bytes(static_cast<double>(*point.ram_budget_bytes)) + " is below the resident engine's " +
-                 format_bytes(need) + " (container + KV/state)";
+                 format_bytes(need) + " (container + KV/state + working memory)";
       return pr;
     }
   } else {
     const double resident = static_cast<double>(tb.total()) + kv_bytes + kProcessOverheadBytes;
-    const double all = static_cast<double>(L) * E;
     const double slot = align_up(record);
-    double n = all;
-    if (point.ram_budget_bytes) {
-      const double budget = static_cast<double>(*point.ram_budget_bytes);
-      n = std::min(all, std::floor(std::max(0.0, budget - resident - margin_bytes(budget)) / slot));
-      if (n < k) {
-        const double min_budget = (resident + margin_bytes(0) + k * slot) / 0.99 + 1;
-        m.status = RowStatus::kInfeasible;
-        m.min_budget_bytes = static_cast<std::uint64_t>(min_budget);
-        m.reason = "budget " + format_bytes(budget) + " leaves room for " + std::to_string(static_cast<long long>(n)) +
+    // The engine's plan (engines/cache/memory_plan.h), on predicted resident bytes.
+    StreamingPlanInput in;
+    in.budget_bytes = point.ram_budget_bytes;
+    in.usable_bytes = static_cast<std::uint64_t>(usable);
+    in.resident_bytes = static_cast<std::uint64_t>(resident);
+    in.slot_bytes = static_cast<std::uint64_t>(slot);
+    in.moe_layers = L;
+    in.experts = E;
+    in.k = k;
+    const StreamingPlan plan = plan_streaming(in);
+    const double n = static_cast<double>(plan.slots);
+    if (!plan.fits) {
+      m.status = RowStatus::kInfeasible;
+      if (point.ram_budget_bytes) {
+        const double budget = static_cast<double>(*point.ram_budget_bytes);
+        const double min_budget = static_cast<double>(plan.min_budget_bytes);
+        m.min_budget_bytes = plan.min_budget_bytes;
+        m.reason = "budget " + format_bytes(budget) + " leaves room for " + std::to_string(plan.slots) +
                    " expert slots but one layer's top-" + std::to_string(k) + " needs " + std::to_string(k) +
                    ": minimum budget " + format_bytes(min_budget) + " (predicted: trunk " +
                    format_bytes(static_cast<double>(tb.total())) + ", KV/state " + format_bytes(kv_bytes) + ")";
-        return pr;
+      } else {
+        m.reason = "usable memory " + format_bytes(usable) + " holds fewer than " + std::to_string(k) +
+                   " expert slots beside the resident " + format_bytes(resident) + " (predicted)";
       }
-      if (budget > usable) {
-        cliff = true;
-        const double fits = std::max(0.0, std::floor((usable - resident - margin_bytes(usable)) / slot));
-        paged_share = n > 0 ? std::max(0.0, (n - fits) / n) : 0;
-        m.notes.push_back("WARNING: budget " + format_bytes(budget) + " is beyond usable memory (" + format_bytes(usable) +
-                          "): " + format_fixed(100 * paged_share, 0) +
-                          " % of the cache would page, so those hits become page-fault reads (predicted collapse)");
-      }
-    } else {
-      const double room = std::max(0.0, usable - resident - 1073741824.0);
-      n = std::min(all, std::floor(room / slot));
+      return pr;
+    }
+    if (point.ram_budget_bytes && static_cast<double>(*point.ram_budget_bytes) > usable) {
+      const double budget = static_cast<double>(*point.ram_budget_bytes);
+      cliff = true;
+      const double fits = static_cast<double>(streaming_slots(in.usable_bytes, in.resident_bytes, in.slot_bytes,
+                                                              std::numeric_limits<std::uint64_t>::max()));
+      paged_share = n > 0 ? std::max(0.0, (n - fits) / n) : 0;
+      m.notes.push_back("WARNING: budget " + format_bytes(budget) + " is beyond usable memory (" + format_bytes(usable) +
+                        "): " + format_fixed(100 * paged_share, 0) +
+                        " % of the cache would page, so those hits become page-fault reads (predicted collapse)");
     }
     slots = static_cast<std::size_t>(n);
     step("cache slots", n, "slots", "budget − trunk − KV/state − process − margin, ÷ slot " + format_bytes(slot));
@@ -298,8 +319,8 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
       plan.routing = point.routing;
       plan.prefetch = point.prefetch;
       plan.policy = point.cache_policy == "lfu" ? CachePolicy::kLfu : CachePolicy::kLru;
-      plan.seed = ctx.seed * 1000003ull + static_cast<std::uint64_t>(ctx.repetition);
-      plan.source_seed = ctx.seed + 7919 * static_cast<std::uint64_t>(ctx.repetition);
+      plan.seed = routing_seed(ctx.seed, ctx.repetition);
+      plan.source_seed = source_seed(ctx.seed, ctx.repetition);
       plan.prompt_tokens = prompt;
       plan.gen_tokens = gen;
       plan.chunk = point.engine.options.count("chunk") ? std::stoul(point.engine.options.at("chunk")) : 32;
@@ -315,7 +336,7 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
         h = uniform_lru_hit_rate(shape);
         hit_how = "closed form, uniform routing, LRU, steady state";
       } else {
-        auto p = routing_popularity(point.routing, shape, ctx.seed * 1000003ull, 2000, ctx.base_dir);
+        auto p = routing_popularity(point.routing, shape, routing_seed(ctx.seed, 0), 2000, ctx.base_dir);
         if (!p) return p.error();
         h = che_lru_hit_rate(shape, *p);
         hit_how = "Che's computation over the routing's popularity, LRU, steady state";

@@ -3,7 +3,9 @@
 //
 // It mirrors what the real engines do, step by step, and keeps every step
 // (name, value, unit, how) so a prediction can be explained:
-//   memory plan   resident: container + KV/state must fit usable memory;
+//   memory plan   engines/cache/memory_plan.h, as the engines: resident:
+//                 container + KV/state + working margin must fit usable
+//                 memory and the budget;
 //                 streaming: trunk + KV/state + process overhead + margin
 //                 (24 MiB + 1 % of the budget, as the engine) leave the
 //                 expert cache; fewer slots than one layer's k → infeasible

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "engines/cache/cache_model.h"
 #include "engines/routing/routing.h"
 
 namespace moebench {
@@ -118,130 +119,29 @@ Expected<std::vector<std::vector<double>>> routing_popularity(const std::string&
 
 namespace {
 
-// The streaming source's cache-level behaviour (streaming_source.cpp), with
-// every read landing at once.
-class CacheReplay {
+// The streaming source's loader with every read landing at once: the slot
+// is ready the moment it is claimed, so a need never waits for a slot.
+class InstantLoader final : public CacheLoader {
  public:
-  CacheReplay(ExpertCache& cache, const CacheShape& s, const std::string& prefetch, std::uint64_t seed)
-      : cache_(cache), s_(s), prefetch_(prefetch != "off"), rng_(seed * 0x9e3779b97f4a7c15ull + 1) {
-    if (prefetch.rfind("pregate:", 0) == 0) pregate_ = std::stod(prefetch.substr(8));
-    origin_.assign(cache_.slots(), kNone);
-    last_.assign(static_cast<std::size_t>(s.moe_layers), {});
-  }
-  WindowCounts counts;
-
-  void routed(int layer, const std::vector<int>& experts) {
-    if (layer == prefetch_layer_) queue_.clear();
-    std::vector<int> missing;
-    for (int e : experts) {
-      const int slot = cache_.find(layer, e);
-      if (slot == ExpertCache::kNone) {
-        missing.push_back(e);
-      } else {
-        cache_.pin(slot);
-      }
-    }
-    unslotted_ = 0;
-    for (int e : missing) {
-      const int slot = claim(layer, e);
-      if (slot == ExpertCache::kNone) {
-        ++unslotted_;
-        continue;
-      }
-      origin_[static_cast<std::size_t>(slot)] = kNeed;
-      cache_.pin(slot);
-    }
-    if (prefetch_ && pregate_ < 0 && s_.moe_layers > 0) {
-      prefetch_layer_ = (layer + 1) % s_.moe_layers;
-      queue_ = last_[static_cast<std::size_t>(prefetch_layer_)];
-      issue();
-    }
-    last_[static_cast<std::size_t>(layer)] = experts;
-  }
-
-  void upcoming(int layer, const std::vector<int>& experts) {
-    if (pregate_ < 0) return;
-    std::vector<int> guess;
-    for (int e : experts) {
-      if (static_cast<double>(next() >> 11) * 0x1.0p-53 < pregate_) {
-        guess.push_back(e);
-      } else {
-        int wrong = e;
-        for (int tries = 0; tries < 64 && (wrong == e || std::find(experts.begin(), experts.end(), wrong) != experts.end());
-             ++tries) {
-          wrong = static_cast<int>(next() % static_cast<std::uint64_t>(s_.experts));
-        }
-        guess.push_back(wrong);
-      }
-    }
-    prefetch_layer_ = layer;
-    queue_ = std::move(guess);
-    issue();
-  }
-
-  void use(int layer, int e) {
-    int slot = cache_.find(layer, e);
-    if (slot == ExpertCache::kNone) {
-      slot = claim(layer, e);
-      if (slot == ExpertCache::kNone) return;  // cannot happen with >= k slots
-      if (unslotted_ > 0) --unslotted_;
-      origin_[static_cast<std::size_t>(slot)] = kNeed;
-      cache_.pin(slot);
-    }
-    const std::size_t si = static_cast<std::size_t>(slot);
-    switch (origin_[si]) {
-      case kNone: ++counts.hits; break;
-      case kNeed: ++counts.misses; break;
-      case kPrefetch: ++counts.misses; ++counts.misses_hidden; break;
-    }
-    origin_[si] = kNone;
-    cache_.touch(slot, layer, e);
-    cache_.unpin(slot);
-    if (prefetch_ && unslotted_ == 0 && !queue_.empty()) issue();
+  explicit InstantLoader(ExpertCache& cache) : cache_(cache) {}
+  Status load(int slot, int, int) override {
+    cache_.set_ready(slot);
+    return Status::success();
   }
 
  private:
-  enum Origin : std::uint8_t { kNone, kNeed, kPrefetch };
-  int claim(int layer, int e) {
-    const std::uint64_t before = cache_.evictions();
-    // Which slot is reused: a prefetch evicted before its need was wasted.
-    const int slot = cache_.claim(layer, e);
-    if (slot == ExpertCache::kNone) return slot;
-    if (cache_.evictions() > before && origin_[static_cast<std::size_t>(slot)] == kPrefetch) ++counts.wasted_reads;
-    cache_.set_ready(slot);
-    ++counts.reads;
-    return slot;
-  }
-  void issue() {
-    std::size_t done = 0;
-    for (; done < queue_.size(); ++done) {
-      const int e = queue_[done];
-      if (cache_.find(prefetch_layer_, e) != ExpertCache::kNone) continue;
-      const int slot = claim(prefetch_layer_, e);
-      if (slot == ExpertCache::kNone) break;
-      origin_[static_cast<std::size_t>(slot)] = kPrefetch;
-    }
-    queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(done));
-  }
-  std::uint64_t next() {
-    rng_ += 0x9e3779b97f4a7c15ull;
-    std::uint64_t z = rng_;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-
   ExpertCache& cache_;
-  CacheShape s_;
-  bool prefetch_ = false;
-  double pregate_ = -1;
-  std::uint64_t rng_;
-  std::vector<Origin> origin_;
-  std::vector<std::vector<int>> last_;
-  std::vector<int> queue_;
-  int prefetch_layer_ = -1;
-  int unslotted_ = 0;
 };
+
+WindowCounts window(const CacheCounts& c) {
+  WindowCounts w;
+  w.hits = c.hits;
+  w.misses = c.misses;
+  w.misses_hidden = c.misses_hidden;
+  w.reads = c.reads;
+  w.wasted_reads = c.wasted_reads;
+  return w;
+}
 
 }  // namespace
 
@@ -255,7 +155,8 @@ Expected<ReplayCounts> simulate_cache(const CacheShape& s, const ReplayPlan& pla
   if (!cache) return cache.error();
   auto gen = make_routing(plan.routing, RoutingShape{s.moe_layers, s.experts, s.k}, plan.seed, plan.base_dir);
   if (!gen) return gen.error();
-  CacheReplay replay(*cache, s, plan.prefetch, plan.source_seed);
+  InstantLoader loader(*cache);
+  CacheModel model(*cache, loader, plan.prefetch, s.moe_layers, s.experts, plan.source_seed);
   std::vector<std::vector<int>> routes;
   auto distinct_of = [&](int l) {
     std::vector<int> ids;
@@ -265,28 +166,41 @@ Expected<ReplayCounts> simulate_cache(const CacheShape& s, const ReplayPlan& pla
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     return ids;
   };
-  auto forward = [&](std::size_t batch) {
+  // The executor's calls, in its order (engines/executor/executor.cpp).
+  auto forward = [&](std::size_t batch) -> Status {
     routes.assign(batch, {});
     for (auto& r : routes) (*gen)->next_token(r);
     for (int l = 0; l < s.moe_layers; ++l) {
-      if (l == 0) replay.upcoming(0, distinct_of(0));
-      const std::vector<int> d = distinct_of(l);
-      replay.routed(l, d);
-      if (l + 1 < s.moe_layers) replay.upcoming(l + 1, distinct_of(l + 1));
-      for (int e : d) replay.use(l, e);
+      if (l == 0) model.upcoming(0, distinct_of(0));
+      std::vector<int> remaining = distinct_of(l);
+      if (Status st = model.routed(l, remaining); !st) return st;
+      if (l + 1 < s.moe_layers) model.upcoming(l + 1, distinct_of(l + 1));
+      while (!remaining.empty()) {
+        const int ready = model.pick(l, remaining);
+        const std::size_t at = ready >= 0 ? static_cast<std::size_t>(ready) : 0;
+        const int e = remaining[at];
+        remaining.erase(remaining.begin() + static_cast<std::ptrdiff_t>(at));
+        auto slot = model.acquire(l, e);
+        if (!slot) return slot.error();
+        model.count_use(*slot, l, e, true);  // every read landed before its need
+        model.release(l, e);
+      }
     }
+    return Status::success();
   };
   ReplayCounts out;
   const std::int64_t prompt = std::max<std::int64_t>(1, plan.prompt_tokens);
   for (std::int64_t done = 0; done < prompt;) {
     const std::size_t n = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(std::max<std::size_t>(1, plan.chunk)), prompt - done));
-    forward(n);
+    if (Status st = forward(n); !st) return st.error();
     done += static_cast<std::int64_t>(n);
   }
-  out.prefill = replay.counts;
-  replay.counts = {};
-  for (std::int64_t t = 1; t < std::max<std::int64_t>(1, plan.gen_tokens); ++t) forward(1);
-  out.decode = replay.counts;
+  out.prefill = window(model.counts);
+  model.counts = {};
+  for (std::int64_t t = 1; t < std::max<std::int64_t>(1, plan.gen_tokens); ++t) {
+    if (Status st = forward(1); !st) return st.error();
+  }
+  out.decode = window(model.counts);
   return out;
 }
 

@@ -5,11 +5,11 @@
 //   che_lru_hit_rate      computed: any per-expert popularity (zipf), LRU,
 //                         steady state (Che's characteristic-time method);
 //   simulate_cache        replay: a routing generator (any spec, traces
-//                         included) through the streaming engine's own
-//                         ExpertCache in the engine's order — pin what is
-//                         cached, claim slots for the misses, prefetch as the
-//                         engine does — counting hits, misses, hidden misses
-//                         and reads per window (prefill, decode).
+//                         included) through the streaming engine's own cache
+//                         policy (engines/cache/cache_model.h: the code the
+//                         StreamingSource runs) in the executor's call order,
+//                         every read landing at once — counting hits, misses,
+//                         hidden misses and reads per window (prefill, decode).
 //
 // The closed form. The cache holds `slots` experts shared by L MoE layers;
 // each layer of each token needs k of E experts, each with probability

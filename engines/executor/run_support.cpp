@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "engines/container/container_plan.h"
+#include "engines/executor/memory_limits.h"
 #include "vocab/file_io.h"
 #include "vocab/text.h"
 #include "vocab/units.h"
@@ -172,24 +173,8 @@ std::optional<std::uint64_t> proc_read_bytes() {
 }
 
 std::uint64_t usable_memory_bytes() {
-  std::uint64_t avail = 0;
-  {
-    std::ifstream in("/proc/meminfo");
-    std::string key, unit;
-    std::uint64_t v = 0;
-    while (in >> key >> v) {
-      std::getline(in, unit);
-      if (key == "MemAvailable:") avail = v * 1024;
-    }
-  }
-  std::uint64_t usable = avail + current_rss_bytes();
-  std::ifstream cg("/sys/fs/cgroup/memory.max");
-  std::string limit;
-  if (cg >> limit && limit != "max") {
-    const std::uint64_t l = std::strtoull(limit.c_str(), nullptr, 10);
-    if (l > 0) usable = std::min(usable, l);
-  }
-  return usable;
+  // One definition with the machine probe (engines/executor/memory_limits.h).
+  return usable_memory_bytes(read_memory_limits(), current_rss_bytes());
 }
 
 std::string drive_reads_bypass_reason(const Point& point, const RunContext& ctx) {

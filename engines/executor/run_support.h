@@ -66,8 +66,9 @@ std::uint64_t peak_rss_bytes();   // VmHWM
 // where the kernel refuses (the peak then includes earlier points).
 bool reset_peak_rss();
 std::optional<std::uint64_t> proc_read_bytes();  // /proc/self/io read_bytes
-// What this process could hold: MemAvailable plus its own RSS, capped by a
-// cgroup memory limit when one applies.
+// What this process could hold: its own RSS plus the binding limit on new
+// allocations (MemAvailable, its cgroup's limit less usage, RLIMIT_AS,
+// CommitLimit), the machine probe's definition (engines/executor/memory_limits.h).
 std::uint64_t usable_memory_bytes();
 
 // Why the point's drive reads did not measure a drive — a drive directory

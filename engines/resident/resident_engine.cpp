@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "engines/cache/memory_plan.h"
 #include "engines/container/container_plan.h"
 #include "engines/executor/executor.h"
 #include "engines/executor/model_loader.h"
@@ -93,24 +94,28 @@ class ResidentEngine final : public Engine {
       for (const ContainerFile& f : use->files) file_bytes += f.bytes;
       const std::uint64_t state = ctx.card.cache_bytes(static_cast<std::uint64_t>(
           point.context_tokens + point.prompt_tokens + point.gen_tokens));
-      const std::uint64_t working = (24ull << 20) + file_bytes / 100;  // executor buffers, allocator slack
-      const std::uint64_t need = file_bytes + state + working;
-      const std::uint64_t usable = usable_memory_bytes();
-      if (point.ram_budget_bytes && need > *point.ram_budget_bytes) {
+      ResidentPlanInput in;
+      in.budget_bytes = point.ram_budget_bytes;
+      in.usable_bytes = usable_memory_bytes();
+      in.file_bytes = file_bytes;
+      in.state_bytes = state;
+      const ResidentPlan plan = plan_resident(in);
+      const std::uint64_t working = plan.working_bytes, need = plan.need_bytes;
+      if (!plan.within_budget) {
         m.status = RowStatus::kInfeasible;
-        m.min_budget_bytes = need;
+        m.min_budget_bytes = plan.min_budget_bytes();
         m.reason = "the resident engine holds every weight: it needs " + format_bytes(static_cast<double>(need)) +
                    " (container " + format_bytes(static_cast<double>(file_bytes)) + " + KV/state " +
                    format_bytes(static_cast<double>(state)) + " + working memory " + format_bytes(static_cast<double>(working)) + ") but the budget is " +
                    format_bytes(static_cast<double>(*point.ram_budget_bytes));
         return m;
       }
-      if (need > usable) {
+      if (!plan.within_usable) {
         m.status = RowStatus::kInfeasible;
-        m.min_budget_bytes = need;  // more than this machine can hold
+        m.min_budget_bytes = plan.min_budget_bytes();  // more than this machine can hold
         m.reason = "the resident engine needs " + format_bytes(static_cast<double>(need)) + " (container " +
                    format_bytes(static_cast<double>(file_bytes)) + " + KV/state " + format_bytes(static_cast<double>(state)) +
-                   " + working memory " + format_bytes(static_cast<double>(working)) + ") but usable memory is " + format_bytes(static_cast<double>(usable));
+                   " + working memory " + format_bytes(static_cast<double>(working)) + ") but usable memory is " + format_bytes(static_cast<double>(in.usable_bytes));
         return m;
       }
       for (const ContainerFile& f : use->files) {
@@ -155,7 +160,7 @@ class ResidentEngine final : public Engine {
     for (std::size_t i = 0; i < loaded_.size(); ++i) files.push_back({loaded_[i].get(), tables_[i].get()});
     ResidentSource source(std::move(files), point.drives.count, point.drives.layout == "stripe");
     RoutingShape shape{ctx.card.moe_layers(), ctx.card.moe.experts, ctx.card.moe.active};
-    auto routing = make_routing(point.routing, shape, ctx.seed * 1000003ull + static_cast<std::uint64_t>(ctx.repetition));
+    auto routing = make_routing(point.routing, shape, routing_seed(ctx.seed, ctx.repetition));
     if (!routing) return routing.error();
     const int threads = point.threads > 0 ? point.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     ThreadPool pool(threads);

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "engines/cache/expert_cache.h"
+#include "engines/cache/memory_plan.h"
 #include "engines/container/container_plan.h"
 #include "engines/executor/executor.h"
 #include "engines/executor/model_loader.h"
@@ -19,11 +20,6 @@
 
 namespace moebench {
 namespace {
-
-// Working memory beyond what is resident when the cache is sized: the
-// executor's per-batch buffers, io_uring rings, allocator slack; 24 MiB
-// plus 1 % of the budget.
-std::uint64_t margin_bytes(std::uint64_t budget) { return (24ull << 20) + budget / 100; }
 
 class StreamingEngine final : public Engine {
  public:
@@ -70,7 +66,7 @@ class StreamingEngine final : public Engine {
     }
 
     RoutingShape shape{ctx.card.moe_layers(), ctx.card.moe.experts, ctx.card.moe.active};
-    auto routing = make_routing(point.routing, shape, ctx.seed * 1000003ull + static_cast<std::uint64_t>(ctx.repetition));
+    auto routing = make_routing(point.routing, shape, routing_seed(ctx.seed, ctx.repetition));
     if (!routing) return routing.error();
     const int threads = point.threads > 0 ? point.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     ThreadPool pool(threads);
@@ -85,42 +81,39 @@ class StreamingEngine final : public Engine {
     for (int l = 0; l < layers; ++l) {
       for (int e = 0; e < experts; ++e) slot_bytes = std::max(slot_bytes, plan_expert_read(tables, stripe, l, e).span);
     }
-    // The cache is what the budget leaves once everything else is resident.
+    // The cache is what the budget leaves once everything else is resident
+    // (engines/cache/memory_plan.h).
     auto make_cache = [&](Executor& ex) -> Expected<std::size_t> {
       ex.prepare(point.context_tokens, point.prompt_tokens + point.gen_tokens, ctx.seed);
-      const std::uint64_t resident = current_rss_bytes();
-      const std::uint64_t all = static_cast<std::uint64_t>(layers) * static_cast<std::uint64_t>(experts);
-      std::uint64_t slots = all;
-      if (point.ram_budget_bytes) {
+      StreamingPlanInput in;
+      in.resident_bytes = current_rss_bytes();  // measured before anything else allocates
+      in.budget_bytes = point.ram_budget_bytes;
+      in.usable_bytes = point.ram_budget_bytes ? 0 : usable_memory_bytes();
+      in.slot_bytes = slot_bytes;
+      in.moe_layers = layers;
+      in.experts = experts;
+      in.k = k;
+      const StreamingPlan plan = plan_streaming(in);
+      const std::uint64_t resident = in.resident_bytes;
+      if (!plan.fits && point.ram_budget_bytes) {
         const std::uint64_t budget = *point.ram_budget_bytes;
-        const std::uint64_t fixed = resident + margin_bytes(budget);
-        slots = budget > fixed ? std::min(all, (budget - fixed) / slot_bytes) : 0;
-        if (slots < static_cast<std::uint64_t>(k)) {
-          // The smallest B with B >= resident + margin(B) + k slots.
-          const std::uint64_t min_budget = static_cast<std::uint64_t>(
-              static_cast<double>(resident + margin_bytes(0) + static_cast<std::uint64_t>(k) * slot_bytes) / 0.99) + 1;
-          m.status = RowStatus::kInfeasible;
-          m.min_budget_bytes = min_budget;
-          m.reason = "budget " + format_bytes(static_cast<double>(budget)) + " leaves room for " + std::to_string(slots) +
-                     " expert slots but one layer's top-" + std::to_string(k) + " needs " + std::to_string(k) +
-                     ": minimum budget " + format_bytes(static_cast<double>(min_budget)) + " (resident " +
-                     format_bytes(static_cast<double>(resident)) + " incl. trunk and KV/state, margin 24 MiB + 1 % of "
-                     "the budget, " + std::to_string(k) + " x " +
-                     format_bytes(static_cast<double>(slot_bytes)) + ")";
-          return std::size_t{0};
-        }
-      } else {
-        const std::uint64_t usable = usable_memory_bytes();
-        const std::uint64_t room = usable > resident + (1ull << 30) ? usable - resident - (1ull << 30) : 0;
-        slots = std::min(all, room / slot_bytes);
-        if (slots < static_cast<std::uint64_t>(k)) {
-          m.status = RowStatus::kInfeasible;
-          m.reason = "usable memory " + format_bytes(static_cast<double>(usable)) + " holds fewer than " + std::to_string(k) +
-                     " expert slots beside the resident " + format_bytes(static_cast<double>(resident));
-          return std::size_t{0};
-        }
+        m.status = RowStatus::kInfeasible;
+        m.min_budget_bytes = plan.min_budget_bytes;
+        m.reason = "budget " + format_bytes(static_cast<double>(budget)) + " leaves room for " + std::to_string(plan.slots) +
+                   " expert slots but one layer's top-" + std::to_string(k) + " needs " + std::to_string(k) +
+                   ": minimum budget " + format_bytes(static_cast<double>(plan.min_budget_bytes)) + " (resident " +
+                   format_bytes(static_cast<double>(resident)) + " incl. trunk and KV/state, margin 24 MiB + 1 % of "
+                   "the budget, " + std::to_string(k) + " x " +
+                   format_bytes(static_cast<double>(slot_bytes)) + ")";
+        return std::size_t{0};
       }
-      return static_cast<std::size_t>(slots);
+      if (!plan.fits) {
+        m.status = RowStatus::kInfeasible;
+        m.reason = "usable memory " + format_bytes(static_cast<double>(in.usable_bytes)) + " holds fewer than " +
+                   std::to_string(k) + " expert slots beside the resident " + format_bytes(static_cast<double>(resident));
+        return std::size_t{0};
+      }
+      return static_cast<std::size_t>(plan.slots);
     };
 
     // A placeholder source lets the executor be built (and its KV/state
@@ -146,7 +139,7 @@ class StreamingEngine final : public Engine {
     auto io = ExpertIo::open(io_opt);
     if (!io) return io.error();
     StreamingSource source(tables, stripe, *cache, **io, point.prefetch, layers,
-                           ctx.seed + 7919 * static_cast<std::uint64_t>(ctx.repetition));
+                           source_seed(ctx.seed, ctx.repetition));
     Executor ex(ctx.card, *trunk_, source, **routing, ops);
     ex.prepare(point.context_tokens, point.prompt_tokens + point.gen_tokens, ctx.seed);
     ExpertIo& io_ref = **io;
@@ -154,9 +147,9 @@ class StreamingEngine final : public Engine {
     auto counters = [&] {
       EngineCounters c;
       c.read_bytes = (*io)->counters().bytes;
-      c.hits = source.hits;
-      c.misses = source.misses;
-      c.misses_hidden = source.misses_hidden;
+      c.hits = source.counts().hits;
+      c.misses = source.counts().misses;
+      c.misses_hidden = source.counts().misses_hidden;
       c.io_wait_s = source.io_wait_s;
       c.io_busy_s = (*io)->counters().busy_s;
       return c;

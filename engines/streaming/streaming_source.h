@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engines/cache/cache_model.h"
 #include "engines/cache/expert_cache.h"
 #include "engines/executor/executor.h"
 #include "engines/io/expert_io.h"
@@ -29,7 +30,10 @@ struct ExpertReadPlan {
 // tables[d] is drive d's expert table; stripe: expert e lives on e mod D.
 ExpertReadPlan plan_expert_read(const std::vector<const ExpertTable*>& tables, bool stripe, int layer, int expert);
 
-class StreamingSource final : public ExpertSource {
+// The cache policy is the CacheModel's (engines/cache/cache_model.h), the
+// same code the cost model's replay drives; this class is its loader: reads
+// through ExpertIo, landing when the drives deliver.
+class StreamingSource final : public ExpertSource, private CacheLoader {
  public:
   // prefetch: "off", "next-layer" (the previous token's experts of the next
   // layer) or "pregate:P" (a simulated pre-gating predictor: each of the next
@@ -42,37 +46,30 @@ class StreamingSource final : public ExpertSource {
   void release(int moe_layer, int expert) override;
   int pick_ready(int moe_layer, const std::vector<int>& candidates) override;
 
-  std::uint64_t hits = 0, misses = 0, misses_hidden = 0, prefetches = 0;
+  // hits, misses, misses_hidden, prefetches (DESIGN.md's accounting).
+  const CacheCounts& counts() const { return model_.counts; }
   double io_wait_s = 0;
 
  private:
-  enum class Origin : std::uint8_t { kNone, kNeed, kPrefetch };
-  Status submit(int slot, int layer, int expert);
+  // CacheLoader.
+  Status load(int slot, int layer, int expert) override;
+  void flush() override { io_.flush(); }
+  void settle() override;  // reaps landed prefetches
+  bool ready_now(int slot) override;
+  bool make_room() override;
+
   Status await(int slot);
   // Every read of the slot's pending load has completed (reaps, never blocks).
   bool landed(std::size_t slot);
-  // Marks prefetched slots whose reads have all landed as ready (so they
-  // can be used or evicted); never blocks.
-  void reap();
-  // Issues queued prefetches into slots that are free or evictable now.
-  Status issue_prefetches();
 
   std::vector<const ExpertTable*> tables_;
   bool stripe_;
   ExpertCache& cache_;
   ExpertIo& io_;
-  bool prefetch_;
-  double pregate_ = -1;     // predictor accuracy, < 0 = next-layer mode
-  std::uint64_t rng_;
-  int moe_layers_;
-  std::vector<Origin> origin_;          // per slot: why it was loaded (until first use)
+  CacheModel model_;
   std::vector<char> pending_;           // per slot: reads in flight
   std::vector<char> stalled_;           // per slot: its landing was waited for (not hidden)
-  int unslotted_ = 0;                   // this layer's needs still without a slot
   std::vector<ExpertReadPlan> plan_;    // per slot
-  std::vector<std::vector<int>> last_;  // per layer: the experts the previous batch used
-  int prefetch_layer_ = -1;             // layer the queued prefetches are for
-  std::vector<int> prefetch_queue_;     // its predicted experts not yet issued
 };
 
 }  // namespace moebench

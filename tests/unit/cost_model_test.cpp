@@ -133,3 +133,49 @@ TEST_CASE("striped experts wait for the busiest home drive, replicas balance", "
   CHECK(b->t_io_s > 1.2 * a->t_io_s);
   CHECK(b->m.read_bytes_decode == a->m.read_bytes_decode);
 }
+
+TEST_CASE("the cost model sizes memory with the engines' plan: its minimum budgets round-trip to the byte", "[analytic][plan]") {
+  // Streaming: at the stated minimum the cache holds exactly one layer's
+  // top-k, one byte less it is infeasible (engines/cache/memory_plan.h, the
+  // same integer arithmetic the streaming engine sizes its cache with).
+  const ModelCard card = scaled_k3();
+  auto low = predict_point(machine(1, false), card, streaming(6.0, 1), {}, {});
+  REQUIRE(low);
+  REQUIRE(low->m.min_budget_bytes.has_value());
+  const std::uint64_t min = *low->m.min_budget_bytes;
+  Point p = streaming(6.0, 1);
+  p.ram_budget_bytes = min;
+  auto at_min = predict_point(machine(1, false), card, p, {}, {});
+  REQUIRE(at_min);
+  REQUIRE(at_min->m.status == RowStatus::kOk);
+  double slots = -1;
+  for (const Step& s : at_min->steps) {
+    if (s.name == "cache slots") slots = s.value;
+  }
+  CHECK(slots == card.moe.active);
+  p.ram_budget_bytes = min - 1;
+  auto below = predict_point(machine(1, false), card, p, {}, {});
+  REQUIRE(below);
+  CHECK(below->m.status == RowStatus::kInfeasible);
+  CHECK(below->m.min_budget_bytes == std::optional<std::uint64_t>(min));
+
+  // Resident: the need is container + KV/state + 24 MiB + 1 % of the
+  // container, as the resident engine checks; on a machine that can hold
+  // it, the minimum runs and a byte less does not.
+  MachineProfile big = machine(1, false);
+  big.memory_usable_bytes = fig(4096.0 * (1ull << 30));
+  Point res = streaming(1.0, 1);
+  res.engine = *parse_engine_spec("resident");
+  auto r = predict_point(big, card, res, {}, {});
+  REQUIRE(r);
+  REQUIRE(r->m.status == RowStatus::kInfeasible);
+  REQUIRE(r->m.min_budget_bytes.has_value());
+  res.ram_budget_bytes = *r->m.min_budget_bytes;
+  auto fits = predict_point(big, card, res, {}, {});
+  REQUIRE(fits);
+  CHECK(fits->m.status == RowStatus::kOk);
+  res.ram_budget_bytes = *r->m.min_budget_bytes - 1;
+  auto short_by_one = predict_point(big, card, res, {}, {});
+  REQUIRE(short_by_one);
+  CHECK(short_by_one->m.status == RowStatus::kInfeasible);
+}

@@ -154,6 +154,24 @@ TEST_CASE("binding limit: the smallest applicable limit wins and is named", "[me
   CHECK(m.binding_limit_bytes() >= 500 * kMiB);
 }
 
+TEST_CASE("usable memory is what the process holds plus the binding limit, for the engines and the probe alike", "[memory][plan]") {
+  // The engines' usable_memory_bytes() (run_support.cpp) and the probe's
+  // target share this definition (engines/executor/memory_limits.h).
+  MemoryLimits m;
+  m.mem_total_bytes = 16 * kGiB;
+  m.mem_available_bytes = 8 * kGiB;
+  CHECK(usable_memory_bytes(m, 2 * kGiB) == 10 * kGiB);
+  // A 4 GiB cgroup that already counts 3 GiB (this process's 2 GiB RSS and
+  // 1 GiB of page cache) leaves 1 GiB more: usable is 3 GiB, not the
+  // limit's 4 GiB nor MemAvailable + RSS (10 GiB).
+  m.cgroup_version = "v2";
+  m.cgroup_limit_bytes = 4 * kGiB;
+  m.cgroup_usage_bytes = 3 * kGiB;
+  CHECK(usable_memory_bytes(m, 2 * kGiB) == 3 * kGiB);
+  // No limit known at all: MemAvailable (0 here) beside the RSS.
+  CHECK(usable_memory_bytes(MemoryLimits{}, 2 * kGiB) == 2 * kGiB);
+}
+
 TEST_CASE("read_memory_limits on this machine", "[memory]") {
   const MemoryLimits m = read_memory_limits();
   for (const auto& n : m.notes) UNSCOPED_INFO("note: " << n);
