@@ -55,6 +55,22 @@ std::string default_probe_path() {
   return "results/probe-" + std::string(host) + ".json";
 }
 
+// A number of seconds (positive_number() has checked the syntax) no longer
+// than the longest a point may run, 30 days.
+CLI::Validator at_most_30_days(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& text) -> std::string {
+        double v = 0;
+        (void)std::from_chars(text.data(), text.data() + text.size(), v);
+        if (v > kMaxTimeoutS) {
+          return "a " + what + " of \"" + text + "\" s is longer than the longest allowed, 30 days (" +
+                 format_fixed(kMaxTimeoutS, 0) + " s)";
+        }
+        return {};
+      },
+      "SECONDS<=2592000", "max_" + what);
+}
+
 int fail(const Error& e) {
   fmt::print(stderr, "{}\n", e.message);
   return 1;
@@ -157,22 +173,12 @@ void add_run_command(CLI::App& app, CliState& state) {
   cmd->add_option("--timeout", args->timeout_s,
                   "per-point timeout in seconds, at most 30 days (overrides the sweep's timeout_s)")
       ->check(positive_number())
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            // positive_number() has checked the syntax; here only the limit.
-            double v = 0;
-            (void)std::from_chars(text.data(), text.data() + text.size(), v);
-            if (v > kMaxTimeoutS) {
-              return "a timeout of \"" + text + "\" s is longer than the longest allowed, 30 days (" +
-                     format_fixed(kMaxTimeoutS, 0) + " s)";
-            }
-            return {};
-          },
-          "SECONDS<=2592000", "max_timeout"));
+      ->check(at_most_30_days("timeout"));
   cmd->add_option("--hard-grace", args->hard_grace_s,
                   "seconds an engine may overrun its timeout before moebench records the point as "
                   "failed and exits (default 30)")
-      ->check(positive_number());
+      ->check(positive_number())
+      ->check(at_most_30_days("hard grace"));
   cmd->add_option("--format", args->formats, "result files to write (default: md csv json jsonl)")
       ->check(CLI::IsMember({"md", "csv", "json", "jsonl"}))
       ->delimiter(',');

@@ -41,8 +41,4 @@ void add_card_command(CLI::App& app, CliState& state);
 void add_container_command(CLI::App& app, CliState& state);
 void add_bench_command(CLI::App& app, CliState& state);
 
-struct GgufFile;
-// The text `container inspect` prints for one file.
-std::string inspect_gguf(const GgufFile& f);
-
 }  // namespace moebench

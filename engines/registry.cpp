@@ -1,6 +1,8 @@
 // registry.cpp — see registry.h.
 #include "engines/registry.h"
 
+#include <algorithm>
+
 #include "engines/analytic/analytic_engine.h"
 #include "engines/null/null_engine.h"
 #include "engines/resident/resident_engine.h"
@@ -40,6 +42,16 @@ const EngineInfo* find_engine(const std::string& name) {
     if (e.name == name) return &e;
   }
   return nullptr;
+}
+
+bool engine_flag(const EngineSpec& spec, std::string_view option, bool undeclared) {
+  const EngineInfo* e = find_engine(spec.name);
+  if (e == nullptr) return undeclared;
+  const OptionTable& table = e->options();
+  const bool declared = std::any_of(table.begin(), table.end(), [option](const EngineOption& o) {
+    return o.name == option && o.kind == OptionKind::kFlag;
+  });
+  return declared ? EngineOptions(table, spec).flag(option) : undeclared;
 }
 
 const EngineInfo* prediction_engine() {

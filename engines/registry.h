@@ -51,6 +51,10 @@ struct EngineInfo {
 
 const std::vector<EngineInfo>& engine_table();
 const EngineInfo* find_engine(const std::string& name);
+// A flag option of a point's engine, read through the engine's option table
+// (its default when the spec does not set it); `undeclared` when the engine
+// is unknown or does not declare the option.
+bool engine_flag(const EngineSpec& spec, std::string_view option, bool undeclared);
 // The row whose caps.predicts is set (the analytic engine).
 const EngineInfo* prediction_engine();
 

@@ -1,6 +1,8 @@
 // cost_model.cpp — see cost_model.h.
 #include "engines/analytic/cost_model.h"
 
+#include "engines/registry.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -199,7 +201,7 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
   const std::int64_t gen = std::max<std::int64_t>(1, point.gen_tokens);
   const std::int64_t decode_tokens = gen - 1;
   const double expert_bytes = static_cast<double>(card.expert_bytes(point.quant));
-  const bool packed = point.engine.options.count("packed") && point.engine.options.at("packed") == "1";
+  const bool packed = engine_flag(point.engine, "packed", false);
   // Aligned read per expert: one record, or three slices each padded.
   const double ed = card.moe.expert_dim, inter = card.moe.expert_intermediate;
   const double slice_gu = inter * static_cast<double>(qf->bytes_for(static_cast<std::uint64_t>(ed)));

@@ -1,6 +1,8 @@
 // run_support.cpp — see run_support.h.
 #include "engines/executor/run_support.h"
 
+#include "engines/registry.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -41,11 +43,8 @@ Expected<std::vector<ContainerSpec>> container_specs_for_points(
     std::uint64_t seed, const std::vector<std::string>& drive_dirs) {
   std::vector<ContainerSpec> out;
   for (const Point& p : points) {
-    const auto option = [&p](const std::string& key) {
-      const auto it = p.engine.options.find(key);
-      return it == p.engine.options.end() ? std::string() : it->second;
-    };
-    if (option("make") == "0") continue;  // never makes one: the files must be there already
+    // make=0: the engine never makes one; the files must be there already.
+    if (!engine_flag(p.engine, "make", true)) continue;
     if (p.drives.count < 1 || p.drives.count > static_cast<int>(drive_dirs.size())) continue;
     auto c = card(p.model);
     if (!c) return c.error();
@@ -58,7 +57,7 @@ Expected<std::vector<ContainerSpec>> container_specs_for_points(
     s.quant = p.quant;
     s.seed = seed;
     s.drive_layout = p.drives.layout;
-    s.packed = option("packed") == "1";
+    s.packed = engine_flag(p.engine, "packed", false);
     for (int d = 0; d < p.drives.count; ++d) s.drive_dirs.push_back(drive_dirs[static_cast<std::size_t>(d)]);
     out.push_back(std::move(s));
   }

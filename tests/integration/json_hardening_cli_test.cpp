@@ -134,6 +134,21 @@ TEST_CASE("run --timeout beyond 30 days is refused with the limit", "[integratio
   CHECK(ok.exit_code == 0);
 }
 
+TEST_CASE("run --hard-grace beyond 30 days is refused with the limit", "[integration][hardening]") {
+  TempDir dir;
+  REQUIRE(write_file_atomic(dir.file("s.json"), kSweep).ok());
+  for (const char* g : {"1e10", "1e300"}) {
+    INFO(g);
+    Finished f = run_moebench({"run", dir.file("s.json"), "--out", dir.file("o"), "--quiet", "--hard-grace", g},
+                              dir.path());
+    INFO(f.err);
+    CHECK(f.exit_code == 1);
+    CHECK(f.err.find("--hard-grace") != std::string::npos);
+    CHECK(f.err.find("a hard grace of") != std::string::npos);
+    CHECK(f.err.find("30 days (2592000 s)") != std::string::npos);
+  }
+}
+
 TEST_CASE("a sweep timeout_s beyond 30 days is refused by run and validate", "[integration][hardening]") {
   TempDir dir;
   std::string sweep = kSweep;

@@ -55,3 +55,16 @@ TEST_CASE("a sweep cannot name the predicting engine", "[registry]") {
   CHECK(s.error().message.find("unknown engine \"analytic\"") != std::string::npos);
   CHECK(s.error().message.find("available engines: null, resident, streaming") != std::string::npos);
 }
+
+TEST_CASE("a point's flag options are read through its engine's option table", "[registry]") {
+  auto spec = [](const char* text) { return *parse_engine_spec(text); };
+  // Declared flags: the value given, else the table's default (streaming's make=1, packed=0).
+  CHECK(engine_flag(spec("streaming"), "make", false));
+  CHECK_FALSE(engine_flag(spec("streaming:make=0"), "make", true));
+  CHECK_FALSE(engine_flag(spec("streaming"), "packed", true));
+  CHECK(engine_flag(spec("resident:packed=1"), "packed", false));
+  // Not declared by the engine (resident has no make option), or an unknown engine: the fallback.
+  CHECK(engine_flag(spec("resident"), "make", true));
+  CHECK_FALSE(engine_flag(spec("resident"), "make", false));
+  CHECK(engine_flag(spec("nosuch"), "packed", true));
+}
