@@ -5,9 +5,7 @@
 // everything streamed), KV bytes per token and at chosen contexts, the fixed
 // linear-attention state, container size for every quant that fits, and the
 // card's geometry provenance. Every number comes from ModelCard's derived
-// functions; this file only lays them out. The implementation lives in
-// model_card.cpp (so the unit tests, which link the core library, can compare
-// it with a golden file).
+// functions; card_report.cpp only lays them out.
 #pragma once
 
 #include <cstdint>
