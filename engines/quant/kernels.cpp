@@ -14,6 +14,10 @@
 
 #include "engines/quant/dequantize.h"
 
+#if defined(MOEBENCH_X86_SIMD)
+#include <cpuid.h>
+#endif
+
 namespace moebench {
 namespace detail {
 
@@ -248,10 +252,19 @@ Status run(const char* what, std::string_view quant, const void* w, std::size_t 
   return Status::success();
 }
 
+#if defined(MOEBENCH_X86_SIMD)
+// F16C from CPUID leaf 1 (ECX bit 29): clang 14's __builtin_cpu_supports
+// does not know the "f16c" feature string.
+bool cpu_has_f16c() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+}
+#endif
+
 SimdLevel detect() {
 #if defined(MOEBENCH_X86_SIMD)
   __builtin_cpu_init();
-  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
   const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
   if (avx512) return SimdLevel::kAvx512;
