@@ -29,21 +29,13 @@ namespace {
 std::atomic<bool> g_interrupted{false};
 extern "C" void on_sigint(int) { g_interrupted.store(true); }
 
+// The library's request, bound to the options directly, plus what only the
+// CLI reads.
 struct RunArgs {
-  std::string sweep = "quick";
-  std::string out_dir;
-  bool resume = false;
-  bool fresh = false;
-  bool quiet = false;
-  std::string machine;
-  double timeout_s = 0;
-  double hard_grace_s = 30;
-  std::vector<std::string> formats = {"md", "csv", "json", "jsonl"};
+  SweepRequest req;
   std::string print = "md";
-  std::vector<std::string> drive_dirs;
   std::string io_throttle;  // --io-throttle RATE: what-if cap on every drive's read rate
-  bool predict = false;  // `moebench predict`: every point through the analytic engine
-  int explain = 0;       // predict: print point N's derivation instead of running
+  int explain = 0;          // predict: print point N's derivation instead of running
 };
 
 const char* kCommand[2] = {"moebench run", "moebench predict"};
@@ -77,20 +69,9 @@ int fail(const Error& e) {
 }
 
 int run_command(const RunArgs& args, const CliState& state) {
-  SweepRequest req;
-  req.command = kCommand[args.predict ? 1 : 0];
-  req.sweep = args.sweep;
-  req.out_dir = args.out_dir;
-  req.resume = args.resume;
-  req.fresh = args.fresh;
-  req.quiet = args.quiet;
-  req.machine = args.machine;
-  if (args.predict) req.default_machine = default_probe_path();
-  req.timeout_s = args.timeout_s;
-  req.hard_grace_s = args.hard_grace_s;
-  req.formats = args.formats;
-  req.drive_dirs = args.drive_dirs;
-  req.predict = args.predict;
+  SweepRequest req = args.req;
+  req.command = kCommand[req.predict ? 1 : 0];
+  if (req.predict) req.default_machine = default_probe_path();
   req.command_line = state.command_line;
   if (!args.io_throttle.empty()) {
     auto rate = parse_rate_bytes_s(args.io_throttle);
@@ -102,7 +83,7 @@ int run_command(const RunArgs& args, const CliState& state) {
 
   auto plan = plan_sweep(req, store, state.sweep_context(store), say);
   if (!plan) return fail(plan.error());
-  if (args.predict && args.explain > 0) {
+  if (req.predict && args.explain > 0) {
     auto text = explain_sweep_point(req, *plan, store, args.explain);
     if (!text) return fail(text.error());
     fmt::print("{}", *text);
@@ -114,9 +95,9 @@ int run_command(const RunArgs& args, const CliState& state) {
   SteadyClock clock;
   QuietProgress quiet;
   TerminalProgress terminal(stderr, clock);
-  Progress& progress = (!args.quiet && is_terminal(stderr)) ? static_cast<Progress&>(terminal)
+  Progress& progress = (!req.quiet && is_terminal(stderr)) ? static_cast<Progress&>(terminal)
                                                               : static_cast<Progress&>(quiet);
-  if (req.io_cap_bytes_s && !args.quiet) {
+  if (req.io_cap_bytes_s && !req.quiet) {
     fmt::print(stderr, "moebench run: --io-throttle: drive reads capped at {} per drive (a what-if: noted in every "
                "row, point ids unchanged)\n", format_rate(*req.io_cap_bytes_s));
   }
@@ -161,28 +142,28 @@ void add_run_command(CLI::App& app, CliState& state) {
       "  moebench run configs/sweeps/quick.json --out results/q1\n"
       "  moebench run my-sweep.json --out r --resume    # continue after a crash or Ctrl-C\n"
       "  moebench run ci --out results/slow --io-throttle 20MB/s   # what-if: slower drives, same point ids");
-  cmd->add_option("sweep", args->sweep,
+  cmd->add_option("sweep", args->req.sweep,
                   "sweep file, or the name of one in configs/sweeps (default: quick)");
-  cmd->add_option("--out", args->out_dir, "results directory (default: results/<sweep name>)");
-  auto* resume = cmd->add_flag("--resume", args->resume,
+  cmd->add_option("--out", args->req.out_dir, "results directory (default: results/<sweep name>)");
+  auto* resume = cmd->add_flag("--resume", args->req.resume,
                                "continue the sweep in --out, skipping every point already finished");
-  cmd->add_flag("--fresh", args->fresh, "discard results already in --out and start over")->excludes(resume);
-  cmd->add_flag("--quiet,-q", args->quiet, "no progress line on stderr");
-  cmd->add_option("--machine", args->machine,
+  cmd->add_flag("--fresh", args->req.fresh, "discard results already in --out and start over")->excludes(resume);
+  cmd->add_flag("--quiet,-q", args->req.quiet, "no progress line on stderr");
+  cmd->add_option("--machine", args->req.machine,
                   "machine profile (file, or name in configs/hardware) recorded as the rows' machine");
-  cmd->add_option("--timeout", args->timeout_s,
+  cmd->add_option("--timeout", args->req.timeout_s,
                   "per-point timeout in seconds, at most 30 days (overrides the sweep's timeout_s)")
       ->check(positive_number())
       ->check(at_most_30_days("timeout"));
-  cmd->add_option("--hard-grace", args->hard_grace_s,
+  cmd->add_option("--hard-grace", args->req.hard_grace_s,
                   "seconds an engine may overrun its timeout before moebench records the point as "
                   "failed and exits (default 30)")
       ->check(positive_number())
       ->check(at_most_30_days("hard grace"));
-  cmd->add_option("--format", args->formats, "result files to write (default: md csv json jsonl)")
+  cmd->add_option("--format", args->req.formats, "result files to write (default: md csv json jsonl)")
       ->check(CLI::IsMember({"md", "csv", "json", "jsonl"}))
       ->delimiter(',');
-  cmd->add_option("--drive-dir", args->drive_dirs,
+  cmd->add_option("--drive-dir", args->req.drive_dirs,
                   "drive directory (repeatable, one per drive): replaces the sweep's drive_dirs; created if "
                   "missing. Containers are made there on first use and reused");
   cmd->add_option("--print", args->print, "what to print on stdout at the end: md, csv or none")
@@ -196,7 +177,7 @@ void add_run_command(CLI::App& app, CliState& state) {
 
 void add_predict_command(CLI::App& app, CliState& state) {
   auto args = std::make_shared<RunArgs>();
-  args->predict = true;
+  args->req.predict = true;
   CLI::App* cmd = app.add_subcommand("predict", "Predict a sweep on a machine with the analytic engine (same results table).");
   cmd->footer("Runs every point of a sweep through the analytic cost model instead of the real engines: nothing is "
       "loaded or read. The machine is a probe output (default: this machine's, results/probe-<host>.json) or a "
@@ -205,18 +186,18 @@ void add_predict_command(CLI::App& app, CliState& state) {
       "Example:\n"
       "  moebench predict quick                              # this machine (after moebench probe)\n"
       "  moebench predict my-sweep.json --machine macbook-pro-m5-max-128gb");
-  cmd->add_option("sweep", args->sweep, "sweep file, or the name of one in configs/sweeps (default: quick)");
-  cmd->add_option("--machine", args->machine, "machine profile: file, or name in configs/hardware");
+  cmd->add_option("sweep", args->req.sweep, "sweep file, or the name of one in configs/sweeps (default: quick)");
+  cmd->add_option("--machine", args->req.machine, "machine profile: file, or name in configs/hardware");
   cmd->add_option("--explain", args->explain, "print point N's derivation (1-based, sweep order) step by step and stop")
       ->check(positive_number());
-  cmd->add_option("--out", args->out_dir, "results directory (default: results/<sweep>-predicted-<machine>)");
-  cmd->add_flag("--quiet,-q", args->quiet, "no progress line on stderr");
-  cmd->add_option("--format", args->formats, "result files to write (default: md csv json jsonl)")
+  cmd->add_option("--out", args->req.out_dir, "results directory (default: results/<sweep>-predicted-<machine>)");
+  cmd->add_flag("--quiet,-q", args->req.quiet, "no progress line on stderr");
+  cmd->add_option("--format", args->req.formats, "result files to write (default: md csv json jsonl)")
       ->check(CLI::IsMember({"md", "csv", "json", "jsonl"}))
       ->delimiter(',');
   cmd->add_option("--print", args->print, "what to print on stdout at the end: md, csv or none")
       ->check(CLI::IsMember({"md", "csv", "none"}));
-  args->fresh = true;  // a prediction is cheap: always start over
+  args->req.fresh = true;  // a prediction is cheap: always start over
   cmd->callback([args, &state] { state.exit_code = run_command(*args, state); });
 }
 
