@@ -23,7 +23,11 @@ const std::set<std::string> kCatalogHardware = {
     "macbook-pro-m5-pro-64gb", "macbook-pro-m5-max-128gb", "macbook-pro-m1-max-64gb",
     "mac-studio-m3-ultra-512gb", "mac-studio-m3-ultra-512gb-x4", "dgx-spark", "dgx-spark-x3",
     "dgx-spark-x16", "epyc-7763-2s-228gb", "rtx3090-optane-pmem", "a100-40gb-x4", "a100-80gb-x8",
-    "b200-x4", "b300-x8", "h200-x16"};
+    "b200-x4", "b300-x8", "h200-x16",
+    "xeon-6248-2s-1536gb-rtx6000ada-x2", "epyc-9654-768gb-rtx3090", "epyc-9355-2s-736gb-rtxpro6000",
+    "epyc-9965-1s-768gb", "tr-pro-7965wx-256gb-a6000", "ryzen-9950x-96gb-rtx3090ti",
+    "epyc-7j13-2s-oracle-denseio", "ryzen-9900x-ddr5-6000", "apple-m4-max-128gb", "apple-m5-24gb",
+    "workstation-124c-720gb", "gb300-x8"};
 
 const std::set<std::string> kReferenceDocuments = {"claims-feed.txt", "article-k3-datacenter-only.txt",
                                                    "discussion-thread.txt"};
