@@ -149,11 +149,16 @@ void CacheModel::count_use(int slot, int layer, int expert, bool landed_before_n
     case Origin::kNeed: ++counts.misses; break;  // read for this need
     case Origin::kPrefetch:
       ++counts.misses;
+      ++counts.prefetches_used;
       if (landed_before_need) ++counts.misses_hidden;  // prefetch landed before the need
       break;
   }
   origin_[s] = Origin::kNone;  // from now on a plain cached expert
   cache_.touch(slot, layer, expert);
+}
+
+std::uint64_t CacheModel::unused_prefetches() const {
+  return static_cast<std::uint64_t>(std::count(origin_.begin(), origin_.end(), Origin::kPrefetch));
 }
 
 void CacheModel::release(int layer, int expert) {

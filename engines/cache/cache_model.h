@@ -68,9 +68,17 @@ class CacheLoader {
   virtual bool make_room() { return false; }
 };
 
+// The accounting of a prefetch: its read counts in `reads` (and
+// `prefetches`) when it starts, whatever comes of it. A need that then
+// finds it is a miss (the bytes were read for it), hidden when the read
+// landed before the need, and counts in `prefetches_used`. A prefetched
+// expert evicted before any need counts in `wasted_reads`; one still cached
+// unused when a run ends is counted by the driver (unused_prefetches()), so
+// prefetches = prefetches_used + wasted + still in flight to a need.
 struct CacheCounts {
   std::uint64_t hits = 0, misses = 0, misses_hidden = 0;
   std::uint64_t prefetches = 0;      // loads started by a prefetch
+  std::uint64_t prefetches_used = 0; // prefetched experts a need used
   std::uint64_t reads = 0;           // loads started (needs + prefetches)
   std::uint64_t wasted_reads = 0;    // prefetched, evicted before any need
 };
@@ -98,6 +106,8 @@ class CacheModel {
   void forget(int slot);             // a read failed: the slot is empty
   Origin origin(int slot) const { return origin_[static_cast<std::size_t>(slot)]; }
   bool prefetch_on() const { return prefetch_.on; }
+  // Slots holding a prefetched expert no need has used yet.
+  std::uint64_t unused_prefetches() const;
 
   CacheCounts counts;
 

@@ -11,6 +11,14 @@
 //   sticky:P    each of the k slots repeats the previous token's expert in
 //               that slot with probability P, otherwise draws uniformly
 //               (k stay distinct);
+//   locality:P,S  temporal reuse over popularity skew: each of the k slots
+//               reuses, with probability P, one of the experts the previous
+//               token used in that layer (Markov stickiness); the others draw
+//               from Zipf(S) over a per-layer seeded permutation (S = 0:
+//               uniform), without replacement, so the k stay distinct. The
+//               default for predicting real models (engines/analytic/
+//               routing_fit.h: default_real_routing(), fitted to published
+//               hit rates); uniform stays the pessimistic bound;
 //   trace:FILE  replays recorded routing (format below), wrapping around at
 //               the end of the file.
 // All generators are deterministic functions of (seed, token sequence): the
@@ -49,8 +57,9 @@ class RoutingGenerator {
   // each layer's k ids distinct and in [0, experts). Resizes `ids`; nothing
   // is allocated once `ids` has its size (pass the same vector every token).
   virtual void next_token(std::vector<int>& ids) = 0;
-  // Canonical name ("uniform", "zipf:1.1", "sticky:0.6", "trace:FILE"):
-  // numbers in shortest form ("zipf:1.10" -> "zipf:1.1"), FILE as given.
+  // Canonical name ("uniform", "zipf:1.1", "sticky:0.6", "locality:0.3,0.8",
+  // "trace:FILE"): numbers in shortest form ("zipf:1.10" -> "zipf:1.1"),
+  // FILE as given.
   virtual std::string describe() const = 0;
   // Tokens replayed past the end of a trace (0 for generators).
   virtual std::uint64_t wrapped_tokens() const { return 0; }
@@ -63,6 +72,15 @@ class RoutingGenerator {
 // recorded for another shape. A trace is read fully here; `seed` is unused.
 Expected<std::unique_ptr<RoutingGenerator>> make_routing(const std::string& spec, const RoutingShape& shape,
                                                          std::uint64_t seed, const std::string& base_dir = "");
+
+// The locality:P,S spec. check_locality_routing returns "" when `spec` is a
+// valid one (storing P and S when asked), else the problem in the wording of
+// the sweep validator's check_routing (vocab/sweep_spec.h), which knows the
+// other kinds; make_routing accepts locality specs before asking it.
+bool is_locality_routing(const std::string& spec);
+std::string check_locality_routing(const std::string& spec, double* reuse = nullptr, double* exponent = nullptr);
+// "locality:P,S" with both numbers in shortest form.
+std::string canonical_locality_routing(double reuse, double exponent);
 
 // Writes `tokens` tokens of `gen` as a trace file (the format above), under a
 // temporary name then renamed.
