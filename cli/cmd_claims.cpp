@@ -49,14 +49,15 @@ void add_claims_command(CLI::App& app, CliState& state) {
   CLI::App* cmd = app.add_subcommand("claims", "Judge every published speed claim against what its machine can do.");
   cmd->footer("For each claim in configs/claims: the reported figure, the predicted range on the claimed machine (from "
       "the spec ranges of its catalog profile), the storage and memory rates the claim implies, and a verdict "
-      "(consistent, optimistic, implausible, under-specified) with a one-line reason.\n\n"
+      "(consistent, consistent-if, optimistic, implausible, below-band, under-specified) with a one-line reason. "
+      "Conditions a claim leaves out are ranges: the claim is judged under every plausible combination.\n\n"
       "Example:\n"
       "  moebench claims\n"
       "  moebench claims --explain k3c-k3-epyc-laptop-preset-8gb\n"
       "  moebench claims --verdict implausible --json");
   cmd->add_option("--explain", args->explain, "print one claim's derivation, step by step, with units");
   cmd->add_option("--verdict", args->verdict, "only claims with this verdict")
-      ->check(CLI::IsMember({"consistent", "optimistic", "implausible", "under-specified"}));
+      ->check(CLI::IsMember({"consistent", "consistent-if", "optimistic", "implausible", "below-band", "under-specified"}));
   cmd->add_flag("--json", args->json, "JSON instead of the markdown table");
   cmd->callback([args, &state] { state.exit_code = claims_command(*args, state); });
 }

@@ -12,7 +12,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "harness/claim_review.h"
 #include "harness/machine_plan.h"
+#include "vocab/units.h"
 #include "vocab/quant_format.h"
 
 namespace moebench {
@@ -26,6 +28,8 @@ struct PlanArgs {
   std::int64_t prompt = 1000;
   double max_ttft_s = 0;
   std::vector<std::string> machines;  // extra profiles (files)
+  std::string trunk_quant;
+  std::string budget;
 };
 
 int plan_command(const PlanArgs& a, const CliState& state) {
@@ -38,6 +42,17 @@ int plan_command(const PlanArgs& a, const CliState& state) {
   if (!card) return fail(card.error().message);
   PlanRequest req{a.model, a.quant.empty() ? card->expert_quant : a.quant, a.min_tok_s, a.context, a.prompt, a.max_ttft_s};
   if (!find_quant(req.quant)) return fail("--quant: unknown quant \"" + req.quant + "\" (moebench card show lists them)");
+  req.trunk_quant = a.trunk_quant;
+  if (!req.trunk_quant.empty() && !find_quant(req.trunk_quant)) {
+    return fail("--trunk-quant: unknown quant \"" + req.trunk_quant + "\" (moebench card show lists them)");
+  }
+  if (!a.budget.empty()) {
+    auto b = parse_size_bytes(a.budget);
+    if (!b) return fail("--budget: " + b.error().message);
+    req.budget_bytes = static_cast<double>(*b);
+  }
+  auto eff = stored_efficiency(store);
+  if (!eff) return fail(eff.error().message);
   // The catalog, this machine's probe profile when present, then --machine files.
   std::vector<std::string> sources = store.names("hardware");
   char host[256] = {0};
@@ -45,7 +60,7 @@ int plan_command(const PlanArgs& a, const CliState& state) {
   const std::string probe = "results/probe-" + std::string(host) + ".json";
   if (std::filesystem::exists(probe)) sources.push_back(probe);
   for (const std::string& m : a.machines) sources.push_back(m);
-  auto rows = plan_machines(store, *card, req, sources, probe);
+  auto rows = plan_machines(store, *card, req, sources, probe, &*eff);
   if (!rows) return fail(rows.error().message);
   fmt::print("{}", write_plan_table(req, *rows));
   return 0;
@@ -66,6 +81,8 @@ void add_plan_command(CLI::App& app, CliState& state) {
   cmd->add_option("--prompt", args->prompt, "prompt length for the TTFT bound (default 1000)")->check(CLI::Range(1, 1 << 24));
   cmd->add_option("--max-ttft", args->max_ttft_s, "TTFT limit in seconds")->check(positive_number());
   cmd->add_option("--machine", args->machines, "also rank this profile file (repeatable)");
+  cmd->add_option("--trunk-quant", args->trunk_quant, "quant of the trunk (default: the card's)");
+  cmd->add_option("--budget", args->budget, "RAM budget for weights and cache, e.g. 48GiB (default: usable memory)");
   cmd->callback([args, &state] { state.exit_code = plan_command(*args, state); });
 }
 

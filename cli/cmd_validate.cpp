@@ -23,8 +23,8 @@ void add_validate_command(CLI::App& app, CliState& state) {
       "  moebench validate --kind sweep my-sweep.json");
   cmd->add_option("files", args->files, "config files")->required();
   cmd->add_option("--kind", args->kind,
-                  "model | machine | sweep | claims (default: from the directory, then the keys)")
-      ->check(CLI::IsMember({"model", "machine", "sweep", "claims"}));
+                  "model | machine | sweep | claims | efficiency (default: from the directory, then the keys)")
+      ->check(CLI::IsMember({"model", "machine", "sweep", "claims", "efficiency"}));
   cmd->callback([args, &state] {
     const ConfigStore store = state.store();
     const SweepContext ctx = state.sweep_context(store);

@@ -30,6 +30,7 @@ void add_run_command(CLI::App& app, CliState& state);
 void add_predict_command(CLI::App& app, CliState& state);
 void add_calibrate_command(CLI::App& app, CliState& state);
 void add_claims_command(CLI::App& app, CliState& state);
+void add_validate_model_command(CLI::App& app, CliState& state);
 void add_plan_command(CLI::App& app, CliState& state);
 void add_compare_command(CLI::App& app, CliState& state);
 void add_history_command(CLI::App& app, CliState& state);

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   moebench::add_predict_command(app, state);
   moebench::add_calibrate_command(app, state);
   moebench::add_claims_command(app, state);
+  moebench::add_validate_model_command(app, state);
   moebench::add_plan_command(app, state);
   moebench::add_compare_command(app, state);
   moebench::add_history_command(app, state);

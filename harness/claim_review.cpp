@@ -1,6 +1,7 @@
 // claim_review.cpp — see claim_review.h.
 #include "harness/claim_review.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -12,7 +13,39 @@
 
 namespace moebench {
 
+Expected<ClaimSetup> resolve_claim_setup(const ConfigStore& store, const Claim& c, const std::string& label) {
+  ClaimSetup out;
+  if (c.card) {
+    auto k = store.card(*c.card);
+    if (!k) return make_error(label + ": claim " + c.id + ": " + k.error().message);
+    out.card = *k;
+    if (c.scale) {
+      auto sc = apply_scale(*out.card, *c.scale);
+      if (!sc) return make_error(label + ": claim " + c.id + ": scale: " + sc.error().message);
+      out.card = *sc;
+    }
+  }
+  if (c.hardware) {
+    auto h = store.find("hardware", *c.hardware);
+    if (!h) return make_error(label + ": claim " + c.id + ": " + h.error().message);
+    auto p = load_config_text<MachineProfile>(h->text, h->label, load_machine_profile);
+    if (!p) return p.error();
+    out.machine = *p;
+  }
+  return out;
+}
+
+Expected<EfficiencyTable> stored_efficiency(const ConfigStore& store) {
+  const std::vector<std::string> names = store.names("engines");
+  if (std::find(names.begin(), names.end(), "efficiency") == names.end()) return EfficiencyTable{};
+  auto src = store.find("engines", "efficiency");
+  if (!src) return src.error();
+  return load_config_text<EfficiencyTable>(src->text, src->label, load_efficiency_table);
+}
+
 Expected<std::vector<JudgedClaim>> judge_stored_claims(const ConfigStore& store) {
+  auto eff = stored_efficiency(store);
+  if (!eff) return make_error("moebench claims: " + eff.error().message);
   std::vector<JudgedClaim> all;
   for (const std::string& name : store.names("claims")) {
     auto src = store.find("claims", name);
@@ -20,28 +53,9 @@ Expected<std::vector<JudgedClaim>> judge_stored_claims(const ConfigStore& store)
     auto claims = load_config_text<std::vector<Claim>>(src->text, src->label, load_claims);
     if (!claims) return claims.error();
     for (const Claim& c : *claims) {
-      std::optional<ModelCard> card;
-      if (c.card) {
-        auto k = store.card(*c.card);
-        if (!k) return make_error("moebench claims: " + src->label + ": claim " + c.id + ": " + k.error().message);
-        card = *k;
-        if (c.scale) {
-          auto sc = apply_scale(*card, *c.scale);
-          if (!sc) {
-            return make_error("moebench claims: " + src->label + ": claim " + c.id + ": scale: " + sc.error().message);
-          }
-          card = *sc;
-        }
-      }
-      std::optional<MachineProfile> machine;
-      if (c.hardware) {
-        auto h = store.find("hardware", *c.hardware);
-        if (!h) return make_error("moebench claims: " + src->label + ": claim " + c.id + ": " + h.error().message);
-        auto p = load_config_text<MachineProfile>(h->text, h->label, load_machine_profile);
-        if (!p) return p.error();
-        machine = *p;
-      }
-      all.push_back({c, judge_claim(c, card ? &*card : nullptr, machine ? &*machine : nullptr)});
+      auto setup = resolve_claim_setup(store, c, "moebench claims: " + src->label);
+      if (!setup) return setup.error();
+      all.push_back({c, judge_claim(c, setup->card ? &*setup->card : nullptr, setup->machine ? &*setup->machine : nullptr, &*eff)});
     }
   }
   return all;

@@ -4,6 +4,7 @@
 // JSON list (one claim's derivation: harness/explain_writer.h).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@
 #include "vocab/config_store.h"
 #include "vocab/expected.h"
 #include "vocab/json_reader.h"
+#include "vocab/machine_profile.h"
+#include "vocab/model_card.h"
 
 namespace moebench {
 
@@ -20,8 +23,20 @@ struct JudgedClaim {
   ClaimJudgement j;
 };
 
-// Every claim of every claims file, in store order, with its card (scaled
-// as the claim says) and hardware profile resolved.
+// A claim's card (scaled as the claim says) and hardware profile, when it
+// names them; `label` (the claims file) prefixes errors.
+struct ClaimSetup {
+  std::optional<ModelCard> card;
+  std::optional<MachineProfile> machine;
+};
+Expected<ClaimSetup> resolve_claim_setup(const ConfigStore& store, const Claim& c, const std::string& label);
+
+// The fitted engine efficiencies: configs/engines/efficiency.json (written by
+// `moebench validate-model --fit --write-fit`); the defaults when absent.
+Expected<EfficiencyTable> stored_efficiency(const ConfigStore& store);
+
+// Every claim of every claims file, in store order, with its card and
+// hardware profile resolved, judged with the stored efficiencies.
 Expected<std::vector<JudgedClaim>> judge_stored_claims(const ConfigStore& store);
 
 // The markdown table and its summary line; `verdict` (when not empty) keeps

@@ -56,7 +56,7 @@ std::string claim_predicted_text(const ClaimJudgement& j) {
 }
 
 std::string write_claim_explain(const Claim& c, const ClaimJudgement& j) {
-  std::string out = fmt::format("{}\n{}\n\nsource: {}\n  \"{}\"\n", c.id, c.title, c.source_document, c.source_quote);
+  std::string out = fmt::format("{}\n{}\n\nsource: {}\n  \"{}\"\n", c.id, c.title, c.source_label(), c.source_quote);
   out += fmt::format("model: {} (card {}); machine: {} (profile {}); engine: {}; quant: {}\n", c.model,
                      c.card.value_or("none"), c.machine.value_or("not stated"), c.hardware.value_or("none"),
                      c.engine.value_or("not stated"), c.quant.value_or("not stated"));
@@ -66,6 +66,13 @@ std::string write_claim_explain(const Claim& c, const ClaimJudgement& j) {
   int n = 0;
   for (const Step& s : j.steps) {
     out += fmt::format("  {:2}. {} {}\n      {}\n", ++n, pad(s.name, 44), claim_step_value(s), s.how);
+  }
+  if (!j.cases.empty()) {
+    out += "\nplausible cases (conditions the source leaves out take each declared value):\n";
+    for (const CaseBand& b : j.cases) {
+      out += fmt::format("  {}: {} tok/s (band {} .. {})\n", pad(b.label, 56), format_fixed(b.real_tok_s, 3),
+                         format_fixed(b.slow_tok_s, 3), format_fixed(b.fast_tok_s, 3));
+    }
   }
   out += fmt::format("\npredicted {}; implied storage {}, memory {}\nverdict: {} — {}\n", claim_predicted_text(j),
                      claim_rate_or_dash(j.implied_storage_bytes_s), claim_rate_or_dash(j.implied_memory_bytes_s),

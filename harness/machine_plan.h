@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct PlanRequest {
   std::int64_t context = 4096;
   std::int64_t prompt = 1000;
   double max_ttft_s = 0;  // 0: no limit
+  std::string trunk_quant;               // "" = the card's
+  std::optional<double> budget_bytes;    // nullopt = usable memory
+  std::string routing;                   // "" = the fitted default_real_routing()
 };
 
 struct PlanRow {
@@ -38,7 +42,8 @@ struct PlanRow {
 // ranked: meeting the target first (cheapest per tok/s, unpriced last), then
 // the rest by speed.
 Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const ModelCard& card, const PlanRequest& req,
-                                             const std::vector<std::string>& sources, const std::string& this_machine);
+                                             const std::vector<std::string>& sources, const std::string& this_machine,
+                                             const EfficiencyTable* efficiency = nullptr);
 
 // The header, the ranking table and its footnote.
 std::string write_plan_table(const PlanRequest& req, const std::vector<PlanRow>& rows);

@@ -2,6 +2,7 @@
 #include "vocab/claim.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "vocab/sweep_spec.h"
@@ -10,8 +11,8 @@
 namespace moebench {
 
 const std::vector<std::string>& claim_condition_names() {
-  static const std::vector<std::string> kNames = {"quant", "engine", "machine", "ram_budget",
-                                                  "drives", "context_tokens"};
+  static const std::vector<std::string> kNames = {"quant",  "engine",         "machine",     "ram_budget",
+                                                  "drives", "context_tokens", "trunk_quant", "speculative"};
   return kNames;
 }
 
@@ -137,6 +138,29 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
   if (auto v = r.integer("gpus", false, 1, 1 << 20)) c.gpus = static_cast<int>(*v);
   if (auto v = r.integer("concurrency", false, 1, 1 << 20)) c.concurrency = static_cast<int>(*v);
   c.notes = non_empty(r, "notes", false);
+  c.trunk_quant = non_empty(r, "trunk_quant", false);
+  if (c.trunk_quant) {
+    for (char& ch : *c.trunk_quant) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  if (const Json* tp = r.get("trunk_placement", false)) {
+    c.trunk_placement = read_enum(*tp, r.path_of("trunk_placement"), d, {"resident", "streamed", "partial"}, "trunk placement");
+  }
+  c.speculative = r.boolean("speculative", false);
+  if (const Json* fj = r.get("figure", false)) {
+    c.figure = read_enum(*fj, r.path_of("figure"), d, {"steady_decode", "run_average", "unknown"}, "figure kind")
+                   .value_or("unknown");
+  }
+  if (auto v = r.number("hit_rate", false)) {
+    if (*v < 0 || *v > 1) {
+      d.add(r.path_of("hit_rate"), "expected a hit rate from 0 to 1, got " + format_fixed(*v, 4));
+    } else {
+      c.hit_rate = *v;
+    }
+  }
+  c.cache_bytes = r.size("cache_bytes", false);
+  if (const Json* mb = r.get("measured_by", false)) {
+    c.measured_by = read_enum(*mb, r.path_of("measured_by"), d, {"engine authors", "third party", "user report"}, "measurer");
+  }
   if (c.context_tokens && *c.context_tokens > 0 && c.prompt_tokens &&
       *c.prompt_tokens + c.gen_tokens.value_or(0) > *c.context_tokens) {
     d.add(r.path_of("prompt_tokens"),
@@ -165,9 +189,22 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
   }
   if (const Json* src = r.object("source", true)) {
     ObjectReader s(*src, r.path_of("source"), d);
-    c.source_document = non_empty(s, "document", true).value_or("");
+    c.source_document = non_empty(s, "document", false).value_or("");
+    c.source_repository = non_empty(s, "repository", false).value_or("");
+    c.source_path = non_empty(s, "path", false).value_or("");
+    c.source_commit = non_empty(s, "commit", false).value_or("");
+    c.source_page = non_empty(s, "page", false).value_or("");
     c.source_quote = non_empty(s, "quote", true).value_or("");
     s.finish();
+    const int kinds = !c.source_document.empty() + !c.source_repository.empty() + !c.source_page.empty();
+    if (kinds != 1) {
+      d.add(r.path_of("source"), "give exactly one of \"document\" (a reference text), \"repository\" (owner/name, "
+                                 "with \"path\") or \"page\" (a URL)");
+    } else if (!c.source_repository.empty() && c.source_path.empty()) {
+      d.add(r.path_of("source"), "a repository source names the file: add \"path\"");
+    } else if (c.source_repository.empty() && (!c.source_path.empty() || !c.source_commit.empty())) {
+      d.add(r.path_of("source"), "\"path\" and \"commit\" belong to a \"repository\" source");
+    }
   }
   if (const Json* missing = r.array("missing", false, false)) {
     for (std::size_t i = 0; i < missing->size(); ++i) {
@@ -183,7 +220,9 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
   const std::pair<const char*, bool> given[] = {
       {"quant", c.quant.has_value()},         {"engine", c.engine.has_value()},
       {"machine", c.machine.has_value()},     {"ram_budget", c.ram_budget_bytes.has_value()},
-      {"drives", c.drives.has_value()},       {"context_tokens", c.context_tokens.has_value()}};
+      {"drives", c.drives.has_value()},       {"context_tokens", c.context_tokens.has_value()},
+      {"trunk_quant", c.trunk_quant.has_value() || c.trunk_bits_per_weight.has_value()},
+      {"speculative", c.speculative.has_value()}};
   for (const auto& [name, is_given] : given) {
     if (!is_given && missing.count(name) == 0) {
       d.add(path, std::string("condition \"") + name +
@@ -197,6 +236,13 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
 }
 
 }  // namespace
+
+std::string Claim::source_label() const {
+  if (!source_repository.empty()) {
+    return source_repository + "/" + source_path + (source_commit.empty() ? "" : "@" + source_commit.substr(0, 12));
+  }
+  return source_page.empty() ? source_document : source_page;
+}
 
 std::optional<std::vector<Claim>> load_claims(const Json& j, Diagnostics& d) {
   ObjectReader r(j, "", d);

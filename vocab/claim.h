@@ -67,14 +67,36 @@ struct Claim {
   std::optional<Reported> aggregate_tok_s;
   std::optional<std::uint64_t> rss_bytes;
   std::string source_document;
-  std::string source_quote;  // the exact sentence, copied from the document
+  std::string source_quote;  // the exact sentence, copied from the source
   std::vector<std::string> missing;  // condition names the source leaves out
   // Anything a verdict must know that has no field: speculative decoding,
   // pruning, a half-width quant, the trunk streamed too, an inferred value.
   std::optional<std::string> notes;
+
+  // Structured conditions the verdicts and the model read (never keywords
+  // in `notes`): the trunk's quant ("bf16", "q8_0", "q4_k", ...) and where
+  // it lived; whether a draft model / MTP / lookahead decoding made more
+  // than one token per weight pass.
+  std::optional<std::string> trunk_quant;
+  std::optional<std::string> trunk_placement;  // resident | streamed | partial
+  std::optional<bool> speculative;
+  // What the decode figure averages: steady decode (first token and prefill
+  // excluded), a whole-run average that includes them, or not said.
+  std::string figure = "unknown";  // steady_decode | run_average | unknown
+  // A measured expert-cache hit rate, and the cache it was measured with.
+  std::optional<double> hit_rate;
+  std::optional<std::uint64_t> cache_bytes;
+  std::optional<std::string> measured_by;  // engine authors | third party | user report
+  // Where the figure comes from: a reference document, a repository file
+  // (optionally at a commit) or a web page — exactly one of them.
+  std::string source_repository, source_path, source_commit, source_page;
+  // "repository/path@commit", the page, or the document: for tables.
+  std::string source_label() const;
 };
 
-// Condition names that must be either given or listed in `missing`.
+// Condition names that must be either given or listed in `missing`:
+// quant, engine, machine, ram_budget, drives, context_tokens, trunk_quant,
+// speculative.
 const std::vector<std::string>& claim_condition_names();
 
 // A claims file holds {"claims": [ ... ]}.

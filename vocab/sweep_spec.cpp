@@ -42,6 +42,19 @@ std::string check_routing(const std::string& routing, const std::string& base_di
     }
     return "";
   }
+  if (kind == "locality") {
+    const auto comma = arg.find(',');
+    double pv = 0, sv = 0;
+    auto parse = [](const std::string& t, double& out) {
+      const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
+      return !t.empty() && ec == std::errc() && ptr == t.data() + t.size() && std::isfinite(out);
+    };
+    if (comma == std::string::npos || !parse(arg.substr(0, comma), pv) || !parse(arg.substr(comma + 1), sv) || pv < 0 ||
+        pv > 1 || sv < 0) {
+      return "locality needs a reuse probability P in [0, 1] and a popularity exponent S >= 0, e.g. \"locality:0.3,0.8\"";
+    }
+    return "";
+  }
   if (kind == "trace") {
     if (arg.empty()) return "trace needs a file, e.g. \"trace:traces/k3.txt\"";
     std::filesystem::path p(arg);
@@ -54,8 +67,8 @@ std::string check_routing(const std::string& routing, const std::string& base_di
     return "";
   }
   return "unknown routing \"" + routing + "\"" +
-         did_you_mean(kind, {"uniform", "zipf", "sticky", "trace"}) +
-         "; expected uniform, zipf:S, sticky:P or trace:FILE";
+         did_you_mean(kind, {"uniform", "zipf", "sticky", "locality", "trace"}) +
+         "; expected uniform, zipf:S, sticky:P, locality:P,S or trace:FILE";
 }
 
 namespace {

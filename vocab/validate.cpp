@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "vocab/claim.h"
+#include "vocab/engine_efficiency.h"
 #include "vocab/machine_profile.h"
 #include "vocab/model_card.h"
 
@@ -15,6 +16,7 @@ const char* to_string(ConfigKind k) {
     case ConfigKind::kMachine: return "machine";
     case ConfigKind::kSweep: return "sweep";
     case ConfigKind::kClaims: return "claims";
+    case ConfigKind::kEfficiency: return "efficiency";
   }
   return "?";
 }
@@ -24,6 +26,7 @@ std::optional<ConfigKind> parse_config_kind(const std::string& s) {
   if (s == "machine" || s == "hardware" || s == "profile") return ConfigKind::kMachine;
   if (s == "sweep" || s == "sweeps") return ConfigKind::kSweep;
   if (s == "claims" || s == "claim") return ConfigKind::kClaims;
+  if (s == "efficiency" || s == "engines") return ConfigKind::kEfficiency;
   return std::nullopt;
 }
 
@@ -35,6 +38,7 @@ std::optional<ConfigKind> infer(const std::string& path, const Json& j) {
   if (!j.is_object()) return std::nullopt;
   if (j.contains("axes")) return ConfigKind::kSweep;
   if (j.contains("claims")) return ConfigKind::kClaims;
+  if (j.contains("families")) return ConfigKind::kEfficiency;
   if (j.contains("moe") || j.contains("layers")) return ConfigKind::kModel;
   if (j.contains("drives") || j.contains("memory_total")) return ConfigKind::kMachine;
   return std::nullopt;
@@ -65,6 +69,11 @@ Expected<std::string> validate_config_file(const std::string& path, std::optiona
       auto m = load_machine_profile(*j, d);
       if (!m) return d.to_error();
       return "machine profile \"" + m->name + "\": " + std::to_string(m->drives.size()) + " drive(s)";
+    }
+    case ConfigKind::kEfficiency: {
+      auto t = load_efficiency_table(*j, d);
+      if (!t) return d.to_error();
+      return "engine efficiencies: " + std::to_string(t->families.size()) + " famil" + (t->families.size() == 1 ? "y" : "ies");
     }
     case ConfigKind::kClaims: {
       auto c = load_claims(*j, d);

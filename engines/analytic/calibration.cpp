@@ -1,6 +1,8 @@
 // calibration.cpp — see calibration.h.
 #include "engines/analytic/calibration.h"
 
+#include "engines/analytic/setup_model.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -10,8 +12,7 @@ namespace moebench {
 
 double predicted_tok_s(const CalibrationRow& r, const Efficiency& e) {
   const double pre = r.pre_s / e.compute, post = r.post_s / e.compute, io = r.io_s / e.io;
-  double t = std::max({pre + post, pre + (1 - r.hidden) * io, io});
-  t += (1 - std::clamp(e.overlap, 0.0, 1.0)) * std::min(io, post);
+  const double t = decode_token_time_s(pre, post, io, r.hidden, e.overlap);
   return t > 0 ? 1 / t : 0;
 }
 

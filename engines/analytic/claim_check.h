@@ -1,30 +1,22 @@
 // claim_check.h — judging a published speed claim against what its machine
-// can physically do, with every step kept for `claims --explain`.
+// can do, with every step kept for `claims --explain`, and estimating what a
+// machine does for a model (`plan`). Both ask the one setup model
+// (engines/analytic/setup_model.h); nothing here has arithmetic of its own.
 //
-// The arithmetic, per token of single-stream decode:
-//   1. bytes: trunk weights a token reads + k × MoE layers routed experts
-//      (+ the KV cache at the stated context), at the claim's bits per
-//      weight — from its container size and expert bits when given, else the
-//      card's native quant;
-//   2. placement: the trunk first, then the experts, fill the fastest memory
-//      (GPU memory when the claim's GPUs hold weights, else RAM — the budget
-//      or RSS when stated, usable memory otherwise); the rest of the experts
-//      lives one tier down (host RAM, then the drives). A token reads from
-//      each tier its share of the experts: the article's "one division"
-//      (594 GB on 128 GB → 79 % from the SSD);
-//   3. time: each tier's bytes ÷ its bandwidth. Upper bound: the high end of
-//      every spec range, tiers fully overlapped (the slowest tier alone), plus
-//      the per-token synchronisation cost of linked machines at its low end.
-//      Lower end: the low figures, tiers one after another, sync at its high
-//      end;
-//   4. verdict: reported above 1.5 × the upper bound → implausible; above
-//      1.05 × → optimistic; otherwise consistent. under-specified when the
-//      model or the machine is unknown, when only an aggregate (serving) or
-//      prefill figure is given without what it needs, when speculative
-//      decoding could explain a figure above the bound, or when a condition
-//      the source leaves out decides the verdict (checked by re-running the
-//      arithmetic at its unfavourable end: 1 drive, the smallest memory);
-//   5. implied rates: reported tok/s × the bytes each tier must deliver.
+// A claim is judged over every plausible combination of the conditions it
+// leaves out (setup_model.h: plausible_cases):
+//   implausible      the figure beats the fast end under every combination
+//                    (×1.5), or the model fits none of them;
+//   optimistic       above the fast end of every combination, by less;
+//   consistent-if    some combinations allow it and others do not: the
+//                    reason names the values that make it so;
+//   below-band       far below the slow end (÷1.25), with the likely cause:
+//                    a run average that includes the first token, paging
+//                    past usable memory, small or QD1 reads;
+//   consistent       inside the band;
+//   under-specified  no card or no machine profile, or a figure the model
+//                    does not judge (prefill only, an aggregate without its
+//                    concurrency).
 #pragma once
 
 #include <optional>
@@ -32,38 +24,70 @@
 #include <vector>
 
 #include "engines/analytic/cost_model.h"
+#include "engines/analytic/setup_model.h"
 #include "vocab/claim.h"
 #include "vocab/machine_profile.h"
 #include "vocab/model_card.h"
 
 namespace moebench {
 
+struct CaseBand {
+  std::string label;
+  double slow_tok_s = 0, real_tok_s = 0, fast_tok_s = 0;
+};
+
 struct ClaimJudgement {
   std::string id;
   std::string reported;            // as text, with units
-  std::optional<double> predicted_low_tok_s, predicted_high_tok_s;
+  std::optional<double> predicted_low_tok_s, predicted_high_tok_s;  // the band over plausible cases
+  std::optional<double> predicted_tok_s;                            // realistic
   std::optional<double> implied_storage_bytes_s, implied_memory_bytes_s;
-  std::string verdict;             // consistent | optimistic | implausible | under-specified
+  std::string verdict;
   std::string reason;              // one line
-  std::vector<Step> steps;         // the derivation, in order
+  std::string engine_family, efficiency_source;
+  std::vector<CaseBand> cases;     // every plausible combination that fits
+  // What the realistic value is made of, for fitting efficiencies: the
+  // realistic cases' parts; the value is streams × the median over them of
+  // 1 ÷ case_times(parts).real_s, ÷ run_average.
+  std::vector<CaseParts> realistic_parts;
+  double streams = 1, run_average = 1;
+  std::vector<Step> steps;         // the derivation of the first case that fits
 };
 
-// `card` and `machine` are the claim's card and hardware profile when known.
-ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const MachineProfile* machine);
+// `card` and `machine` are the claim's card and hardware profile when known;
+// `efficiency`: fitted engine factors (nullptr: the defaults).
+ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const MachineProfile* machine,
+                           const EfficiencyTable* efficiency = nullptr);
 
-// What a machine can do for a model: the same arithmetic as a claim's,
-// for `moebench plan`. GPUs hold weights when the machine has them.
+// What a machine does for a model, for `moebench plan`.
+struct MachineSetup {
+  std::string quant = "mxfp4";           // experts
+  std::string trunk_quant;               // "" = the card's
+  std::optional<double> budget_bytes;    // nullopt = usable memory
+  std::int64_t context = 4096, prompt = 1000;
+  int drives = 1;
+  std::string engine_family = "any";
+  std::string routing;                   // "" = the fitted default_real_routing()
+};
+
 struct MachineEstimate {
   bool fits = true;
+  bool resident = false;
   std::string why;               // when it does not fit
-  double tok_s_low = 0, tok_s_high = 0;
-  double storage_share = 0;      // of the model, read from storage per token
-  double ttft_low_s = 0;         // memory-bound lower bound for the prompt
+  std::string capacity_note;     // streaming without drive capacities in the profile
+  double tok_s_low = 0, tok_s_real = 0, tok_s_high = 0;
+  double storage_share = 0;      // of the bytes a token reads, from storage
+  double storage_bytes_tok = 0;
+  double ttft_low_s = 0;         // lower bound for the prompt
   int drives = 1;
   std::vector<Step> steps;
 };
-MachineEstimate estimate_machine(const ModelCard& card, const std::string& quant, const MachineProfile& machine,
-                                 std::int64_t context, std::int64_t prompt, int drives);
+// The realistic tok/s of a judged claim under other efficiencies (as
+// judge_claim computes it; 0 when the claim had no realistic case).
+double realistic_tok_s(const ClaimJudgement& j, const EngineEfficiency& eff);
+
+MachineEstimate estimate_machine(const ModelCard& card, const MachineSetup& setup, const MachineProfile& machine,
+                                 const EfficiencyTable* efficiency = nullptr);
 
 // The article's division: the share of a model's bytes that cannot stay in
 // memory and is read from storage on every token.

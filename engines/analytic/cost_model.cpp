@@ -10,6 +10,7 @@
 #include <set>
 
 #include "engines/analytic/hit_rate.h"
+#include "engines/analytic/setup_model.h"
 #include "engines/cache/memory_plan.h"
 #include "vocab/quant_format.h"
 #include "vocab/card_tensors.h"
@@ -413,8 +414,7 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
                                             " home drives: the busiest carries ×" + format_fixed(factor, 2) + " its share");
   }
   const double hidden = dec.misses ? static_cast<double>(dec.misses_hidden) / static_cast<double>(dec.misses) : 0;
-  double t_tok = std::max({t_pre + t_post, t_pre + (1 - hidden) * t_io, t_io});
-  t_tok += (1 - std::clamp(eff.overlap, 0.0, 1.0)) * std::min(t_io, t_post);
+  const double t_tok = decode_token_time_s(t_pre, t_post, t_io, hidden, eff.overlap);
   pr.t_pre_s = t_pre;
   pr.t_post_s = t_post;
   pr.t_io_s = t_io;

@@ -46,7 +46,7 @@ Json valid_claim() {
   return Json::parse(R"({
     "id": "c1", "title": "K3 on a laptop", "model": "Kimi K3", "card": "kimi-k3",
     "quant": "mxfp4", "engine": "X", "machine": "a laptop", "ram_budget": "64GB",
-    "drives": 2, "context_tokens": 4096,
+    "drives": 2, "context_tokens": 4096, "trunk_quant": "bf16", "speculative": false,
     "reported": {"decode_tok_s": 0.6},
     "source": {"document": "claims-feed.txt", "quote": "0.6 tok/s"}})");
 }

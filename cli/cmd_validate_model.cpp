@@ -1,0 +1,87 @@
+// cmd_validate_model.cpp — `moebench validate-model`: the setup model
+// against figures that real engines measured and published
+// (harness/model_validation.h): predicted against measured for every
+// figure, the median |error| and the share inside the band for the fit half
+// and the held-out half. `--fit` refits the engine efficiencies on the fit
+// half; `--write-fit FILE` stores them (configs/engines/efficiency.json is
+// what `claims`, `plan` and this command use).
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "harness/claim_review.h"
+#include "harness/explain_writer.h"
+#include "harness/model_validation.h"
+#include "vocab/file_io.h"
+
+namespace moebench {
+namespace {
+
+struct ValidateModelArgs {
+  std::string published = "tests/data/published";
+  bool fit = false;
+  std::string write_fit;
+  bool json = false;
+  std::string explain;
+};
+
+int validate_model_command(const ValidateModelArgs& a, const CliState& state) {
+  auto fail = [](const std::string& m) {
+    fmt::print(stderr, "moebench validate-model: {}\n", m);
+    return 1;
+  };
+  const ConfigStore store = state.store();
+  auto figures = load_published(store, a.published);
+  if (!figures) return fail(figures.error().message);
+  EfficiencyTable table;
+  if (a.fit || !a.write_fit.empty()) {
+    table = fit_efficiency_table(*figures, a.published);
+    if (!a.write_fit.empty()) {
+      auto st = write_file_atomic(a.write_fit, efficiency_table_json(table).dump(2) + "\n");
+      if (!st) return fail(st.error().message);
+    }
+  } else {
+    auto stored = stored_efficiency(store);
+    if (!stored) return fail(stored.error().message);
+    table = *stored;
+  }
+  if (!a.explain.empty()) {
+    for (const PublishedFigure& f : *figures) {
+      if (f.claim.id != a.explain) continue;
+      const ClaimJudgement j = judge_claim(f.claim, f.card ? &*f.card : nullptr, f.machine ? &*f.machine : nullptr, &table);
+      fmt::print("{}", write_claim_explain(f.claim, j));
+      return 0;
+    }
+    return fail("no published figure \"" + a.explain + "\" (moebench validate-model lists every id)");
+  }
+  const ValidationReport rep = validate_model(*figures, table);
+  if (a.json) {
+    fmt::print("{}\n", validation_json(rep).dump(2));
+  } else {
+    fmt::print("{}", write_validation_table(rep, table));
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_validate_model_command(CLI::App& app, CliState& state) {
+  auto args = std::make_shared<ValidateModelArgs>();
+  CLI::App* cmd = app.add_subcommand("validate-model", "Predicted against measured for every published figure, both halves.");
+  cmd->footer("Each figure of the published set (the claims schema: conditions, source, steady decode or run average) is "
+      "judged as `moebench claims` judges a claim. A figure is held out when the hash of its id is odd; only the "
+      "fit half is ever fitted. Prints the median |predicted/measured − 1| and the share of measurements inside "
+      "the predicted band for each half, then every figure.\n\n"
+      "Example:\n"
+      "  moebench validate-model\n"
+      "  moebench validate-model --fit --write-fit configs/engines/efficiency.json");
+  cmd->add_option("--published", args->published, "directory of published figures (default tests/data/published)");
+  cmd->add_flag("--fit", args->fit, "refit the engine efficiencies on the fit half instead of using the stored ones");
+  cmd->add_option("--write-fit", args->write_fit, "write the fitted efficiencies to this file (implies --fit)");
+  cmd->add_flag("--json", args->json, "JSON instead of the markdown table");
+  cmd->add_option("--explain", args->explain, "print one figure's derivation, step by step, with units");
+  cmd->callback([args, &state] { state.exit_code = validate_model_command(*args, state); });
+}
+
+}  // namespace moebench

@@ -1,0 +1,464 @@
+// setup_model.cpp — see setup_model.h.
+#include "engines/analytic/setup_model.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <mutex>
+
+#include "engines/analytic/hit_rate.h"
+#include "engines/analytic/routing_fit.h"
+#include "vocab/card_tensors.h"
+#include "vocab/quant_format.h"
+#include "vocab/text.h"
+#include "vocab/units.h"
+
+namespace moebench {
+
+double decode_token_time_s(double pre_s, double post_s, double io_s, double hidden, double overlap) {
+  const double h = std::clamp(hidden, 0.0, 1.0), w = std::clamp(overlap, 0.0, 1.0);
+  return std::max({pre_s + post_s, pre_s + (1 - h) * io_s, io_s}) + (1 - w) * std::min(io_s, post_s);
+}
+
+namespace {
+
+double lo_of(const Figure& f) { return f.low.value_or(f.value); }
+double hi_of(const Figure& f) { return f.high.value_or(f.value); }
+std::string gb(double b) { return format_bytes_decimal(b); }
+
+// Bits per weight of quant names the sources use; the quant table first.
+std::optional<double> quant_bits(const std::string& name) {
+  if (auto f = find_quant(name)) return f->bits_per_weight();
+  static const std::map<std::string, double> kGguf = {
+      {"q6_k", 6.5625}, {"q5_k", 5.5},    {"q5_0", 5.5},    {"q5_1", 6.0},     {"q4_1", 5.0},  {"q4_k_m", 4.8},
+      {"q3_k_m", 3.9},  {"iq4_xs", 4.25}, {"iq4_nl", 4.5},  {"iq3_xxs", 3.0625}, {"iq2_xxs", 2.0625},
+      {"iq2_xs", 2.3125}, {"iq2_s", 2.5}, {"iq1_s", 1.5625}, {"iq1_m", 1.75},  {"int8", 8.0},  {"int4", 4.0},
+      {"fp8", 8.0},     {"f16", 16.0},    {"fp16", 16.0},
+      // Engine-specific: WASTE's grouped 4- and 3-bit trunks (fp16 scale per
+      // 32-group: +0.5 bit), Deltafin's row-scaled int8, MLX's 8-bit with a
+      // scale and bias per 64-group.
+      {"q4g", 4.5},     {"q3g", 3.5},     {"mlx_q8", 8.5}};
+  auto it = kGguf.find(name);
+  if (it != kGguf.end()) return it->second;
+  return std::nullopt;
+}
+
+// Whether `quant` can store the card's trunk matrices (row lengths are
+// multiples of its block).
+bool trunk_quant_fits(const ModelCard& card, const std::string& quant) {
+  const auto f = find_quant(quant);
+  if (!f) return false;
+  for (const CardTensor& t : card_trunk_tensors(card)) {
+    if (!t.small && t.row_len % f->block_weights != 0) return false;
+  }
+  return true;
+}
+
+// Peak FLOP/s of what computes a case's decode, when the profile states it.
+struct Peak {
+  double flops = 0;
+  std::string how;
+};
+Peak peak_flops(const MachineProfile& m, bool gpu_weights, Residency residency) {
+  (void)m;
+  (void)gpu_weights;
+  (void)residency;
+  return {};
+}
+
+// Hit rates of the locality routing for full-size shapes cost a replay of
+// ~10^5 needs (hit_rate.h: estimate_hits); the slot count is rounded to two
+// significant digits (the curve is smooth) and the answers kept.
+double memo_hit_rate(const CacheShape& shape, const std::string& routing) {
+  static std::mutex mu;
+  static std::map<std::string, double> memo;
+  CacheShape s = shape;
+  if (s.slots >= 100) {
+    const double mag = std::pow(10.0, std::floor(std::log10(static_cast<double>(s.slots))) - 1);
+    s.slots = static_cast<std::size_t>(std::llround(static_cast<double>(s.slots) / mag) * mag);
+  }
+  const std::string key = std::to_string(s.moe_layers) + "/" + std::to_string(s.experts) + "/" + std::to_string(s.k) + "/" +
+                          std::to_string(s.slots) + "/" + routing;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = memo.find(key);
+    if (it != memo.end()) return it->second;
+  }
+  EstimateBudget budget;
+  budget.measured_needs = 50000;
+  auto h = estimate_hits(s, routing, "off", CachePolicy::kLru, 1, "", budget);
+  const double v = h ? h->hit_rate : uniform_lru_hit_rate(shape);
+  std::lock_guard<std::mutex> lock(mu);
+  memo[key] = v;
+  return v;
+}
+
+// Trunk bytes of the card at a case's trunk precision: the card's tensors
+// in a named quant the table knows, else the card's bytes scaled by bits.
+struct TrunkAt {
+  double total = 0, head = 0, layers = 0;  // bytes
+  double pre_tok = 0, post_tok = 0;        // read per decode token
+  std::string how;
+};
+
+TrunkAt trunk_at(const ModelCard& card, const SetupCase& c) {
+  TrunkAt t;
+  ModelCard k = card;
+  double scale = 1;
+  if (!c.trunk_quant.empty() && find_quant(c.trunk_quant) && trunk_quant_fits(card, c.trunk_quant)) {
+    k.trunk_quant = c.trunk_quant;
+    t.how = "the card's trunk tensors in " + c.trunk_quant;
+  } else {
+    const auto own = find_quant(card.trunk_quant);
+    const double own_bits = own ? own->bits_per_weight() : 16;
+    scale = c.trunk_bits / own_bits;
+    t.how = "the card's " + card.trunk_quant + " trunk scaled to " + format_fixed(c.trunk_bits, 2) + " bits per weight" +
+            (c.trunk_quant.empty() ? "" : " (" + c.trunk_quant + ")");
+  }
+  const TrunkBytes tb = k.trunk();
+  const TrunkSplit split = trunk_split(k);
+  t.total = static_cast<double>(tb.total()) * scale;
+  t.head = static_cast<double>(sat_add(sat_add(tb.embedding, tb.lm_head), tb.output_norm)) * scale;
+  t.layers = static_cast<double>(tb.layers) * scale;
+  t.pre_tok = split.pre_bytes * scale;
+  t.post_tok = split.post_bytes * scale;
+  return t;
+}
+
+// Read bandwidth (low, value, high) of the profile's first `n` drives at
+// large reads, or at the small-block rate when `paged`.
+struct Bw {
+  double lo = 0, mid = 0, hi = 0;
+  std::string how;
+};
+
+Bw drives_bw(const MachineProfile& m, int n, double block, bool paged) {
+  Bw b;
+  const int use = std::min<int>(n, static_cast<int>(m.drives.size()));
+  std::vector<std::string> names;
+  for (int i = 0; i < use; ++i) {
+    const DriveProfile& d = m.drives[static_cast<std::size_t>(i)];
+    names.push_back(d.name);
+    double mid = 0;
+    std::string how;
+    if (paged) {
+      // Page faults: one small read at a time per faulting thread.
+      MachineProfile one;
+      one.drives = {d};
+      mid = drive_set_read_bw(one, 1, 131072, 1, std::nullopt, &how);
+      if (d.read_curve.empty()) mid = d.seq_read_bytes_s.value * 0.15;  // no curve: QD1 128 KiB ≈ 15 % of sequential
+      b.lo += mid * 0.5;
+      b.mid += mid;
+      b.hi += mid * 1.5;
+      continue;
+    }
+    MachineProfile one;
+    one.drives = {d};
+    mid = drive_set_read_bw(one, 1, static_cast<std::uint64_t>(block), 32, std::nullopt, &how);
+    b.mid += mid;
+    b.lo += d.read_curve.empty() ? 0.85 * lo_of(d.seq_read_bytes_s) : mid;
+    b.hi += d.read_curve.empty() ? hi_of(d.seq_read_bytes_s) : mid;
+  }
+  b.how = join(names, " + ") + (paged ? " at page-fault reads (128 KiB, QD1)" : " at " + format_bytes(block) + " reads");
+  return b;
+}
+
+}  // namespace
+
+CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& machine, const SetupCase& c,
+                           const EngineEfficiency& eff) {
+  CaseEstimate e;
+  auto step = [&e](std::string name, double v, std::string unit, std::string how) {
+    e.steps.push_back({std::move(name), v, std::move(unit), std::move(how)});
+  };
+  // 1. Bytes.
+  const ParamCounts pc = card.parameter_counts();
+  const double L = card.moe_layers(), E = card.moe.experts, k = card.moe.active;
+  const double expert_bytes = 3.0 * card.moe.expert_dim * card.moe.expert_intermediate * c.expert_bits / 8;
+  const double routed_total = static_cast<double>(pc.routed_experts) * c.expert_bits / 8;
+  // A pass of `batch` tokens reads each distinct expert once.
+  const double b = std::max(1, c.batch);
+  const double routed_tok = b <= 1 ? static_cast<double>(pc.routed_active) * c.expert_bits / 8
+                                   : L * E * (1 - std::pow(1 - k / std::max(1.0, E), b)) * expert_bytes;
+  const TrunkAt tr = trunk_at(card, c);
+  const double kv_total = static_cast<double>(card.cache_bytes(static_cast<std::uint64_t>(c.context)));
+  const double kv_tok = b * (static_cast<double>(card.kv_bytes_per_token()) * c.context + 2.0 * static_cast<double>(card.linear_state_bytes()));
+  e.model_bytes = tr.total + routed_total;
+  step("trunk", tr.total, "B", tr.how + "; head (embedding, lm_head, norm) " + gb(tr.head));
+  step("routed experts", routed_total, "B", format_fixed(c.expert_bits, 2) + " bits per weight; one expert " + gb(expert_bytes));
+  step("bytes per token", tr.pre_tok + tr.post_tok + routed_tok + kv_tok, "B",
+       "trunk " + gb(tr.pre_tok + tr.post_tok) + " + " + format_fixed(k, 0) + " × " + format_fixed(L, 0) + " experts " +
+           gb(routed_tok) + " + KV/state " + gb(kv_tok) + " (context " + format_fixed(c.context, 0) + ")");
+
+  // 2. Memory: the fastest tier first.
+  const double usable = machine.memory_usable_bytes.value;
+  double gpu_cap = 0, gpu_bw_lo = 0, gpu_bw_mid = 0, gpu_bw_hi = 0;
+  if (c.gpus && machine.accelerators) {
+    const AcceleratorInfo& a = *machine.accelerators;
+    gpu_cap = 0.9 * a.count * a.memory_bytes.value;  // the runtime, activations, other requests' KV
+    // Layers split across devices run one device at a time (slow, realistic);
+    // tensor parallel streams every device at once (fast end).
+    gpu_bw_lo = lo_of(a.memory_read_bytes_s);
+    gpu_bw_mid = a.memory_read_bytes_s.value * std::min(2.0, static_cast<double>(a.count));
+    gpu_bw_hi = a.count * hi_of(a.memory_read_bytes_s);
+  }
+  const double ram = c.memory_bytes;
+  const double overhead = 0.5e9;  // runtime, scratch, I/O buffers of a real engine (estimate)
+  const double need_resident = tr.total + routed_total + kv_total + overhead;
+  double pinned_layers_trunk = tr.layers, cache = 0, slots = L * E;
+  double hit = 1, hit_uniform = 1;
+  if (need_resident <= ram + gpu_cap) {
+    e.resident = true;
+    step("placement", need_resident, "B", "everything resident in " + gb(ram + gpu_cap) + " (" + c.memory_how + ")");
+  } else {
+    // Streaming: KV, the head and a token's working set of experts must stay.
+    const double fixed = kv_total + overhead + tr.head;
+    const double min_need = fixed + k * expert_bytes + (L > 0 ? tr.layers / card.total_layers() : 0);
+    if (ram + gpu_cap < min_need) {
+      e.fits = false;
+      e.why = "memory " + gb(ram + gpu_cap) + " is below the streaming minimum " + gb(min_need) +
+              " (KV/state, head, one layer's trunk and top-k experts)";
+      step("does not fit", min_need, "B", e.why);
+      return e;
+    }
+    const double avail = ram + gpu_cap - fixed;
+    // Trunk first: every token reads all of it, an expert only when routed
+    // there. Leave one token's experts (k × L) for the cache.
+    pinned_layers_trunk = std::clamp(avail - k * L * expert_bytes, 0.0, tr.layers);
+    cache = std::max(0.0, avail - pinned_layers_trunk);
+    slots = std::min(L * E, std::floor(cache / std::max(1.0, expert_bytes)));
+    const CacheShape shape{static_cast<int>(L), static_cast<int>(E), static_cast<int>(k), static_cast<std::size_t>(slots)};
+    hit_uniform = L * E > 0 ? uniform_lru_hit_rate(shape) : 1;
+    hit = c.routing == "uniform" ? hit_uniform : memo_hit_rate(shape, c.routing);
+    step("placement", cache, "B",
+         "streaming: trunk pinned " + gb(pinned_layers_trunk) + " of " + gb(tr.layers) + " per-layer trunk; expert cache " +
+             gb(cache) + " = " + format_fixed(slots, 0) + " slots of " + format_fixed(L * E, 0));
+    step("hit rate", hit, "", c.routing + " routing, LRU, steady state (uniform, the pessimistic bound: " +
+                                   format_fixed(hit_uniform, 3) + ")");
+  }
+  e.pinned_trunk_bytes = pinned_layers_trunk;
+  e.cache_bytes = cache;
+  e.slots = slots;
+  e.hit_rate = hit;
+  const double layer_tok = tr.pre_tok + tr.post_tok;
+  const double streamed_share = tr.layers > 0 ? 1 - pinned_layers_trunk / tr.layers : 0;
+  // The head's per-token part (embedding row, lm_head) is always resident;
+  // the per-layer trunk's per-token part scales with the pinned share.
+  const double head_tok = static_cast<double>(card.trunk().head_per_token()) * (tr.total / std::max(1.0, static_cast<double>(card.trunk().total())));
+  const double layers_tok = std::max(0.0, layer_tok - head_tok);
+  e.trunk_streamed_bytes_tok = layers_tok * streamed_share;
+  const double storage_experts = (1 - hit) * routed_tok;
+  const double storage_slow_extra = (hit - hit_uniform) * routed_tok;  // the slow end routes uniformly
+  double storage = e.trunk_streamed_bytes_tok + storage_experts;
+  double memory = head_tok + layers_tok * (1 - streamed_share) + hit * routed_tok + kv_tok;
+  // 4. Paging: the part of the memory counted on beyond usable memory.
+  bool paged = c.residency == Residency::kMmap && storage > 0;
+  if (!e.resident && ram > usable && !c.gpus) {
+    const double over = (ram - usable) / ram;
+    const double faulted = memory * over;
+    memory -= faulted;
+    e.paged_bytes_tok += faulted;
+    step("paged", faulted, "B", "memory beyond usable " + gb(usable) + ": " + format_fixed(100 * over, 0) +
+                                    " % of the weights held fault in from the drive per token");
+  }
+  e.memory_bytes_tok = memory;
+  e.storage_bytes_tok = storage + e.paged_bytes_tok;
+
+  // 5. Time.
+  const Figure& mbw = machine.memory_read_bytes_s;
+  // Bytes by tier: GPU memory first when it holds weights.
+  // GPU memory holds KV and the trunk first (what every token reads), then
+  // experts; the per-token bytes it serves follow that placement.
+  double in_gpu = 0;
+  if (gpu_cap > 0) {
+    const double trunk_held = tr.head + pinned_layers_trunk;
+    const double trunk_in_gpu = std::min(std::max(0.0, gpu_cap - kv_total), trunk_held);
+    const double trunk_tok_held = head_tok + layers_tok * (1 - streamed_share);
+    const double experts_held = e.resident ? routed_total : cache;
+    const double experts_in_gpu = std::min(std::max(0.0, gpu_cap - kv_total - trunk_in_gpu), experts_held);
+    in_gpu = kv_tok + (trunk_held > 0 ? trunk_tok_held * trunk_in_gpu / trunk_held : 0) +
+             (experts_held > 0 ? hit * routed_tok * experts_in_gpu / experts_held : 0);
+    in_gpu = std::min(in_gpu, memory);
+  }
+  const double in_ram = memory - in_gpu;
+  auto mem_time = [&](double bw_gpu, double bw_ram, double f) {
+    double t = 0;
+    if (in_gpu > 0) t += in_gpu / (bw_gpu * f);
+    if (in_ram > 0) t += in_ram / (bw_ram * f);
+    return t;
+  };
+  CaseParts& P = e.parts;
+  P.mem_s[1] = mem_time(gpu_bw_mid, mbw.value, 1);
+  P.mem_s[0] = mem_time(gpu_bw_lo, lo_of(mbw), 1);
+  P.mem_s[2] = mem_time(gpu_bw_hi, hi_of(mbw), 1);
+  step("memory time / token at full bandwidth", P.mem_s[1], "s",
+       gb(memory) + " at " + format_rate(mbw.value) + (in_gpu > 0 ? " (" + gb(in_gpu) + " in GPU memory)" : ""));
+  // Compute: flops ÷ the peak, when the profile states a peak.
+  const double flops = b * 2.0 * (static_cast<double>(pc.active()) - static_cast<double>(pc.embedding)) +
+                       4.0 * c.context * static_cast<double>(card.kv_bytes_per_token()) /
+                           std::max(1.0, card.kv_dtype == "f32" ? 4.0 : 2.0);
+  const Peak peak = peak_flops(machine, in_gpu > 0, c.residency);
+  if (peak.flops > 0) {
+    P.flops_s = flops / peak.flops;
+    step("compute / token at peak", P.flops_s, "s",
+         format_fixed(flops / 1e9, 1) + " GFLOP at " + peak.how + " " + format_fixed(peak.flops / 1e12, 1) + " TFLOP/s");
+  }
+  // Per-layer fixed costs: ~12 kernel dispatches and a synchronisation per
+  // layer (attention, norms, router, experts), ~10 µs each on CPU threads.
+  P.fixed_s = card.total_layers() * 12 * 10e-6;
+  step("per-layer fixed costs / token", P.fixed_s, "s", std::to_string(card.total_layers()) + " layers × 12 dispatches × 10 µs (estimate)");
+  // I/O.
+  if (storage + e.paged_bytes_tok > 0) {
+    if (machine.drives.empty()) {
+      e.fits = false;
+      e.why = "the model does not fit memory and the profile lists no drive to stream from";
+      return e;
+    }
+    const Bw big = drives_bw(machine, c.drives, expert_bytes / 3, paged);
+    const Bw small = drives_bw(machine, 1, 4096, true);
+    auto io = [&](double b_big, double b_small) {
+      return (storage > 0 ? storage / b_big : 0) + (e.paged_bytes_tok > 0 ? e.paged_bytes_tok / b_small : 0);
+    };
+    P.io_s[1] = io(big.mid, small.mid);
+    P.io_s[0] = io(big.lo, small.lo) + std::max(0.0, storage_slow_extra) / big.lo;
+    P.io_s[2] = io(big.hi, small.hi);
+    step("I/O / token at full bandwidth", P.io_s[1], "s",
+         gb(storage) + " from " + big.how + (e.paged_bytes_tok > 0 ? "; " + gb(e.paged_bytes_tok) + " of page faults" : ""));
+  }
+  if (machine.nodes > 1 && machine.sync_s_per_token) {
+    P.sync_s[0] = hi_of(*machine.sync_s_per_token);
+    P.sync_s[1] = machine.sync_s_per_token->value;
+    P.sync_s[2] = lo_of(*machine.sync_s_per_token);
+  }
+  P.speculative = std::max(1.0, c.speculative_speedup);
+  if (P.speculative > 1) step("speculative decoding", P.speculative, "×", "tokens per weight pass (assumed)");
+  const CaseTimes t = case_times(P, eff);
+  e.t_slow_s = t.slow_s;
+  e.t_real_s = t.real_s;
+  e.t_fast_s = t.fast_s;
+  step("decode / token", e.t_real_s, "s",
+       "max(memory ÷ " + format_fixed(eff.memory, 3) + ", compute ÷ " + format_fixed(eff.compute, 3) + ") + fixed, I/O ÷ " +
+           format_fixed(eff.io, 3) + ", overlap " + format_fixed(eff.overlap, 2) + "; band " + format_fixed(e.t_fast_s, 3) +
+           " .. " + format_fixed(e.t_slow_s, 3) + " s (" + eff.source + ")");
+  return e;
+}
+
+CaseTimes case_times(const CaseParts& p, const EngineEfficiency& eff) {
+  auto token = [&](int end, double f, double overlap) {
+    const double fm = std::min(1.0, eff.memory * f), fc = std::min(1.0, eff.compute * f), fi = std::min(1.0, eff.io * f);
+    const double compute = std::max(p.mem_s[end] / fm, p.flops_s / fc) + p.fixed_s;
+    return (decode_token_time_s(0, compute, p.io_s[end] / fi, 0, overlap) + p.sync_s[end]) / p.speculative;
+  };
+  return {token(0, eff.band_low, 0), token(1, 1, eff.overlap), token(2, eff.band_high, 1)};
+}
+
+std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card, const MachineProfile& machine,
+                                       const PlausibleSets& sets) {
+  SetupCase base;
+  const auto native = find_quant(card.expert_quant);
+  base.expert_bits = claim.expert_bits_per_weight.value_or(native ? native->bits_per_weight() : 4.25);
+  base.gpus = machine.accelerators.has_value() && claim.gpus.value_or(machine.accelerators->count) > 0;
+  base.memory_bytes = machine.memory_usable_bytes.value;
+  base.memory_how = "usable memory of " + machine.name;
+  if (claim.ram_budget_bytes) {
+    base.memory_bytes = static_cast<double>(*claim.ram_budget_bytes);
+    base.memory_how = "the stated budget";
+  } else if (claim.rss_bytes && !base.gpus) {
+    base.memory_bytes = std::min(base.memory_bytes, static_cast<double>(*claim.rss_bytes) * std::max(1, machine.nodes));
+    base.memory_how = "the stated RSS";
+  }
+  base.residency = family_residency(engine_family(claim.engine.value_or("")));
+  base.routing = default_real_routing();
+  // Trunk: stated quant, stated bits, or the declared plausible set.
+  std::vector<std::pair<std::string, double>> trunks;
+  if (claim.trunk_quant) {
+    const auto b = quant_bits(*claim.trunk_quant);
+    trunks.push_back({*claim.trunk_quant, claim.trunk_bits_per_weight.value_or(b.value_or(16))});
+  } else if (claim.trunk_bits_per_weight) {
+    trunks.push_back({"", *claim.trunk_bits_per_weight});
+  } else {
+    for (const std::string& q : sets.trunk_quants) trunks.push_back({q, quant_bits(q).value_or(16)});
+  }
+  std::vector<int> drives;
+  if (claim.drives) {
+    drives.push_back(*claim.drives);
+  } else {
+    for (int d = 1; d <= std::max<int>(1, static_cast<int>(machine.drives.size())); ++d) drives.push_back(d);
+  }
+  std::vector<double> contexts;
+  if (claim.context_tokens) {
+    contexts.push_back(static_cast<double>(*claim.context_tokens));
+  } else {
+    contexts = sets.contexts;
+  }
+  std::vector<double> specs;
+  if (claim.speculative) {
+    specs.push_back(*claim.speculative ? sets.speculative_speedups.back() : 1.0);
+  } else {
+    specs = sets.speculative_speedups;
+  }
+  std::vector<SetupCase> out;
+  // Expert bits: stated; else the claim's quant when it names one; else what
+  // the container leaves after the trunk (per trunk case); else the card's.
+  std::optional<double> named_bits;
+  if (claim.quant) {
+    std::string q;
+    for (char ch : *claim.quant) {
+      if (std::isspace(static_cast<unsigned char>(ch)) || ch == '(' || ch == ',') break;
+      q += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    }
+    named_bits = quant_bits(q);
+  }
+  const ParamCounts pc = card.parameter_counts();
+  for (const auto& [tq, tb] : trunks) {
+    double ebits = base.expert_bits;
+    if (!claim.expert_bits_per_weight) {
+      if (named_bits) {
+        ebits = *named_bits;
+      } else if (claim.container_bytes && pc.routed_experts > 0) {
+        const double trunk_bytes = static_cast<double>(pc.trunk()) * tb / 8;
+        const double left = static_cast<double>(*claim.container_bytes) - trunk_bytes;
+        ebits = std::clamp(left * 8 / static_cast<double>(pc.routed_experts), 1.0, 16.0);
+      }
+    }
+    for (int d : drives) {
+      for (double ctx : contexts) {
+        for (double sp : specs) {
+          SetupCase c = base;
+          c.expert_bits = ebits;
+          c.trunk_quant = tq;
+          c.trunk_bits = tb;
+          c.drives = d;
+          c.context = ctx;
+          c.speculative_speedup = sp;
+          std::vector<std::string> parts;
+          if (!claim.trunk_quant && !claim.trunk_bits_per_weight) parts.push_back("trunk " + tq);
+          if (!claim.drives) parts.push_back(std::to_string(d) + " drive" + (d == 1 ? "" : "s"));
+          if (!claim.context_tokens) parts.push_back("context " + format_fixed(ctx, 0));
+          if (!claim.speculative) parts.push_back(sp > 1 ? "speculative ×" + format_fixed(sp, 1) : "no speculative decoding");
+          c.label = parts.empty() ? "as stated" : join(parts, ", ");
+          out.push_back(c);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::string engine_family(const std::string& engine) {
+  std::string w;
+  for (char ch : engine) {
+    if (std::isspace(static_cast<unsigned char>(ch)) || ch == '(' || ch == ',' || ch == '@') break;
+    w += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  return w.empty() ? "any" : w;
+}
+
+Residency family_residency(const std::string& family) {
+  // Exactly these: forks that stream experts themselves name their own family.
+  return family == "llama.cpp" || family == "ik_llama.cpp" || family == "ollama" || family == "lm-studio" ? Residency::kMmap
+                                                                                                          : Residency::kStream;
+}
+
+}  // namespace moebench

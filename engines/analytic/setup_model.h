@@ -1,0 +1,143 @@
+// setup_model.h — the one model of bytes, memory and time for a setup: a
+// model card at some expert and trunk precision, on a machine profile, with a
+// memory budget, a set of drives, a context and an engine. `claims`, `plan`
+// and `validate-model` ask it; `predict` (cost_model.h) shares its byte
+// split (trunk_split), its memory plan (engines/cache/memory_plan.h) and its
+// token-time formula (decode_token_time_s) for this machine's own engines.
+//
+// One case (every condition has one value) is estimated in five steps, each
+// kept as a Step for `--explain`:
+//   1. bytes     routed experts at the case's expert bits; the trunk at its
+//                bits (the card's tensors in a named quant, or the card's bytes
+//                scaled to a stated bits/weight); split into the head
+//                (embedding, lm_head, final norm: always resident) and the
+//                per-layer trunk (the part a small budget streams);
+//   2. memory    weights go to the fastest tier first (GPU memory when the
+//                engine uses GPUs, then RAM: the budget, the RSS or usable
+//                memory). All of it fits: resident. Otherwise the engine
+//                streams: KV/state and the head stay, the per-layer trunk is
+//                pinned as far as the memory allows (the rest is re-read every
+//                token), the remaining memory is the expert cache;
+//   3. hits      the expert cache's hit rate under the case's routing model
+//                (engines/analytic/hit_rate.h);
+//   4. paging    memory the case counts on beyond usable memory (a budget
+//                above it), and every read of an engine that pages through
+//                mmap, are served by page faults: small random reads at the
+//                drive's small-block rate instead of the large-read rate;
+//   5. time      memory time = bytes from each tier ÷ its bandwidth × the
+//                engine's memory efficiency; compute = flops ÷ (peak × the
+//                compute efficiency) when the profile states a peak; per-layer
+//                fixed costs (kernel dispatch and synchronisation); I/O =
+//                storage bytes ÷ the drives' bandwidth × the I/O efficiency;
+//                a token takes decode_token_time_s of those; linked nodes add
+//                their sync; speculative decoding divides by its speed-up.
+// The band of a case runs from the slow end (low spec figures, efficiencies
+// × the engine's band_low, no overlap) to the fast end (high figures, × the
+// band_high, full overlap); the realistic value uses the fitted efficiencies.
+//
+// Unstated conditions are ranges (plausible_cases): each missing condition
+// takes every value of its declared set, and a figure is judged against the
+// band over every combination (claim_check.h).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engines/analytic/cost_model.h"
+#include "vocab/claim.h"
+#include "vocab/engine_efficiency.h"
+#include "vocab/machine_profile.h"
+#include "vocab/model_card.h"
+
+namespace moebench {
+
+// The seconds of one decode token from its parts: compute before routing,
+// compute after routing, I/O, the share of misses hidden before the router
+// chose, and the share of min(I/O, post) the pipeline overlaps:
+//   max(pre + post, pre + (1 − hidden)·io, io) + (1 − overlap)·min(io, post)
+double decode_token_time_s(double pre_s, double post_s, double io_s, double hidden, double overlap);
+
+// How an engine holds what does not fit memory.
+enum class Residency {
+  kStream,  // an explicit expert cache filled by large reads (WASTE, kimi-k3-in-c, moebench)
+  kMmap,    // the OS page cache over a mapped file: page-fault reads (llama.cpp beyond RAM)
+};
+
+// One combination of conditions.
+struct SetupCase {
+  std::string label;              // the assumed values, e.g. "trunk q8_0, 1 drive, context 4096"
+  double expert_bits = 4.25;      // bits per routed-expert weight
+  std::string trunk_quant;        // named quant of the trunk ("" = scale the card's by trunk_bits)
+  double trunk_bits = 16;         // bits per trunk weight
+  double memory_bytes = 0;        // RAM the engine may hold weights, cache and KV in
+  std::string memory_how;
+  int drives = 1;                 // the profile's first `drives` drives (each its own bandwidth)
+  double context = 0;             // tokens in the KV cache
+  double speculative_speedup = 1; // tokens per weight pass (1: no speculative decoding)
+  bool gpus = false;              // GPUs hold weights
+  Residency residency = Residency::kStream;
+  std::string routing = "uniform";  // plausible_cases: the fitted default_real_routing()
+  int batch = 1;                  // tokens per weight pass (concurrent streams, a prefill chunk)
+};
+
+// A case's times before efficiencies: [0] slow end (low spec figures),
+// [1] realistic (the figures), [2] fast end (high figures). The efficiencies
+// divide them (case_times), so fitting them costs nothing per evaluation.
+struct CaseParts {
+  double mem_s[3] = {0, 0, 0};   // memory bytes ÷ bandwidth
+  double io_s[3] = {0, 0, 0};    // storage bytes ÷ the drives' bandwidth
+  double flops_s = 0;            // flops ÷ peak (0 when the profile has no peak)
+  double fixed_s = 0;            // per-layer fixed costs
+  double sync_s[3] = {0, 0, 0};  // linked nodes
+  double speculative = 1;        // tokens per weight pass
+};
+struct CaseTimes {
+  double slow_s = 0, real_s = 0, fast_s = 0;
+};
+// Slow end: efficiencies × band_low, no overlap; realistic: the
+// efficiencies; fast end: × band_high (capped at 1), full overlap.
+CaseTimes case_times(const CaseParts& parts, const EngineEfficiency& eff);
+
+struct CaseEstimate {
+  bool fits = true;
+  std::string why;                  // when it does not fit
+  double t_slow_s = 0, t_real_s = 0, t_fast_s = 0;  // s/token
+  double memory_bytes_tok = 0;      // weights + KV read from memory per token
+  double storage_bytes_tok = 0;     // read from the drives per token (page faults included)
+  double paged_bytes_tok = 0;       // of which page-fault reads
+  double trunk_streamed_bytes_tok = 0;
+  double pinned_trunk_bytes = 0, cache_bytes = 0, slots = 0;
+  double hit_rate = 0;
+  double model_bytes = 0;           // trunk + experts
+  bool resident = false;
+  CaseParts parts;
+  std::vector<Step> steps;
+  double tok_s_slow() const { return t_slow_s > 0 ? 1 / t_slow_s : 0; }
+  double tok_s_real() const { return t_real_s > 0 ? 1 / t_real_s : 0; }
+  double tok_s_fast() const { return t_fast_s > 0 ? 1 / t_fast_s : 0; }
+};
+
+CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& machine, const SetupCase& c,
+                           const EngineEfficiency& eff);
+
+// Declared plausible values of conditions a source leaves out.
+struct PlausibleSets {
+  std::vector<std::string> trunk_quants = {"q4_0", "q8_0", "bf16"};  // 4.5 to 16 bits
+  std::vector<double> contexts = {0, 4096, 32768};
+  std::vector<double> speculative_speedups = {1.0, 2.0};  // no draft; a draft accepting ~half its tokens
+};
+
+// The cases a claim's conditions allow: stated conditions fixed, missing ones
+// over their plausible sets (drives over 1..the profile's drive count).
+std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card, const MachineProfile& machine,
+                                       const PlausibleSets& sets = {});
+
+// An engine family from the engine as a source names it: its first word,
+// lowercased ("kimi-k3-in-c", "waste", "llama.cpp", ...).
+std::string engine_family(const std::string& engine);
+// How the family holds what does not fit (llama.cpp and its forks map the
+// file and page; the streaming engines read into their own cache).
+Residency family_residency(const std::string& family);
+
+}  // namespace moebench

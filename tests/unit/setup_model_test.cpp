@@ -1,0 +1,196 @@
+// setup_model_test.cpp — the one setup model (engines/analytic/setup_model.h)
+// read as a tutorial: a token's time from its parts; a budget below the
+// trunk streams the trunk too and still gets a number; the bytes agree with
+// the card's own figures; paging past usable memory costs small reads; and
+// the verdicts over plausible conditions — implausible under every
+// combination, consistent only if a missing condition takes some value, far
+// below the band with its likely cause. Then the validation against the
+// published set: every figure with a card and a machine gets a number, and
+// the stored efficiencies are what the fit gives.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "engines/analytic/claim_check.h"
+#include "engines/analytic/setup_model.h"
+#include "harness/claim_review.h"
+#include "harness/model_validation.h"
+#include "test_support.h"
+
+using namespace moebench;
+
+namespace {
+MachineProfile catalog(const std::string& name) {
+  auto src = testing::shipped_store().find("hardware", name);
+  REQUIRE(src);
+  auto p = load_config_text<MachineProfile>(src->text, src->label, load_machine_profile);
+  REQUIRE(p);
+  return *p;
+}
+ModelCard k3() {
+  auto card = testing::shipped_store().card("kimi-k3");
+  REQUIRE(card);
+  return *card;
+}
+// A claim whose every condition but the trunk's quant is stated.
+Claim stated_claim(double tok_s) {
+  Claim c;
+  c.id = "test";
+  c.model = "Kimi K3";
+  c.card = "kimi-k3";
+  c.engine = "waste";
+  c.machine = "M5 Pro";
+  c.hardware = "macbook-pro-m5-pro-64gb";
+  c.quant = "mxfp4";
+  c.ram_budget_bytes = 40'000'000'000ull;
+  c.drives = 1;
+  c.context_tokens = 4096;
+  c.speculative = false;
+  c.decode_tok_s = Reported{tok_s, tok_s};
+  c.missing = {"trunk_quant"};
+  return c;
+}
+}  // namespace
+
+TEST_CASE("a token takes max(compute, I/O) plus what the pipeline does not overlap", "[setup]") {
+  // Compute 1 s after routing, I/O 0.6 s: fully overlapped 1 s, not at all 1.6 s.
+  CHECK(decode_token_time_s(0, 1.0, 0.6, 0, 1) == Approx(1.0));
+  CHECK(decode_token_time_s(0, 1.0, 0.6, 0, 0) == Approx(1.6));
+  // Work before routing cannot hide a read it must wait for.
+  CHECK(decode_token_time_s(0.5, 0.2, 1.0, 0, 1) == Approx(1.5));
+  // ... unless a prefetch issued it before the router chose.
+  CHECK(decode_token_time_s(0.5, 0.2, 1.0, 1, 1) == Approx(1.0));
+}
+
+TEST_CASE("a budget below the trunk streams the trunk too: a number, and the card's everything-streamed bytes", "[setup]") {
+  const ModelCard card = k3();
+  const MachineProfile m = catalog("epyc-7763-2s-228gb");
+  SetupCase c;
+  c.expert_bits = 4.25;
+  c.trunk_quant = card.trunk_quant;
+  c.trunk_bits = 16;
+  c.memory_bytes = 8e9;  // far below the 108.8 GB trunk
+  c.context = 0;
+  c.drives = 1;
+  const CaseEstimate e = estimate_case(card, m, c, EngineEfficiency{});
+  REQUIRE(e.fits);
+  CHECK_FALSE(e.resident);
+  CHECK(e.tok_s_real() > 0);
+  CHECK(e.pinned_trunk_bytes == 0);  // 8 GB holds the head, KV and one token's experts, no trunk layer
+  // At (almost) no hits, storage per token is the card's all-streamed figure.
+  const double all_streamed = static_cast<double>(card.decode_bytes("mxfp4").all_streamed.storage);
+  CHECK(e.hit_rate < 0.01);
+  CHECK(e.storage_bytes_tok == Approx(all_streamed).epsilon(0.02));
+  // More budget pins trunk layers and reads less.
+  c.memory_bytes = 64e9;
+  const CaseEstimate more = estimate_case(card, m, c, EngineEfficiency{});
+  CHECK(more.pinned_trunk_bytes > 0);
+  CHECK(more.storage_bytes_tok < e.storage_bytes_tok);
+  CHECK(more.tok_s_real() > e.tok_s_real());
+}
+
+TEST_CASE("memory counted on past usable memory pages: hits become small reads and the number collapses", "[setup]") {
+  const ModelCard card = k3();
+  const MachineProfile m = catalog("macbook-pro-m5-pro-64gb");
+  SetupCase c;
+  c.expert_bits = 4.25;
+  c.trunk_quant = "q4_0";
+  c.trunk_bits = 4.5;
+  c.drives = 1;
+  c.memory_bytes = m.memory_usable_bytes.value;
+  const CaseEstimate at = estimate_case(card, m, c, EngineEfficiency{});
+  c.memory_bytes = m.memory_usable_bytes.value * 1.3;
+  const CaseEstimate past = estimate_case(card, m, c, EngineEfficiency{});
+  REQUIRE(at.fits);
+  REQUIRE(past.fits);
+  CHECK(at.paged_bytes_tok == 0);
+  CHECK(past.paged_bytes_tok > 0);
+  CHECK(past.tok_s_real() < 0.5 * at.tok_s_real());
+}
+
+TEST_CASE("a figure beyond the fast end under every plausible combination is implausible", "[setup][claims]") {
+  const ModelCard card = k3();
+  const MachineProfile m = catalog("macbook-pro-m5-pro-64gb");
+  const ClaimJudgement j = judge_claim(stated_claim(50), &card, &m);
+  CHECK(j.verdict == "implausible");
+  CHECK(j.cases.size() == 3);  // the trunk over its plausible set
+  CHECK(j.reason.find("every plausible combination") != std::string::npos);
+}
+
+TEST_CASE("a figure that only a 4-bit trunk allows is consistent-if, naming that value", "[setup][claims]") {
+  const ModelCard card = k3();
+  const MachineProfile m = catalog("macbook-pro-m5-pro-64gb");
+  const ClaimJudgement probe = judge_claim(stated_claim(0.1), &card, &m);
+  REQUIRE(probe.cases.size() == 3);
+  double fast_q4 = 0, fast_bf16 = 0;
+  for (const CaseBand& b : probe.cases) {
+    if (b.label == "trunk q4_0") fast_q4 = b.fast_tok_s;
+    if (b.label == "trunk bf16") fast_bf16 = b.fast_tok_s;
+  }
+  REQUIRE(fast_q4 > 1.2 * fast_bf16);
+  const ClaimJudgement j = judge_claim(stated_claim(fast_q4), &card, &m);
+  CHECK(j.verdict == "consistent-if");
+  CHECK(j.reason.find("trunk q4_0") != std::string::npos);
+  CHECK(j.reason.find("too fast for") != std::string::npos);
+  CHECK(j.reason.find("trunk bf16", j.reason.find("too fast for")) != std::string::npos);
+}
+
+TEST_CASE("a figure far below the band is below-band, and a run average names first-token averaging", "[setup][claims]") {
+  const ModelCard card = k3();
+  const MachineProfile m = catalog("macbook-pro-m5-pro-64gb");
+  const ClaimJudgement probe = judge_claim(stated_claim(0.1), &card, &m);
+  REQUIRE(probe.predicted_low_tok_s);
+  Claim c = stated_claim(*probe.predicted_low_tok_s / 10);
+  c.figure = "run_average";
+  c.gen_tokens = 2;
+  const ClaimJudgement j = judge_claim(c, &card, &m);
+  CHECK(j.verdict == "below-band");
+  CHECK(j.reason.find("first token") != std::string::npos);
+}
+
+TEST_CASE("speculative decoding is a structured condition: unstated, it widens the band upwards", "[setup][claims]") {
+  const ModelCard card = k3();
+  const MachineProfile m = catalog("macbook-pro-m5-pro-64gb");
+  Claim stated = stated_claim(0.3);
+  Claim unstated = stated;
+  unstated.speculative.reset();
+  unstated.missing.push_back("speculative");
+  const ClaimJudgement a = judge_claim(stated, &card, &m), b = judge_claim(unstated, &card, &m);
+  CHECK(b.cases.size() == 2 * a.cases.size());
+  CHECK(*b.predicted_high_tok_s == Approx(2 * *a.predicted_high_tok_s));
+  CHECK(*b.predicted_tok_s == Approx(*a.predicted_tok_s));  // the realistic value assumes no draft
+}
+
+TEST_CASE("validate-model: every published decode figure with a card and a machine gets a number", "[setup][validation]") {
+  const ConfigStore& store = testing::shipped_store();
+  auto figures = load_published(store, std::string(MOEBENCH_SOURCE_DIR) + "/tests/data/published");
+  REQUIRE(figures);
+  CHECK(figures->size() >= 40);
+  auto table = stored_efficiency(store);
+  REQUIRE(table);
+  const ValidationReport rep = validate_model(*figures, *table);
+  CHECK(rep.fit.infeasible == 0);
+  CHECK(rep.held_out.infeasible == 0);
+  CHECK(rep.fit.judged >= 20);
+  CHECK(rep.held_out.judged >= 20);
+  int held = 0;
+  for (const ValidationRow& r : rep.rows) held += r.held_out;
+  CHECK(held == rep.held_out.figures);
+}
+
+TEST_CASE("the stored engine efficiencies are what the fit gives on the fit half", "[setup][validation]") {
+  const ConfigStore& store = testing::shipped_store();
+  auto figures = load_published(store, std::string(MOEBENCH_SOURCE_DIR) + "/tests/data/published");
+  REQUIRE(figures);
+  auto stored = stored_efficiency(store);
+  REQUIRE(stored);
+  const EfficiencyTable fresh = fit_efficiency_table(*figures, "tests/data/published");
+  REQUIRE(fresh.families.size() == stored->families.size());
+  for (std::size_t i = 0; i < fresh.families.size(); ++i) {
+    INFO(fresh.families[i].family);
+    CHECK(fresh.families[i].family == stored->families[i].family);
+    CHECK(fresh.families[i].memory == Approx(stored->families[i].memory).epsilon(1e-6));
+    CHECK(fresh.families[i].io == Approx(stored->families[i].io).epsilon(1e-6));
+    CHECK(fresh.families[i].band_high == Approx(stored->families[i].band_high).epsilon(1e-6));
+  }
+}
