@@ -24,7 +24,10 @@ const char* to_string(Provenance p) {
 
 namespace {
 
-enum class FigureKind { kSize, kRate, kCount, kSeconds, kMoney };
+enum class FigureKind { kSize, kRate, kCount, kSeconds, kMoney, kFlops, kShare };
+
+// A compute peak beyond this is no machine's (a zettaFLOP/s), only a typo.
+constexpr double kMaxFlops = 1e21;
 
 std::optional<double> read_figure_value(const Json& j, const std::string& path, Diagnostics& d,
                                         FigureKind kind) {
@@ -34,6 +37,27 @@ std::optional<double> read_figure_value(const Json& j, const std::string& path, 
       return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
     }
     case FigureKind::kRate: return read_rate(j, path, d);
+    case FigureKind::kFlops: {
+      if (j.is_string()) {
+        d.add(path, "expected a plain number of FLOP/s (or ops/s), e.g. 2.25e15; units are parsed for bytes, "
+                    "not FLOPs, got " + dump_untrusted(j));
+        return std::nullopt;
+      }
+      auto v = read_number(j, path, d);
+      if (v && !(*v > 0 && *v <= kMaxFlops)) {
+        d.add(path, "expected a peak greater than zero and at most 1e21, got " + dump_untrusted(j));
+        return std::nullopt;
+      }
+      return v;
+    }
+    case FigureKind::kShare: {
+      auto v = read_number(j, path, d);
+      if (v && !(*v > 0 && *v <= 1)) {
+        d.add(path, "expected a share of peak greater than 0 and at most 1, got " + dump_untrusted(j));
+        return std::nullopt;
+      }
+      return v;
+    }
     case FigureKind::kCount:
     case FigureKind::kSeconds:
     case FigureKind::kMoney: {
@@ -296,6 +320,7 @@ std::optional<AcceleratorInfo> read_accelerators(ObjectReader& parent) {
   const auto read_bw = read_figure(r, "memory_read_bw", true, FigureKind::kRate);
   a.host_link_bytes_s = read_figure(r, "host_link_bw", false, FigureKind::kRate);
   a.peer_bytes_s = read_figure(r, "peer_bw", false, FigureKind::kRate);
+  a.flops = read_figure(r, "flops", false, FigureKind::kFlops);
   if (count && *count == 1 && a.peer_bytes_s) {
     d.add(r.path_of("peer_bw"), "a single device has no peer link; drop peer_bw or raise count "
                                 "(count is over the whole setup, all nodes)");
@@ -307,6 +332,47 @@ std::optional<AcceleratorInfo> read_accelerators(ObjectReader& parent) {
   a.memory_bytes = *memory;
   a.memory_read_bytes_s = *read_bw;
   return a;
+}
+
+// An efficiency: a share of peak with its band, [low, high] required.
+std::optional<Figure> read_efficiency(ObjectReader& r, const char* key) {
+  auto f = read_figure(r, key, true, FigureKind::kShare);
+  if (f && !(f->low && f->high)) {
+    r.diagnostics().add(r.path_of(key), "an efficiency needs its band: give \"range\": [low, high] beside the "
+                                        "realistic value");
+    return std::nullopt;
+  }
+  return f;
+}
+
+// {"cpu_flops": {figure}, "cpu_int8_ops": {figure}?, "gpu_flops": {figure}?,
+//  "efficiency": {"decode": {figure}, "prefill": {figure}}}.
+std::optional<ComputeInfo> read_compute(ObjectReader& parent, bool discrete_gpu) {
+  const Json* j = parent.object("compute", false);
+  if (j == nullptr) return std::nullopt;
+  Diagnostics& d = parent.diagnostics();
+  ObjectReader r(*j, parent.path_of("compute"), d);
+  ComputeInfo c;
+  const auto cpu = read_figure(r, "cpu_flops", true, FigureKind::kFlops);
+  c.cpu_int8_ops = read_figure(r, "cpu_int8_ops", false, FigureKind::kFlops);
+  c.gpu_flops = read_figure(r, "gpu_flops", false, FigureKind::kFlops);
+  if (c.gpu_flops && discrete_gpu) {
+    d.add(r.path_of("gpu_flops"), "gpu_flops is the integrated GPU of a unified-memory machine; a discrete GPU's "
+                                  "peak goes per device in /accelerators/flops");
+  }
+  std::optional<Figure> decode, prefill;
+  if (const Json* e = r.object("efficiency", true)) {
+    ObjectReader er(*e, r.path_of("efficiency"), d);
+    decode = read_efficiency(er, "decode");
+    prefill = read_efficiency(er, "prefill");
+    er.finish();
+  }
+  r.finish();
+  if (!cpu || !decode || !prefill) return std::nullopt;
+  c.cpu_flops = *cpu;
+  c.efficiency.decode = *decode;
+  c.efficiency.prefill = *prefill;
+  return c;
 }
 
 void read_probe_sections(ObjectReader& r, MachineProfile& m) {
@@ -413,6 +479,7 @@ std::optional<MachineProfile> load_machine_profile(const Json& j, Diagnostics& d
   m.memory_usable_bytes = read_figure(r, "memory_usable", true, FigureKind::kSize).value_or(Figure{});
   m.memory_read_bytes_s = read_figure(r, "memory_read_bw", true, FigureKind::kRate).value_or(Figure{});
   m.accelerators = read_accelerators(r);
+  m.compute = read_compute(r, r.get("accelerators", false) != nullptr);
   m.nodes = static_cast<int>(r.integer("nodes", false, 1, 4096).value_or(1));
   m.interconnect_bytes_s = read_figure(r, "interconnect_bw", m.nodes > 1, FigureKind::kRate);
   m.sync_s_per_token = read_figure(r, "sync_s_per_token", false, FigureKind::kSeconds);

@@ -30,6 +30,26 @@
 //   GPU memory is count × memory. A machine whose engine ignores its GPUs
 //   (a CPU-only campaign) leaves the block out and says so in its
 //   description.
+// - Compute (the optional `compute` block, hand-written catalog entries; a
+//   probed profile has its measured `kernels` table instead). cpu_flops is
+//   the dense FP32 FMA peak of every CPU core of the whole setup (cores ×
+//   clock × FMA lanes × 2, the arithmetic in its source); cpu_int8_ops the
+//   int8 dot-product peak where the ISA has one (VNNI, AMX, dotprod, i8mm);
+//   gpu_flops, on unified-memory machines only, the integrated GPU's dense
+//   FP16/BF16 peak. A discrete GPU's peak is per device in
+//   accelerators.flops (dense BF16 tensor-core, no sparsity). All in plain
+//   numbers of FLOP/s (or ops/s): the units helper parses bytes, not FLOPs.
+//   `efficiency` says what share of those peaks an engine reaches — decode
+//   (batch-1 matvec, bound by the weight stream: the share of the binding
+//   peak, memory_read_bw or compute) and prefill (batched matmul, bound by
+//   compute) — each a fraction in (0, 1] with a required [low, high] range
+//   and the rationale and public source in its own `source`.
+// - Paging. Past memory_usable, a cache's overflow is paged: each paged hit
+//   faults its pages in at QD1, so every catalog drive carries random
+//   4 KiB QD1 and QD32 read_curve points (plus a large-block point, so the
+//   small-block points are not the curve's top end), and memory_usable
+//   names the documented limit it stands for (macOS wired-memory limit,
+//   DGX Spark usable unified memory, RAM less the kernel on Linux).
 // - Link rates (host_link_bw, peer_bw, interconnect_bw) are one direction;
 //   vendors often quote both directions added (NVLink "600 GB/s" is
 //   300 GB/s each way), and a figure's source says which was halved.
@@ -199,6 +219,20 @@ struct AcceleratorInfo {
   Figure memory_read_bytes_s;               // per device (HBM/GDDR bandwidth)
   std::optional<Figure> host_link_bytes_s;  // per device, host RAM <-> device, one direction (PCIe, NVLink-C2C)
   std::optional<Figure> peer_bytes_s;       // per device, device <-> devices, one direction (NVLink), when there is one
+  std::optional<Figure> flops;              // per device, dense BF16 tensor-core peak (no sparsity), FLOP/s
+};
+
+// Spec compute figures of a catalog machine (see the conventions above).
+struct ComputeEfficiency {
+  Figure decode;   // share of the binding peak a decode-time engine reaches; value realistic, range [low, high]
+  Figure prefill;  // share of the compute peak a prefill (batched matmul) engine reaches
+};
+
+struct ComputeInfo {
+  Figure cpu_flops;                     // dense FP32 FMA peak, all CPU cores of the whole setup, FLOP/s
+  std::optional<Figure> cpu_int8_ops;   // int8 dot-product peak, ops/s, when the ISA has one
+  std::optional<Figure> gpu_flops;      // unified memory only: integrated GPU, dense FP16/BF16, FLOP/s
+  ComputeEfficiency efficiency;
 };
 
 // The analytic engine's efficiency factors fitted to measured rows of this
@@ -222,6 +256,7 @@ struct MachineProfile {
   Figure memory_usable_bytes;
   Figure memory_read_bytes_s;  // all threads, read-only stream
   std::optional<AcceleratorInfo> accelerators;  // discrete GPUs only
+  std::optional<ComputeInfo> compute;           // spec compute figures (catalog entries)
   std::optional<CalibrationInfo> calibration;   // written by `moebench calibrate`
   std::vector<DriveProfile> drives;
   std::vector<DriveSetProfile> drive_sets;

@@ -94,7 +94,20 @@ OJson machine_profile_to_json(const MachineProfile& m) {
     aj["memory_read_bw"] = figure(a.memory_read_bytes_s);
     if (a.host_link_bytes_s) aj["host_link_bw"] = figure(*a.host_link_bytes_s);
     if (a.peer_bytes_s) aj["peer_bw"] = figure(*a.peer_bytes_s);
+    if (a.flops) aj["flops"] = figure(*a.flops);
     j["accelerators"] = aj;
+  }
+  if (m.compute) {
+    const ComputeInfo& c = *m.compute;
+    OJson cj = OJson::object();
+    cj["cpu_flops"] = figure(c.cpu_flops);
+    if (c.cpu_int8_ops) cj["cpu_int8_ops"] = figure(*c.cpu_int8_ops);
+    if (c.gpu_flops) cj["gpu_flops"] = figure(*c.gpu_flops);
+    OJson ej = OJson::object();
+    ej["decode"] = figure(c.efficiency.decode);
+    ej["prefill"] = figure(c.efficiency.prefill);
+    cj["efficiency"] = ej;
+    j["compute"] = cj;
   }
   if (m.nodes != 1) j["nodes"] = m.nodes;
   if (m.interconnect_bytes_s) j["interconnect_bw"] = figure(*m.interconnect_bytes_s);

@@ -6,7 +6,9 @@
 // conventions (machine_profile.h), and the accelerator block is as strict as
 // the rest of the schema. Repeats (per-point spread, per-pair ratios, the
 // drive's noisy flag) round-trip, profiles without them still load, and bad
-// ones are refused with their JSON path.
+// ones are refused with their JSON path. The compute block (spec peaks and
+// efficiency bands) and the accelerators' flops are as strict, and every
+// catalog drive carries the random 4 KiB QD1/QD32 points paging is charged at.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -50,7 +52,18 @@ std::vector<std::pair<std::string, const Figure*>> all_figures(const MachineProf
     out.emplace_back("drive " + d.name + " seq_read_bw", &d.seq_read_bytes_s);
     if (d.capacity_bytes) out.emplace_back("drive " + d.name + " capacity", &*d.capacity_bytes);
   }
+  if (m.compute) {
+    out.emplace_back("compute/cpu_flops", &m.compute->cpu_flops);
+    opt("compute/cpu_int8_ops", m.compute->cpu_int8_ops);
+    opt("compute/gpu_flops", m.compute->gpu_flops);
+    out.emplace_back("compute/efficiency/decode", &m.compute->efficiency.decode);
+    out.emplace_back("compute/efficiency/prefill", &m.compute->efficiency.prefill);
+  }
+  for (const DriveProfile& d : m.drives) {
+    for (const DriveReadPoint& p : d.read_curve) out.emplace_back("drive " + d.name + " read_curve", &p.read_bytes_s);
+  }
   if (m.accelerators) {
+    opt("accelerators/flops", m.accelerators->flops);
     out.emplace_back("accelerators/memory", &m.accelerators->memory_bytes);
     out.emplace_back("accelerators/memory_read_bw", &m.accelerators->memory_read_bytes_s);
     opt("accelerators/host_link_bw", m.accelerators->host_link_bytes_s);
@@ -77,7 +90,134 @@ const char* kGoodAccelerators = R"({"model": "NVIDIA A100-SXM4-40GB", "count": 4
     "host_link_bw": {"value": "31.5GB/s", "provenance": "spec", "source": "PCIe 4.0 x16, one direction"},
     "peer_bw": {"value": "300GB/s", "provenance": "spec", "source": "NVLink 600 GB/s both ways"}})";
 
+// A minimal unified-memory profile with `compute` spliced in.
+std::string with_compute(const std::string& block) {
+  return R"({"name": "soc-box",
+    "cores": {"value": 20, "provenance": "spec", "source": "vendor"},
+    "memory_total": {"value": "128GiB", "provenance": "spec", "source": "vendor"},
+    "memory_usable": {"value": "112GB", "provenance": "estimate", "source": "hands-on"},
+    "memory_read_bw": {"value": "273GB/s", "provenance": "spec", "source": "vendor"},
+    "compute": )" + block + R"(,
+    "drives": []})";
+}
+
+const char* kGoodCompute = R"({
+    "cpu_flops": {"value": 1.696e12, "provenance": "estimate", "range": [1.536e12, 2.32e12],
+                  "source": "10 × 3.9 GHz × 32 + 10 × 2.8 GHz × 16"},
+    "cpu_int8_ops": {"value": 1.3568e13, "provenance": "estimate", "source": "i8mm"},
+    "gpu_flops": {"value": 1e14, "provenance": "estimate", "range": [9.23e13, 1.25e14], "source": "measured matmul"},
+    "efficiency": {
+      "decode": {"value": 0.7, "provenance": "estimate", "range": [0.5, 0.8], "source": "218 of 273 GB/s"},
+      "prefill": {"value": 0.6, "provenance": "estimate", "range": [0.3, 0.9], "source": "MAMF table"}}})";
+
 }  // namespace
+
+TEST_CASE("a compute block loads, round-trips, and may be left out", "[profile]") {
+  auto p = load_config_text<MachineProfile>(with_compute(kGoodCompute), "soc.json", load_machine_profile);
+  if (!p) FAIL(p.error().message);
+  REQUIRE(p->compute.has_value());
+  const ComputeInfo& c = *p->compute;
+  CHECK(c.cpu_flops.value == 1.696e12);
+  CHECK(c.cpu_flops.low.value() == 1.536e12);
+  CHECK(c.cpu_flops.high.value() == 2.32e12);
+  REQUIRE(c.cpu_int8_ops.has_value());
+  CHECK(c.cpu_int8_ops->value == 1.3568e13);
+  REQUIRE(c.gpu_flops.has_value());
+  CHECK(c.gpu_flops->value == 1e14);
+  CHECK(c.efficiency.decode.value == 0.7);
+  CHECK(c.efficiency.decode.low.value() == 0.5);
+  CHECK(c.efficiency.prefill.high.value() == 0.9);
+  CHECK(c.efficiency.prefill.source == "MAMF table");
+  const std::string once = machine_profile_to_json(*p).dump(2);
+  auto q = load_config_text<MachineProfile>(once, "rewritten", load_machine_profile);
+  if (!q) FAIL(q.error().message);
+  CHECK(machine_profile_to_json(*q).dump(2) == once);
+  CHECK(q->compute->gpu_flops->value == 1e14);
+
+  // Optional parts stay out, and so does the whole block.
+  const std::string minimal = R"({"cpu_flops": {"value": 5.9e12, "provenance": "spec", "source": "cores × clock × 32"},
+      "efficiency": {"decode": {"value": 0.6, "provenance": "estimate", "range": [0.4, 0.8], "source": "x"},
+                     "prefill": {"value": 0.4, "provenance": "estimate", "range": [0.2, 0.7], "source": "x"}}})";
+  auto m = load_config_text<MachineProfile>(with_compute(minimal), "soc.json", load_machine_profile);
+  if (!m) FAIL(m.error().message);
+  CHECK(!m->compute->cpu_int8_ops.has_value());
+  CHECK(!m->compute->gpu_flops.has_value());
+  const auto j = machine_profile_to_json(*m);
+  CHECK(!j["compute"].contains("gpu_flops"));
+  CHECK(!j["compute"].contains("cpu_int8_ops"));
+  auto none = load_config_text<MachineProfile>(with_accelerators(kGoodAccelerators), "gpu.json", load_machine_profile);
+  if (!none) FAIL(none.error().message);
+  CHECK(!none->compute.has_value());
+  CHECK(!machine_profile_to_json(*none).contains("compute"));
+
+  // A discrete GPU's peak is per device, in the accelerator block.
+  std::string acc = kGoodAccelerators;
+  acc.insert(acc.rfind('}'), R"(, "flops": {"value": 3.12e14, "provenance": "spec", "source": "NVIDIA A100 datasheet, dense BF16"})");
+  auto g = load_config_text<MachineProfile>(with_accelerators(acc), "gpu.json", load_machine_profile);
+  if (!g) FAIL(g.error().message);
+  REQUIRE(g->accelerators->flops.has_value());
+  CHECK(g->accelerators->flops->value == 3.12e14);
+  auto g2 = load_config_text<MachineProfile>(machine_profile_to_json(*g).dump(2), "rewritten", load_machine_profile);
+  if (!g2) FAIL(g2.error().message);
+  CHECK(g2->accelerators->flops->value == 3.12e14);
+}
+
+TEST_CASE("a bad compute block names its JSON path", "[profile]") {
+  const std::string eff = R"("efficiency": {"decode": {"value": 0.6, "provenance": "estimate", "range": [0.4, 0.8], "source": "x"},
+                     "prefill": {"value": 0.4, "provenance": "estimate", "range": [0.2, 0.7], "source": "x"}})";
+  const std::string cpu = R"("cpu_flops": {"value": 1e12, "provenance": "spec", "source": "x"})";
+  struct Case {
+    std::string block;
+    const char* expected;
+  };
+  const std::vector<Case> cases = {
+      {"{" + cpu + ", " + eff + R"(, "tflops": 10})", "soc.json: /compute/tflops: unknown key \"tflops\""},
+      {R"({"cpu_flops": {"value": "1.7TFLOP/s", "provenance": "spec", "source": "x"}, )" + eff + "}",
+       "soc.json: /compute/cpu_flops/value: expected a plain number of FLOP/s"},
+      {R"({"cpu_flops": {"value": 0, "provenance": "spec", "source": "x"}, )" + eff + "}",
+       "soc.json: /compute/cpu_flops/value: expected a peak greater than zero"},
+      {R"({"cpu_flops": {"value": 1e12, "provenance": "spec", "range": [2e12, 3e12], "source": "x"}, )" + eff + "}",
+       "soc.json: /compute/cpu_flops/range: the range must contain the value"},
+      {"{" + eff + "}", "soc.json: /compute/cpu_flops: missing required field"},
+      {"{" + cpu + "}", "soc.json: /compute/efficiency: missing required field"},
+      {"{" + cpu + R"(, "efficiency": {"decode": {"value": 1.5, "provenance": "estimate", "range": [0.4, 2], "source": "x"},
+                     "prefill": {"value": 0.4, "provenance": "estimate", "range": [0.2, 0.7], "source": "x"}}})",
+       "soc.json: /compute/efficiency/decode/value: expected a share of peak greater than 0 and at most 1"},
+      {"{" + cpu + R"(, "efficiency": {"decode": {"value": 0.6, "provenance": "estimate", "range": [0.4, 0.8], "source": "x"},
+                     "prefill": {"value": 0.4, "provenance": "estimate", "source": "x"}}})",
+       "soc.json: /compute/efficiency/prefill: an efficiency needs its band"},
+      {"{" + cpu + R"(, "efficiency": {"decode": {"value": 0.9, "provenance": "estimate", "range": [0.4, 0.8], "source": "x"},
+                     "prefill": {"value": 0.4, "provenance": "estimate", "range": [0.2, 0.7], "source": "x"}}})",
+       "soc.json: /compute/efficiency/decode/range: the range must contain the value"},
+      {"{" + cpu + R"(, "efficiency": {"decode": {"value": 0.6, "provenance": "estimate", "range": [0.4, 0.8], "source": "x"},
+                     "prefill": {"value": 0.4, "provenance": "estimate", "range": [0.2, 0.7], "source": "x"}, "sustained": 0.5}})",
+       "soc.json: /compute/efficiency/sustained: unknown key"},
+      {"{" + cpu + R"(, "gpu_flops": {"value": -1, "provenance": "spec", "source": "x"}, )" + eff + "}",
+       "soc.json: /compute/gpu_flops/value: expected a peak greater than zero"},
+      {"{" + cpu + R"(, "cpu_int8_ops": {"value": 1e13, "provenance": "guess", "source": "x"}, )" + eff + "}",
+       "soc.json: /compute/cpu_int8_ops/provenance:"},
+      {"[1e12]", "soc.json: /compute: expected an object"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.block);
+    auto p = load_config_text<MachineProfile>(with_compute(c.block), "soc.json", load_machine_profile);
+    REQUIRE_FALSE(p.ok());
+    CHECK_THAT(p.error().message, Catch::Contains(c.expected));
+  }
+
+  // gpu_flops is for unified memory; a discrete GPU's peak goes in /accelerators/flops.
+  std::string text = with_accelerators(kGoodAccelerators);
+  text.insert(text.rfind("\"drives\""), R"("compute": {)" + cpu + R"(, "gpu_flops": {"value": 3e14, "provenance": "spec", "source": "x"}, )" +
+                                            eff + "},\n    ");
+  auto p = load_config_text<MachineProfile>(text, "gpu.json", load_machine_profile);
+  REQUIRE_FALSE(p.ok());
+  CHECK_THAT(p.error().message, Catch::Contains("gpu.json: /compute/gpu_flops: gpu_flops is the integrated GPU"));
+  std::string acc = kGoodAccelerators;
+  acc.insert(acc.rfind('}'), R"(, "flops": {"value": "312TFLOPS", "provenance": "spec", "source": "x"})");
+  auto q = load_config_text<MachineProfile>(with_accelerators(acc), "gpu.json", load_machine_profile);
+  REQUIRE_FALSE(q.ok());
+  CHECK_THAT(q.error().message, Catch::Contains("gpu.json: /accelerators/flops/value: expected a plain number of FLOP/s"));
+}
 
 TEST_CASE("a probed profile round-trips byte for byte", "[profile]") {
   const std::string path = std::string(MOEBENCH_TEST_DATA) + "/profiles/probed-vm-quick.json";
@@ -251,6 +391,45 @@ TEST_CASE("every catalog machine loads and keeps the catalog's conventions", "[p
       CHECK(m->drives.size() % static_cast<std::size_t>(m->nodes) == 0);  // nodes are alike
     }
     if (m->accelerators) CHECK(m->accelerators->count % m->nodes == 0);
+    // Compute: every catalog machine has a CPU peak and an efficiency band;
+    // unified-memory machines their GPU's peak, discrete GPUs a per-device one.
+    REQUIRE(m->compute.has_value());
+    CHECK(m->compute->cpu_flops.value > 0);
+    for (const Figure* e : {&m->compute->efficiency.decode, &m->compute->efficiency.prefill}) {
+      REQUIRE(e->low.has_value());
+      REQUIRE(e->high.has_value());
+      CHECK((0 < *e->low && *e->low <= e->value && e->value <= *e->high && *e->high <= 1));
+    }
+    if (m->accelerators) {
+      CHECK(m->accelerators->flops.has_value());
+      CHECK(!m->compute->gpu_flops.has_value());
+    } else if (m->name != "epyc-7763-2s-228gb") {  // the CPU-only campaign leaves its GPUs out
+      CHECK(m->compute->gpu_flops.has_value());
+    }
+    // Paging: every drive has the random 4 KiB QD1 and QD32 reads a paged
+    // hit is charged at, below a larger-block point (the curve's top end).
+    for (const DriveProfile& d : m->drives) {
+      INFO(d.name);
+      const DriveReadPoint* qd1 = nullptr;
+      const DriveReadPoint* qd32 = nullptr;
+      std::uint64_t largest = 0;
+      double largest_bw = 0;
+      for (const DriveReadPoint& p : d.read_curve) {
+        CHECK(p.pattern == "random");
+        if (p.block_bytes == 4096 && p.queue_depth == 1) qd1 = &p;
+        if (p.block_bytes == 4096 && p.queue_depth == 32) qd32 = &p;
+        if (p.block_bytes > largest) {
+          largest = p.block_bytes;
+          largest_bw = p.read_bytes_s.value;
+        }
+      }
+      REQUIRE(qd1 != nullptr);
+      REQUIRE(qd32 != nullptr);
+      CHECK(qd1->read_bytes_s.value < qd32->read_bytes_s.value);
+      CHECK(largest > 4096);
+      CHECK(qd32->read_bytes_s.value < largest_bw);
+      CHECK(largest_bw <= d.seq_read_bytes_s.value);
+    }
     for (const auto& [label, f] : all_figures(*m)) {
       INFO(label);
       CHECK(f->value > 0);
