@@ -65,7 +65,7 @@ double log_err(const FitItem& it, const EngineEfficiency& e) {
 // Grid search; `prior` (nullptr for the pooled fit) pulls each factor.
 EngineEfficiency fit_one(const std::vector<const FitItem*>& items, const EngineEfficiency* prior) {
   static const std::vector<double> kOverlap = {0.0, 0.5, 1.0};
-  static const std::vector<double> kCompute = {0.02, 0.05, 0.1, 0.2, 0.4, 0.8};
+  static const std::vector<double> kCompute = {0.03, 0.06, 0.12, 0.25, 0.5, 1.0};
   auto log_grid = [](double lo, double hi, int n) {
     std::vector<double> g;
     for (int i = 0; i < n; ++i) g.push_back(lo * std::pow(hi / lo, static_cast<double>(i) / (n - 1)));

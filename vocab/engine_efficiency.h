@@ -22,7 +22,7 @@ struct EngineEfficiency {
   std::string family = "any";  // engine family the factors were fitted on
   double memory = 0.5;         // achieved ÷ spec memory read bandwidth
   double io = 0.7;             // achieved ÷ the drives' read bandwidth
-  double compute = 0.3;        // achieved ÷ peak FLOP/s (when the profile has a peak)
+  double compute = 1.0;        // × the machine's own decode efficiency of its peak (when the profile has one)
   double overlap = 0.5;        // share of min(I/O, compute) hidden
   double band_low = 0.6;       // slow end = realistic × band_low
   double band_high = 1.6;      // fast end = realistic × band_high

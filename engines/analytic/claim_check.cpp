@@ -212,6 +212,7 @@ MachineEstimate estimate_machine(const ModelCard& card, const MachineSetup& s, c
   c.context = static_cast<double>(s.context);
   c.gpus = machine.accelerators.has_value();
   c.residency = family_residency(s.engine_family);
+  c.family = s.engine_family;
   c.routing = s.routing.empty() ? default_real_routing() : s.routing;
   c.label = "as planned";
   const CaseEstimate e = estimate_case(card, machine, c, eff);

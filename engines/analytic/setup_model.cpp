@@ -58,13 +58,30 @@ bool trunk_quant_fits(const ModelCard& card, const std::string& quant) {
 // Peak FLOP/s of what computes a case's decode, when the profile states it.
 struct Peak {
   double flops = 0;
+  double eff_lo = 1, eff = 1, eff_hi = 1;  // the profile's decode efficiency band
   std::string how;
 };
-Peak peak_flops(const MachineProfile& m, bool gpu_weights, Residency residency) {
-  (void)m;
-  (void)gpu_weights;
-  (void)residency;
-  return {};
+Peak peak_flops(const MachineProfile& m, bool gpu_weights, bool cpu_engine) {
+  Peak p;
+  if (!m.compute) return p;
+  const ComputeInfo& ci = *m.compute;
+  const Figure& eff = ci.efficiency.decode;
+  if (gpu_weights && m.accelerators && m.accelerators->flops) {
+    p.flops = m.accelerators->flops->value * m.accelerators->count;
+    p.how = std::to_string(m.accelerators->count) + " × " + m.accelerators->model + " peak";
+  } else if (ci.gpu_flops && !cpu_engine) {
+    p.flops = ci.gpu_flops->value;
+    p.how = "the integrated GPU's peak";
+  } else {
+    p.flops = ci.cpu_flops.value;
+    p.how = "the CPU cores' peak";
+  }
+  p.eff_lo = lo_of(eff);
+  p.eff = eff.value;
+  p.eff_hi = hi_of(eff);
+  p.how += " × the machine's decode efficiency " + format_fixed(eff.value, 2) + " (" + format_fixed(p.eff_lo, 2) + " .. " +
+           format_fixed(p.eff_hi, 2) + ")";
+  return p;
 }
 
 // Hit rates of the locality routing for full-size shapes cost a replay of
@@ -298,11 +315,13 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& machine,
   const double flops = b * 2.0 * (static_cast<double>(pc.active()) - static_cast<double>(pc.embedding)) +
                        4.0 * c.context * static_cast<double>(card.kv_bytes_per_token()) /
                            std::max(1.0, card.kv_dtype == "f32" ? 4.0 : 2.0);
-  const Peak peak = peak_flops(machine, in_gpu > 0, c.residency);
+  const Peak peak = peak_flops(machine, in_gpu > 0, family_on_cpu(c.family));
   if (peak.flops > 0) {
-    P.flops_s = flops / peak.flops;
-    step("compute / token at peak", P.flops_s, "s",
-         format_fixed(flops / 1e9, 1) + " GFLOP at " + peak.how + " " + format_fixed(peak.flops / 1e12, 1) + " TFLOP/s");
+    P.flops_s[0] = flops / (peak.flops * peak.eff_lo);
+    P.flops_s[1] = flops / (peak.flops * peak.eff);
+    P.flops_s[2] = flops / (peak.flops * peak.eff_hi);
+    step("compute / token", P.flops_s[1], "s",
+         format_fixed(flops / 1e9, 1) + " GFLOP at " + format_fixed(peak.flops / 1e12, 1) + " TFLOP/s, " + peak.how);
   }
   // Per-layer fixed costs: ~12 kernel dispatches and a synchronisation per
   // layer (attention, norms, router, experts), ~10 µs each on CPU threads.
@@ -347,7 +366,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& machine,
 CaseTimes case_times(const CaseParts& p, const EngineEfficiency& eff) {
   auto token = [&](int end, double f, double overlap) {
     const double fm = std::min(1.0, eff.memory * f), fc = std::min(1.0, eff.compute * f), fi = std::min(1.0, eff.io * f);
-    const double compute = std::max(p.mem_s[end] / fm, p.flops_s / fc) + p.fixed_s;
+    const double compute = std::max(p.mem_s[end] / fm, p.flops_s[end] / fc) + p.fixed_s;
     return (decode_token_time_s(0, compute, p.io_s[end] / fi, 0, overlap) + p.sync_s[end]) / p.speculative;
   };
   return {token(0, eff.band_low, 0), token(1, 1, eff.overlap), token(2, eff.band_high, 1)};
@@ -370,6 +389,7 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   }
   base.residency = family_residency(engine_family(claim.engine.value_or("")));
   base.routing = default_real_routing();
+  base.family = engine_family(claim.engine.value_or(""));
   // Trunk: stated quant, stated bits, or the declared plausible set.
   std::vector<std::pair<std::string, double>> trunks;
   if (claim.trunk_quant) {
@@ -453,6 +473,11 @@ std::string engine_family(const std::string& engine) {
     w += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   }
   return w.empty() ? "any" : w;
+}
+
+bool family_on_cpu(const std::string& family) {
+  // Engines that compute on the CPU cores even where a GPU shares the memory.
+  return family == "kimi-k3-in-c" || family == "ktransformers";
 }
 
 Residency family_residency(const std::string& family) {

@@ -77,6 +77,7 @@ struct SetupCase {
   double speculative_speedup = 1; // tokens per weight pass (1: no speculative decoding)
   bool gpus = false;              // GPUs hold weights
   Residency residency = Residency::kStream;
+  std::string family = "any";     // engine family (which processor computes, its efficiencies)
   std::string routing = "uniform";  // plausible_cases: the fitted default_real_routing()
   int batch = 1;                  // tokens per weight pass (concurrent streams, a prefill chunk)
 };
@@ -87,7 +88,7 @@ struct SetupCase {
 struct CaseParts {
   double mem_s[3] = {0, 0, 0};   // memory bytes ÷ bandwidth
   double io_s[3] = {0, 0, 0};    // storage bytes ÷ the drives' bandwidth
-  double flops_s = 0;            // flops ÷ peak (0 when the profile has no peak)
+  double flops_s[3] = {0, 0, 0}; // flops ÷ (peak × the machine's decode efficiency), 0 without a peak
   double fixed_s = 0;            // per-layer fixed costs
   double sync_s[3] = {0, 0, 0};  // linked nodes
   double speculative = 1;        // tokens per weight pass
@@ -139,5 +140,7 @@ std::string engine_family(const std::string& engine);
 // How the family holds what does not fit (llama.cpp and its forks map the
 // file and page; the streaming engines read into their own cache).
 Residency family_residency(const std::string& family);
+// Whether the family computes on the CPU cores where a GPU shares memory.
+bool family_on_cpu(const std::string& family);
 
 }  // namespace moebench
