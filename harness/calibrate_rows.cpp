@@ -47,7 +47,7 @@ Expected<CalibrationSet> collect_calibration_rows(const RunResults& results, con
     }
     auto card = store.card(row.point.model);
     if (!card) return card.error();
-    auto scaled = apply_scale(*card, row.point.scale);
+    auto scaled = point_card(*card, row.point);
     if (!scaled) return scaled.error();
     CalibrationRow c;
     c.label = label;

@@ -107,7 +107,7 @@ struct Prepared {
 
 Expected<Prepared> prepare_point(const Point& p, RunnerDeps& deps, EngineTable& engines) {
   auto card = deps.find_card(p.model);
-  Expected<ModelCard> scaled = card ? apply_scale(*card, p.scale) : Expected<ModelCard>(card.error());
+  Expected<ModelCard> scaled = card ? point_card(*card, p) : Expected<ModelCard>(card.error());
   if (!scaled) return scaled.error();
   const std::string engine_key = p.engine.to_string();
   if (engines.count(engine_key) == 0) {

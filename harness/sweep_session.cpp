@@ -144,7 +144,7 @@ Expected<std::string> explain_sweep_point(const SweepRequest& r, const SweepPlan
   const Point& p = plan.points[static_cast<std::size_t>(n - 1)];
   auto card = store.card(p.model);
   if (!card) return prefixed(r, card.error().message);
-  auto scaled = apply_scale(*card, p.scale);
+  auto scaled = point_card(*card, p);
   if (!scaled) return prefixed(r, scaled.error().message);
   PredictContext pc;
   pc.seed = plan.spec.seed;

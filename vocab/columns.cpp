@@ -71,6 +71,10 @@ std::vector<Column> build() {
       [](const ResultRow& r) { return text(r.point.scale.to_string()); }, true, "scale");
   add("quant", "", T::kString, G::kKey, "quant of the routed experts",
       [](const ResultRow& r) { return text(r.point.quant); }, true, "quant");
+  add("trunk_quant", "", T::kString, G::kKey,
+      "quant of the trunk's matrices (attention, shared experts, dense FFN, embedding, lm_head); empty in rows "
+      "written before the axis existed (the card's trunk_quant)",
+      [](const ResultRow& r) { return r.point.trunk_quant.empty() ? Cell() : text(r.point.trunk_quant); });
   add("ram_budget_bytes", "bytes", T::kBytes, G::kKey, "RAM budget of the run (empty = unlimited)",
       [](const ResultRow& r) {
         return r.point.ram_budget_bytes ? num(static_cast<double>(*r.point.ram_budget_bytes)) : Cell();
@@ -153,6 +157,12 @@ std::vector<Column> build() {
       median_of(metric::kReadBusyBytesS));
   add(metric::kPeakRssBytes, "bytes", T::kBytes, G::kMetric, "peak resident set size during the run, median",
       median_of(metric::kPeakRssBytes), true, "peak RSS");
+  add(metric::kTrunkPinnedBytes, "bytes", T::kBytes, G::kMetric,
+      "per-layer trunk bytes pinned in RAM (streaming engine; the rest is read every token), median",
+      median_of(metric::kTrunkPinnedBytes));
+  add(metric::kTrunkReadBytesPerToken, "bytes/token", T::kBytes, G::kMetric,
+      "trunk bytes read from storage per decode token (part of read_bytes_per_token; streaming engine), median",
+      median_of(metric::kTrunkReadBytesPerToken));
   add(metric::kLoadS, "s", T::kNumber, G::kMetric,
       "open/load time (empty when set-up was reused from the previous point), median",
       median_of(metric::kLoadS));

@@ -55,6 +55,12 @@ struct Measurement {
   // over layers; absent for engines that run no attention (null, analytic):
   std::optional<std::uint64_t> kv_positions_decode;  // cached positions visited
   std::optional<std::uint64_t> kv_bytes_decode;      // KV cache / linear-state bytes read
+  // Trunk placement (streaming engine): bytes of per-layer trunk tensors
+  // pinned in RAM, and the trunk bytes read from storage in the decode
+  // window (part of read_bytes_decode). Absent for engines that hold the
+  // whole trunk or none.
+  std::optional<std::uint64_t> trunk_pinned_bytes;
+  std::optional<std::uint64_t> trunk_read_bytes_decode;
   std::uint64_t peak_rss_bytes = 0;
   bool budget_enforced = false;  // engine promises to stay within ram_budget
 

@@ -78,6 +78,10 @@ RepMetrics derive_metrics(const Measurement& m) {
     r[metric::kReadBusyBytesS] = static_cast<double>(m.read_bytes_decode) / m.io_busy_s_decode;
   }
   r[metric::kPeakRssBytes] = static_cast<double>(m.peak_rss_bytes);
+  if (m.trunk_pinned_bytes) r[metric::kTrunkPinnedBytes] = static_cast<double>(*m.trunk_pinned_bytes);
+  if (m.trunk_read_bytes_decode) {
+    r[metric::kTrunkReadBytesPerToken] = static_cast<double>(*m.trunk_read_bytes_decode) / decode_tokens;
+  }
   return r;
 }
 

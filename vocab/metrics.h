@@ -34,6 +34,8 @@ inline constexpr const char* kHiddenMissFrac = "hidden_miss_frac";
 inline constexpr const char* kIoWaitFrac = "io_wait_frac";
 inline constexpr const char* kReadBusyBytesS = "read_busy_bytes_s";
 inline constexpr const char* kPeakRssBytes = "peak_rss_bytes";
+inline constexpr const char* kTrunkPinnedBytes = "trunk_pinned_bytes";
+inline constexpr const char* kTrunkReadBytesPerToken = "trunk_read_bytes_per_token";
 inline constexpr const char* kLoadS = "load_s";
 }  // namespace metric
 

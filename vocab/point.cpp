@@ -45,6 +45,7 @@ Json Point::key_json() const {
   k["model"] = model;
   k["scale"] = scale.to_string();
   k["quant"] = quant;
+  if (!trunk_quant_is_card && !trunk_quant.empty()) k["trunk_quant"] = trunk_quant;
   k["ram_budget_bytes"] = ram_budget_bytes ? Json(*ram_budget_bytes) : Json("unlimited");
   Json d = {{"count", drives.count}, {"layout", drives.layout}};
   d["throttle_bytes_s"] = drives.throttle_bytes_s ? Json(*drives.throttle_bytes_s) : Json(nullptr);
@@ -64,13 +65,15 @@ std::string Point::id() const { return hex64(fnv1a64(key_json().dump())); }
 std::string Point::label() const {
   std::string s = engine.name + " " + model;
   if (!scale.is_identity()) s += "[" + scale.to_string() + "]";
-  s += " " + quant + " budget=" + (ram_budget_bytes ? format_bytes(static_cast<double>(*ram_budget_bytes)) : "unlimited");
+  s += " " + quant;
+  if (!trunk_quant_is_card && !trunk_quant.empty()) s += " trunk=" + trunk_quant;
+  s += " budget=" + (ram_budget_bytes ? format_bytes(static_cast<double>(*ram_budget_bytes)) : "unlimited");
   s += " drives=" + drives.to_string() + " ctx=" + std::to_string(context_tokens);
   return s;
 }
 
 std::string Point::setup_key() const {
-  return model + "|" + scale.to_string() + "|" + quant + "|" + std::to_string(drives.count) + "|" +
+  return model + "|" + scale.to_string() + "|" + quant + "|" + trunk_quant + "|" + std::to_string(drives.count) + "|" +
          drives.layout;
 }
 
@@ -85,6 +88,10 @@ Expected<Point> point_from_key_json(const Json& key) {
     if (!scale) return scale.error();
     p.scale = *scale;
     p.quant = key.at("quant").get<std::string>();
+    if (key.contains("trunk_quant")) {
+      p.trunk_quant = key.at("trunk_quant").get<std::string>();
+      p.trunk_quant_is_card = false;
+    }
     const Json& budget = key.at("ram_budget_bytes");
     if (budget.is_number()) p.ram_budget_bytes = budget.get<std::uint64_t>();
     const Json& d = key.at("drives");
@@ -105,6 +112,13 @@ Expected<Point> point_from_key_json(const Json& key) {
   } catch (const Json::exception& e) {
     return make_error(std::string("malformed point key: ") + e.what());
   }
+}
+
+Expected<ModelCard> point_card(const ModelCard& card, const Point& p) {
+  auto scaled = apply_scale(card, p.scale);
+  if (!scaled) return scaled.error();
+  if (!p.trunk_quant.empty()) scaled->trunk_quant = p.trunk_quant;
+  return scaled;
 }
 
 }  // namespace moebench

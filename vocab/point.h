@@ -38,6 +38,12 @@ struct Point {
   std::string model;      // card name
   Scale scale;
   std::string quant;      // resolved (never "native")
+  // Quant of the trunk's matrices, resolved (never "native"). Empty only in
+  // a row read back from a journal written before the axis existed (the
+  // card's trunk quant then). In the key only when it differs from the
+  // card's own trunk quant, so points of older sweeps keep their ids.
+  std::string trunk_quant;
+  bool trunk_quant_is_card = true;  // trunk_quant is the card's own
   std::optional<std::uint64_t> ram_budget_bytes;  // nullopt = unlimited
   DriveSpec drives;
   std::int64_t context_tokens = 0;
@@ -56,5 +62,10 @@ struct Point {
 };
 
 Expected<Point> point_from_key_json(const Json& key);
+
+// The card a point runs: `card` scaled as the point says, with the point's
+// trunk quant (when set) as its trunk_quant — so the container, its trunk
+// file name and identity, and every derived byte count follow the axis.
+Expected<ModelCard> point_card(const ModelCard& card, const Point& p);
 
 }  // namespace moebench

@@ -33,6 +33,8 @@ Json row_to_json(const ResultRow& row) {
               {"wall_s", row.wall_s},          {"metrics", metrics},
               {"samples", samples}};
   if (row.min_budget_bytes) j["min_budget_bytes"] = *row.min_budget_bytes;
+  // The resolved trunk quant (the point key holds it only when it is not the card's).
+  if (!row.point.trunk_quant.empty()) j["trunk_quant"] = row.point.trunk_quant;
   return j;
 }
 
@@ -49,6 +51,9 @@ Expected<ResultRow> row_from_json(const Json& j) {
     if (!p) return p.error();
     row.point = *p;
     row.point.index = j.at("index").get<std::size_t>();
+    if (row.point.trunk_quant.empty() && j.contains("trunk_quant") && j.at("trunk_quant").is_string()) {
+      row.point.trunk_quant = j.at("trunk_quant").get<std::string>();
+    }
     if (row.point.id() != j.at("point_id").get<std::string>()) {
       return make_error("row point_id does not match its point key (edited by hand?)");
     }

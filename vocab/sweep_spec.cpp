@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <set>
 
+#include "vocab/card_tensors.h"
 #include "vocab/quant_format.h"
 #include "vocab/text.h"
 
@@ -14,7 +15,7 @@ namespace moebench {
 
 const std::vector<std::string>& sweep_axis_names() {
   static const std::vector<std::string> kNames = {
-      "model",         "quant",         "drives",     "engine",  "ram_budget",
+      "model",         "quant",         "trunk_quant", "drives",     "engine",  "ram_budget",
       "context_tokens", "prompt_tokens", "gen_tokens", "threads", "routing",
       "cache_policy",  "prefetch"};
   return kNames;
@@ -69,6 +70,22 @@ std::string check_routing(const std::string& routing, const std::string& base_di
   return "unknown routing \"" + routing + "\"" +
          did_you_mean(kind, {"uniform", "zipf", "sticky", "locality", "trace"}) +
          "; expected uniform, zipf:S, sticky:P, locality:P,S or trace:FILE";
+}
+
+std::string trunk_quant_fits_card(const ModelCard& card, const std::string& quant) {
+  const auto f = find_quant(quant);
+  if (!f) return "unknown quant \"" + quant + "\"";
+  ModelCard c = card;
+  c.trunk_quant = quant;
+  for (const CardTensor& t : card_trunk_tensors(c)) {
+    if (t.small) continue;  // 16-bit small tensors (norms, routers) do not take the trunk quant
+    if (!f->divides(t.row_len)) {
+      return quant + " stores weights in blocks of " + std::to_string(f->block_weights) +
+             ", which does not divide the row length " + std::to_string(t.row_len) + " of trunk tensor " + t.name +
+             " of " + card.name + "; pick a quant whose block divides it (bf16, f16, f32 always do)";
+    }
+  }
+  return "";
 }
 
 namespace {
@@ -150,6 +167,12 @@ std::map<std::string, AxisParser> make_parsers(const SweepContext& ctx) {
     std::vector<std::string> names = quant_names();
     names.push_back("native");
     auto s = read_enum(j, path, d, names, "quant");
+    return s ? std::optional<Json>(*s) : std::nullopt;
+  };
+  p["trunk_quant"] = [](const Json& j, const std::string& path, Diagnostics& d) -> std::optional<Json> {
+    std::vector<std::string> names = quant_names();
+    names.push_back("native");
+    auto s = read_enum(j, path, d, names, "trunk quant");
     return s ? std::optional<Json>(*s) : std::nullopt;
   };
   p["ram_budget"] = [](const Json& j, const std::string& path, Diagnostics& d) -> std::optional<Json> {
@@ -234,6 +257,7 @@ std::map<std::string, AxisParser> make_parsers(const SweepContext& ctx) {
 const std::map<std::string, Json>& axis_defaults() {
   static const std::map<std::string, Json> kDefaults = {
       {"quant", "native"},
+      {"trunk_quant", "native"},
       {"ram_budget", "unlimited"},
       {"drives", Json{{"count", 1}, {"layout", "replicate"}, {"throttle_bytes_s", nullptr}}},
       {"context_tokens", 0},
@@ -298,6 +322,8 @@ bool matches(const SweepFilter& f, const Json& key, const Json& model_value) {
         any = any || v == key.at("ram_budget_bytes");
       } else if (axis == "quant" && v == "native") {
         any = any || key.at("quant_was_native") == true;
+      } else if (axis == "trunk_quant" && v == "native") {
+        any = any || key.at("trunk_quant_was_native") == true;
       } else {
         any = any || v == key.at(axis);
       }
@@ -385,12 +411,23 @@ std::optional<SweepSpec> load_sweep(const Json& j, Diagnostics& d, const SweepCo
         const std::string fit = quant_fits_card(*card, quant);
         if (!fit.empty()) d.add("/axes/quant/" + std::to_string(q), fit);
       }
+      for (std::size_t q = 0; q < s.axes["trunk_quant"].size(); ++q) {
+        const std::string tq = s.axes["trunk_quant"][q].get<std::string>();
+        if (tq == "native") continue;
+        const std::string fit = trunk_quant_fits_card(*card, tq);
+        if (!fit.empty()) d.add("/axes/trunk_quant/" + std::to_string(q), fit);
+      }
     }
   }
   if (!d.ok()) return std::nullopt;
   Json canonical = {{"name", s.name}, {"repetitions", s.repetitions}, {"warmup", s.warmup},
                     {"seed", s.seed}, {"timeout_s", s.timeout_s}, {"drive_dirs", s.drive_dirs}};
-  for (const auto& [axis, values] : s.axes) canonical["axes"][axis] = values;
+  for (const auto& [axis, values] : s.axes) {
+    // The trunk_quant axis at its default leaves the digest of sweeps written
+    // before it existed unchanged (their journals still resume).
+    if (axis == "trunk_quant" && values == std::vector<Json>{Json("native")}) continue;
+    canonical["axes"][axis] = values;
+  }
   canonical["include"] = j.value("include", Json::array());
   canonical["exclude"] = j.value("exclude", Json::array());
   s.digest = hex64(fnv1a64(canonical.dump()));
@@ -425,6 +462,7 @@ Expected<std::vector<Point>> expand_sweep(const SweepSpec& spec, const SweepCont
     total *= n;
   }
   std::map<std::string, std::string> native_quant;  // card → expert quant
+  std::map<std::string, std::string> native_trunk;  // card → trunk quant
   std::vector<Point> points;
   std::vector<std::size_t> idx(names.size(), 0);
   for (std::size_t n = 0; n < total; ++n) {
@@ -453,10 +491,20 @@ Expected<std::vector<Point>> expand_sweep(const SweepSpec& spec, const SweepCont
       }
       quant = it->second;
     }
+    auto card_trunk = native_trunk.find(card_name);
+    if (card_trunk == native_trunk.end()) {
+      auto card = ctx.find_card(card_name);
+      if (!card) return card.error();
+      card_trunk = native_trunk.emplace(card_name, card->trunk_quant).first;
+    }
+    std::string trunk_quant = value("trunk_quant").get<std::string>();
+    const bool trunk_was_native = trunk_quant == "native";
+    if (trunk_was_native) trunk_quant = card_trunk->second;
     Json key = {{"engine", value("engine")},
                 {"model", card_name},
                 {"scale", model.at("scale")},
                 {"quant", quant},
+                {"trunk_quant", trunk_quant},
                 {"ram_budget_bytes", value("ram_budget")},
                 {"drives", value("drives")},
                 {"context_tokens", value("context_tokens")},
@@ -466,13 +514,15 @@ Expected<std::vector<Point>> expand_sweep(const SweepSpec& spec, const SweepCont
                 {"routing", value("routing")},
                 {"cache_policy", value("cache_policy")},
                 {"prefetch", value("prefetch")},
-                {"quant_was_native", was_native}};
+                {"quant_was_native", was_native},
+                {"trunk_quant_was_native", trunk_was_native}};
     bool keep = spec.include.empty();
     for (const SweepFilter& f : spec.include) keep = keep || matches(f, key, model);
     for (const SweepFilter& f : spec.exclude) keep = keep && !matches(f, key, model);
     if (!keep) continue;
     auto p = point_from_key_json(key);
     if (!p) return p.error();
+    p->trunk_quant_is_card = p->trunk_quant == card_trunk->second;
     p->index = points.size();
     points.push_back(std::move(*p));
   }

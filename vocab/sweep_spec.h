@@ -1,8 +1,9 @@
 // sweep_spec.h — SweepSpec: the Cartesian product of axes that a run covers.
 //
 // Axes (each a non-empty array; absent axes take one default value):
-//   engine, model (+ scale), quant, ram_budget, drives (count, layout,
-//   throttle), context_tokens, prompt_tokens, gen_tokens, threads, routing,
+//   engine, model (+ scale), quant, trunk_quant (the trunk's matrices;
+//   "native" = the card's), ram_budget, drives (count, layout, throttle),
+//   context_tokens, prompt_tokens, gen_tokens, threads, routing,
 //   cache_policy, prefetch
 // plus repetitions, warmup, seed, timeout_s, drive_dirs and optional
 // include/exclude filters. Expansion nests the axes in the order above, so
@@ -83,5 +84,10 @@ Expected<std::vector<Point>> expand_sweep(const SweepSpec& spec, const SweepCont
 // "" if `routing` is a valid routing spec (uniform, zipf:S, sticky:P,
 // trace:FILE), else a message.
 std::string check_routing(const std::string& routing, const std::string& base_dir);
+
+// "" if `quant` can store every trunk matrix of `card` (its block size
+// divides each matrix's row length, and it is a quant the table knows),
+// else a message naming the first tensor it cannot store.
+std::string trunk_quant_fits_card(const ModelCard& card, const std::string& quant);
 
 }  // namespace moebench

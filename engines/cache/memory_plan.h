@@ -19,6 +19,9 @@
 //   resident        need = files + KV/state + margin(files); it fits when
 //                   the budget (if any) and usable memory both hold it; the
 //                   minimum budget is the need;
+//   trunk split     plan_trunk_split (below): which prefix of layers keeps
+//                   its trunk tensors pinned in RAM and which are read from
+//                   the drive every token, and what the cache gets;
 //   seeds           the routing generator's seed and the streaming source's
 //                   (pregate's wrong guesses), from the sweep seed and the
 //                   repetition.
@@ -26,6 +29,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace moebench {
 
@@ -61,6 +66,80 @@ StreamingPlan plan_streaming(const StreamingPlanInput& in);
 // Cache slots a budget gives (the budgeted branch of plan_streaming).
 std::uint64_t streaming_slots(std::uint64_t budget_bytes, std::uint64_t resident_bytes, std::uint64_t slot_bytes,
                               std::uint64_t all_experts);
+
+// ---- Trunk placement and the budget split -------------------------------
+//
+// The streaming engine keeps the model-level tensors (embedding table,
+// lm_head, final norm) resident, pins the trunk tensors of a prefix of
+// layers 0..p−1, and reads each later layer's trunk tensors from the drive
+// every token into staging buffers (two, so layer l+1's read overlaps layer
+// l's compute; one when a single layer streams). The rest of the budget is
+// the expert cache.
+//
+// Placement (engine option trunk=):
+//   resident  every layer pinned (p = L): the engine as it was before
+//             trunk streaming; infeasible when trunk + k slots do not fit;
+//   stream    no layer pinned (p = 0): every layer's trunk is read every
+//             token (the card's "everything streamed" traffic);
+//   auto      the split policy chooses p in 0..L.
+// Split policy (engine option split=), over the candidates p that fit
+// (need(p) + k·slot <= avail, where need(p) = pinned(p) + buffers(p)):
+//   trunk-first    the largest p: pin as much trunk as leaves k slots;
+//   experts-first  the p giving the most slots (capped at L·E), ties to the
+//                  largest p: the cache first, the trunk gets what is left;
+//   F in (0, 1)    the largest p with pinned(p) <= F·avail; if none fits,
+//                  the fitting p with the smallest need.
+// avail = budget − fixed − margin(budget) (margin: 24 MiB + 1 % of the
+// budget); without a budget, usable − fixed − 1 GiB headroom.
+// Every number is an input, so the cost model can call this with predicted
+// sizes (fixed = head tensors + KV/state + process overhead).
+
+enum class TrunkPlacement { kAuto, kResident, kStream };
+const char* to_string(TrunkPlacement p);  // "auto", "resident", "stream"
+
+struct TrunkSplitPolicy {
+  enum class Kind { kTrunkFirst, kExpertsFirst, kFraction };
+  Kind kind = Kind::kTrunkFirst;
+  double fraction = 0;  // kFraction: in (0, 1)
+  std::string to_string() const;  // "trunk-first", "experts-first", "0.25"
+};
+// "trunk-first", "experts-first" or a number strictly between 0 and 1;
+// nullopt otherwise.
+std::optional<TrunkSplitPolicy> parse_split_policy(const std::string& text);
+
+struct TrunkPlanInput {
+  std::optional<std::uint64_t> budget_bytes;  // nullopt: usable memory decides
+  std::uint64_t usable_bytes = 0;             // read only without a budget
+  // Resident whatever the split: head tensors (embedding, lm_head, final
+  // norm), KV/state, executor buffers, the process.
+  std::uint64_t fixed_bytes = 0;
+  // Per layer (every layer, dense ones too, in order): the bytes its trunk
+  // tensors take pinned, which is also what one streamed read of the layer
+  // moves (the engine: the layer's 4096-aligned span in the trunk file).
+  std::vector<std::uint64_t> layer_bytes;
+  std::uint64_t slot_bytes = 0;  // one expert cache slot
+  int moe_layers = 0;
+  int experts = 0;
+  int k = 0;
+  TrunkPlacement placement = TrunkPlacement::kAuto;
+  TrunkSplitPolicy split;
+};
+
+struct TrunkPlan {
+  std::uint64_t margin_bytes = 0;       // working margin (budgeted), or the 1 GiB headroom
+  int pinned_layers = 0;                // layers 0..pinned_layers−1 pinned
+  std::uint64_t pinned_bytes = 0;       // their trunk bytes
+  std::uint64_t streamed_bytes_per_token = 0;  // the other layers' bytes, read every decode token
+  std::uint64_t buffer_bytes = 0;       // staging buffers: 2 (1 if one layer streams) × the largest streamed layer
+  std::uint64_t slots = 0;              // expert cache slots (capped at L·E)
+  bool fits = false;                    // slots >= k
+  // Budgeted: the smallest budget at which this placement fits (any split
+  // policy then fits too): fixed + min over allowed p of need(p) + k·slot +
+  // margin. 0 without a budget, or when no budget can (slot 0, L·E < k).
+  std::uint64_t min_budget_bytes = 0;
+};
+
+TrunkPlan plan_trunk_split(const TrunkPlanInput& in);
 
 struct ResidentPlanInput {
   std::optional<std::uint64_t> budget_bytes;

@@ -158,6 +158,9 @@ class MlaLayer final : public AttentionLayer {
  private:
   MlaParams p_;
   AttentionWeights w_;
+
+ public:
+  void rebind(const AttentionWeights& w) override { w_ = w; }
   int qk_ = 0, row_ = 0;
   std::int64_t tokens_ = 0, cap_ = 0;
   std::vector<std::uint16_t> cache_;
@@ -236,6 +239,9 @@ class GqaLayer final : public AttentionLayer {
  private:
   GqaParams p_;
   AttentionWeights w_;
+
+ public:
+  void rebind(const AttentionWeights& w) override { w_ = w; }
   std::int64_t tokens_ = 0, cap_ = 0;
   std::vector<std::uint16_t> k_, v_;
   std::vector<std::vector<float>> scores_;
@@ -379,6 +385,9 @@ class LinearLayer final : public AttentionLayer {
  private:
   LinearParams p_;
   AttentionWeights w_;
+
+ public:
+  void rebind(const AttentionWeights& w) override { w_ = w; }
   std::size_t heads_ = 0, dk_ = 0, dv_ = 0, channels_ = 0;
   std::int64_t tokens_ = 0;
   std::vector<float> state_, hist_;

@@ -79,6 +79,9 @@ class AttentionLayer {
   virtual std::int64_t tokens() const = 0;
   // Bytes of cache/state held now.
   virtual std::uint64_t cache_bytes() const = 0;
+  // Points the layer at other copies of its weights (same shapes): a
+  // streamed trunk layer lands in a different staging buffer each time.
+  virtual void rebind(const AttentionWeights& w) = 0;
   // Counted by forward() (fill_context() is not attention work).
   const AttentionWork& work() const { return work_; }
 

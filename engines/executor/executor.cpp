@@ -15,10 +15,14 @@ std::string blk(int layer, const char* suffix) { return "blk." + std::to_string(
 }  // namespace
 
 Expected<TrunkWeights> bind_trunk(const ModelCard& card, const GgufFile& g, const LoadedRange& r) {
+  return bind_trunk(card, g, [&](const std::string& name) { return tensor_view(g, r, name); });
+}
+
+Expected<TrunkWeights> bind_trunk(const ModelCard& card, const GgufFile& g, const TensorResolver& view) {
   TrunkWeights t;
   std::string err;
   auto need = [&](const std::string& name) -> TensorView {
-    auto v = tensor_view(g, r, name);
+    auto v = view(name);
     if (!v) {
       if (err.empty()) err = v.error().message;
       return {};
@@ -158,8 +162,8 @@ Expected<ExpertTable> expert_table(const ModelCard& card, const GgufFile& g) {
 }
 
 Executor::Executor(const ModelCard& card, const TrunkWeights& trunk, ExpertSource& experts,
-                   RoutingGenerator& routing, TensorOps& ops)
-    : card_(card), trunk_(trunk), experts_(experts), routing_(routing), ops_(ops) {
+                   RoutingGenerator& routing, TensorOps& ops, TrunkSource* trunk_source)
+    : card_(card), trunk_(trunk), experts_(experts), routing_(routing), ops_(ops), trunk_source_(trunk_source) {
   for (const TrunkLayer& L : trunk_.layers) attention_.push_back(make_attention(card_, L.attention, L.attn));
 }
 
@@ -199,7 +203,16 @@ Status Executor::forward(std::size_t batch) {
   }
   std::vector<float> gain(hidden);
   for (std::size_t li = 0; li < trunk_.layers.size(); ++li) {
-    const TrunkLayer& L = trunk_.layers[li];
+    const TrunkLayer* lp = &trunk_.layers[li];
+    if (trunk_source_ != nullptr) {
+      auto got = trunk_source_->layer_weights(static_cast<int>(li));
+      if (!got) return got.error();
+      if (*got != nullptr) {  // a streamed layer: its weights sit in a staging buffer this pass
+        lp = *got;
+        attention_[li]->rebind(lp->attn);
+      }
+    }
+    const TrunkLayer& L = *lp;
     if (L.moe_index >= 0) {
       experts_.layer_begin(L.moe_index);
       if (L.moe_index == 0) experts_.layer_upcoming(0, distinct_of(0, batch));
@@ -217,6 +230,7 @@ Status Executor::forward(std::size_t batch) {
     } else {
       dense(L, batch, h_.data(), a_.data());
     }
+    if (trunk_source_ != nullptr) trunk_source_->layer_done(static_cast<int>(li));
     for (std::size_t i = 0; i < x_.size(); ++i) x_[i] += a_[i];
   }
   // Logits for the last token only (prefill needs no more), greedy pick.

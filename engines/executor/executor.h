@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -86,6 +87,23 @@ struct TrunkWeights {
 
 // Names the card's trunk tensors in a loaded range of container `g`.
 Expected<TrunkWeights> bind_trunk(const ModelCard& card, const GgufFile& g, const LoadedRange& r);
+// The same with a resolver per tensor name (the streaming engine binds the
+// head, the pinned layers and the streamed layers to different memory).
+using TensorResolver = std::function<Expected<TensorView>(const std::string& name)>;
+Expected<TrunkWeights> bind_trunk(const ModelCard& card, const GgufFile& g, const TensorResolver& view);
+
+// Where a layer's trunk weights come from when they are not all resident
+// (the streaming engine's trunk streaming). The executor asks before each
+// layer runs and says when it is done; the source may start reading later
+// layers meanwhile.
+class TrunkSource {
+ public:
+  virtual ~TrunkSource() = default;
+  // The weights of layer `layer` (index among all layers) for this pass;
+  // blocks until they are in memory. nullptr: the bound trunk's own.
+  virtual Expected<const TrunkLayer*> layer_weights(int layer) = 0;
+  virtual void layer_done(int layer) { (void)layer; }
+};
 
 // The container's expert tensors: where expert e of MoE layer l lies in the
 // file (split layout: three slices; packed: one record).
@@ -111,7 +129,7 @@ Expected<ExpertTable> expert_table(const ModelCard& card, const GgufFile& g);
 class Executor {
  public:
   Executor(const ModelCard& card, const TrunkWeights& trunk, ExpertSource& experts, RoutingGenerator& routing,
-           TensorOps& ops);
+           TensorOps& ops, TrunkSource* trunk_source = nullptr);
   // Reserves caches for context + run tokens and fills `context_tokens` of
   // synthetic history (outside every timing window).
   void prepare(std::int64_t context_tokens, std::int64_t run_tokens, std::uint64_t seed);
@@ -140,6 +158,7 @@ class Executor {
   ExpertSource& experts_;
   RoutingGenerator& routing_;
   TensorOps& ops_;
+  TrunkSource* trunk_source_ = nullptr;
   std::vector<std::unique_ptr<AttentionLayer>> attention_;
   std::vector<std::vector<int>> token_routes_;  // per batch token: all layers' ids
   std::int32_t next_token_id_ = 1;

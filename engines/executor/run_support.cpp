@@ -48,7 +48,7 @@ Expected<std::vector<ContainerSpec>> container_specs_for_points(
     if (p.drives.count < 1 || p.drives.count > static_cast<int>(drive_dirs.size())) continue;
     auto c = card(p.model);
     if (!c) return c.error();
-    auto scaled = apply_scale(*c, p.scale);
+    auto scaled = point_card(*c, p);
     if (!scaled) return make_error(p.model + ": " + scaled.error().message);
     ContainerSpec s;
     s.card_name = p.model;
@@ -230,6 +230,7 @@ Status run_tokens(Executor& ex, const Point& point, RunContext& ctx, std::size_t
   m.expert_misses_hidden_decode = c1.misses_hidden - c0.misses_hidden;
   m.io_wait_s_decode = c1.io_wait_s - c0.io_wait_s;
   m.io_busy_s_decode = c1.io_busy_s - c0.io_busy_s;
+  if (c0.trunk_read_bytes && c1.trunk_read_bytes) m.trunk_read_bytes_decode = *c1.trunk_read_bytes - *c0.trunk_read_bytes;
   m.routed_phase_s_decode = ex.routed_phase_s() - routed0;
   const AttentionWork attn1 = ex.attention_work();
   m.kv_positions_decode = attn1.kv_positions - attn0.kv_positions;

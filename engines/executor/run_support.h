@@ -83,6 +83,9 @@ struct EngineCounters {
   std::uint64_t hits = 0, misses = 0, misses_hidden = 0;
   double io_wait_s = 0;
   double io_busy_s = 0;
+  // Of read_bytes: trunk bytes (streamed trunk layers); absent when the
+  // engine streams no trunk.
+  std::optional<std::uint64_t> trunk_read_bytes;
 };
 
 // Prefill in chunks of at most `chunk` tokens, then gen_tokens - 1 decode

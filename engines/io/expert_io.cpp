@@ -90,9 +90,10 @@ struct Op {
 
 class ExpertIoImpl final : public ExpertIo {
  public:
-  ExpertIoImpl(const IoOptions& options, std::vector<Drive> drives, bool direct,
+  ExpertIoImpl(const IoOptions& options, std::vector<Drive> drives, std::vector<int> side_fds, bool direct,
                std::unique_ptr<io_detail::ReadQueue> queue)
-      : options_(options), drives_(std::move(drives)), direct_(direct), queue_(std::move(queue)) {
+      : options_(options), drives_(std::move(drives)), side_fds_(std::move(side_fds)), direct_(direct),
+        queue_(std::move(queue)) {
     counters_.bytes_by_drive.assign(drives_.size(), 0);
     counters_.throttle_span_s_by_drive.assign(drives_.size(), 0.0);
   }
@@ -103,6 +104,7 @@ class ExpertIoImpl final : public ExpertIo {
     while (!active_.empty()) pump(IoClock::time_point::max());
     queue_.reset();
     for (Drive& d : drives_) ::close(d.fd);
+    for (int fd : side_fds_) ::close(fd);
   }
   ExpertIoImpl(const ExpertIoImpl&) = delete;
   ExpertIoImpl& operator=(const ExpertIoImpl&) = delete;
@@ -125,7 +127,9 @@ class ExpertIoImpl final : public ExpertIo {
     pump(IoClock::time_point::min(), /*flush=*/false);
     Op op;
     op.req = request;
-    op.req.drive = request.drive == kAnyDrive ? least_loaded_drive() : request.drive;
+    op.req.drive = request.file >= 0 ? options_.side_files[static_cast<std::size_t>(request.file)].drive
+                   : request.drive == kAnyDrive ? least_loaded_drive()
+                                                : request.drive;
     Drive& d = drives_[static_cast<std::size_t>(op.req.drive)];
     const auto now = IoClock::now();
     if (options_.throttle_bytes_s) {
@@ -214,6 +218,10 @@ class ExpertIoImpl final : public ExpertIo {
                         std::to_string(drives()) + " drive(s): 0.." + std::to_string(drives() - 1) +
                         ", or kAnyDrive)");
     }
+    if (r.file >= static_cast<int>(options_.side_files.size())) {
+      return make_error(what + "side file " + std::to_string(r.file) + " out of range (" +
+                        std::to_string(options_.side_files.size()) + " given)");
+    }
     if (r.bytes == 0) return make_error(what + "length is 0 bytes");
     if (r.offset % kAlignBytes != 0) {
       return make_error(what + "offset " + std::to_string(r.offset) + " is not a multiple of 4096" + why);
@@ -261,7 +269,8 @@ class ExpertIoImpl final : public ExpertIo {
     op.piece_bytes = std::min(op.req.bytes - op.piece_from, kMaxPieceBytes);
     Piece p;
     p.id = next_piece_id_++;
-    p.fd = drives_[static_cast<std::size_t>(op.req.drive)].fd;
+    p.fd = op.req.file >= 0 ? side_fds_[static_cast<std::size_t>(op.req.file)]
+                            : drives_[static_cast<std::size_t>(op.req.drive)].fd;
     p.dest = static_cast<unsigned char*>(op.req.dest) + op.piece_from;
     p.bytes = op.piece_bytes;
     p.offset = op.req.offset + op.piece_from;
@@ -271,7 +280,8 @@ class ExpertIoImpl final : public ExpertIo {
 
   std::string where(const Op& op) const {
     const Drive& d = drives_[static_cast<std::size_t>(op.req.drive)];
-    return "drive " + std::to_string(op.req.drive) + " (" + d.path + "): ";
+    const std::string& path = op.req.file >= 0 ? options_.side_files[static_cast<std::size_t>(op.req.file)].path : d.path;
+    return "drive " + std::to_string(op.req.drive) + " (" + path + "): ";
   }
   std::string short_read_text(const Op& op, std::uint64_t got) const {
     return where(op) + "short read at offset " + std::to_string(op.req.offset) + ": got " + std::to_string(got) +
@@ -375,6 +385,7 @@ class ExpertIoImpl final : public ExpertIo {
 
   IoOptions options_;
   std::vector<Drive> drives_;
+  std::vector<int> side_fds_;  // IoOptions::side_files, opened
   bool direct_ = true;
   std::unique_ptr<io_detail::ReadQueue> queue_;
   std::unordered_map<std::uint64_t, Op> ops_;             // by tag, until waited for
@@ -418,6 +429,20 @@ Expected<std::unique_ptr<ExpertIo>> ExpertIo::open(const IoOptions& options) {
     direct = direct && d_direct;
     drives.push_back(Drive{options.paths[i], fd, 0, {}});
   }
+  std::vector<int> side_fds;
+  for (const IoOptions::SideFile& f : options.side_files) {
+    bool f_direct = false;
+    const int fd = f.drive >= 0 && f.drive < static_cast<int>(drives.size()) ? open_read_uncached(f.path, f_direct) : -1;
+    if (fd < 0) {
+      const std::string err = f.drive >= 0 && f.drive < static_cast<int>(drives.size()) ? std::strerror(errno)
+                                                                                          : "no such drive";
+      close_all();
+      for (int s : side_fds) ::close(s);
+      return make_error("drive " + std::to_string(f.drive) + " (" + f.path + "): cannot open: " + err);
+    }
+    direct = direct && f_direct;
+    side_fds.push_back(fd);
+  }
   std::unique_ptr<io_detail::ReadQueue> queue;
   if (options.backend == IoBackend::kPread) {
     queue = io_detail::make_pread_queue(options.queue_depth, "requested");
@@ -430,7 +455,7 @@ Expected<std::unique_ptr<ExpertIo>> ExpertIo::open(const IoOptions& options) {
     }
   }
   return std::unique_ptr<ExpertIo>(
-      std::make_unique<ExpertIoImpl>(options, std::move(drives), direct, std::move(queue)));
+      std::make_unique<ExpertIoImpl>(options, std::move(drives), std::move(side_fds), direct, std::move(queue)));
 }
 
 }  // namespace moebench

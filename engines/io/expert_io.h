@@ -65,6 +65,14 @@ Expected<FaultPlan> parse_fault_plan(const std::string& text);
 
 struct IoOptions {
   std::vector<std::string> paths;              // one file per drive
+  // Further files on a drive (the streaming engine's trunk file on drive 0):
+  // read with ReadRequest::file, counted, throttled and balanced as reads of
+  // that drive.
+  struct SideFile {
+    int drive = 0;
+    std::string path;
+  };
+  std::vector<SideFile> side_files;
   std::optional<double> throttle_bytes_s;      // per drive
   int queue_depth = 32;                        // reads in flight, all drives together
   IoBackend backend = IoBackend::kAuto;
@@ -82,6 +90,7 @@ struct ReadRequest {
   std::uint64_t offset = 0;  // file offset, multiple of 4096
   std::uint64_t bytes = 0;   // multiple of 4096
   void* dest = nullptr;      // 4096-aligned, inside one of IoOptions::buffers
+  int file = -1;             // -1: the drive's file; i >= 0: IoOptions::side_files[i] (its drive; `drive` ignored)
 };
 
 struct IoCounters {

@@ -2,6 +2,7 @@
 #include "engines/streaming/streaming_engine.h"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <thread>
 
@@ -15,6 +16,7 @@
 #include "engines/io/expert_io.h"
 #include "engines/routing/routing.h"
 #include "engines/streaming/streaming_source.h"
+#include "engines/streaming/trunk_stream.h"
 #include "vocab/text.h"
 #include "vocab/units.h"
 
@@ -33,11 +35,16 @@ class StreamingEngine final : public Engine {
     backend_ = io == "io_uring" ? IoBackend::kIoUring : io == "pread" ? IoBackend::kPread : IoBackend::kAuto;
     auto fault = parse_fault_plan(o.text("fault"));
     if (fault) fault_ = *fault;
+    const std::string trunk = o.text("trunk");
+    placement_ = trunk == "resident" ? TrunkPlacement::kResident : trunk == "stream" ? TrunkPlacement::kStream : TrunkPlacement::kAuto;
+    if (auto sp = parse_split_policy(o.text("split"))) split_ = *sp;
   }
   std::string_view name() const override { return "streaming"; }
   void release() override {
-    trunk_.reset();
-    range_.reset();
+    pinned_range_.reset();
+    pinned_loaded_ = 0;
+    head_range_.reset();
+    layout_ = {};
     trunk_gguf_.reset();
     container_notes_.clear();
     tables_.clear();
@@ -81,53 +88,92 @@ class StreamingEngine final : public Engine {
     for (int l = 0; l < layers; ++l) {
       for (int e = 0; e < experts; ++e) slot_bytes = std::max(slot_bytes, plan_expert_read(tables, stripe, l, e).span);
     }
-    // The cache is what the budget leaves once everything else is resident
-    // (engines/cache/memory_plan.h).
-    auto make_cache = [&](Executor& ex) -> Expected<std::size_t> {
-      ex.prepare(point.context_tokens, point.prompt_tokens + point.gen_tokens, ctx.seed);
-      StreamingPlanInput in;
-      in.resident_bytes = current_rss_bytes();  // measured before anything else allocates
-      in.budget_bytes = point.ram_budget_bytes;
-      in.usable_bytes = point.ram_budget_bytes ? 0 : usable_memory_bytes();
-      in.slot_bytes = slot_bytes;
-      in.moe_layers = layers;
-      in.experts = experts;
-      in.k = k;
-      const StreamingPlan plan = plan_streaming(in);
-      const std::uint64_t resident = in.resident_bytes;
-      if (!plan.fits && point.ram_budget_bytes) {
-        const std::uint64_t budget = *point.ram_budget_bytes;
-        m.status = RowStatus::kInfeasible;
-        m.min_budget_bytes = plan.min_budget_bytes;
-        m.reason = "budget " + format_bytes(static_cast<double>(budget)) + " leaves room for " + std::to_string(plan.slots) +
-                   " expert slots but one layer's top-" + std::to_string(k) + " needs " + std::to_string(k) +
-                   ": minimum budget " + format_bytes(static_cast<double>(plan.min_budget_bytes)) + " (resident " +
-                   format_bytes(static_cast<double>(resident)) + " incl. trunk and KV/state, margin 24 MiB + 1 % of "
-                   "the budget, " + std::to_string(k) + " x " +
-                   format_bytes(static_cast<double>(slot_bytes)) + ")";
-        return std::size_t{0};
-      }
-      if (!plan.fits) {
-        m.status = RowStatus::kInfeasible;
-        m.reason = "usable memory " + format_bytes(static_cast<double>(in.usable_bytes)) + " holds fewer than " +
-                   std::to_string(k) + " expert slots beside the resident " + format_bytes(static_cast<double>(resident));
-        return std::size_t{0};
-      }
-      return static_cast<std::size_t>(plan.slots);
-    };
+    slot_bytes = (slot_bytes + 4095) / 4096 * 4096;
+    const int total_layers = static_cast<int>(layout_.layers.size());
 
     // A placeholder source lets the executor be built (and its KV/state
-    // allocated) before the cache is sized from what is then resident.
+    // allocated) before the split is planned from what is then resident.
     struct NoExperts final : ExpertSource {
       Status layer_routed(int, const std::vector<int>&) override { return Status::success(); }
       Expected<ExpertWeights> acquire(int, int) override { return make_error("no expert source"); }
     } none;
-    auto sizing = std::make_unique<Executor>(ctx.card, *trunk_, none, **routing, ops);
-    auto slots = make_cache(*sizing);
-    if (!slots) return slots.error();
-    if (m.status != RowStatus::kOk) return m;
-    sizing.reset();  // its KV/state is allocated again by the executor that runs
-    auto cache = ExpertCache::create(*slots, (slot_bytes + 4095) / 4096 * 4096, *parse_cache_policy(point.cache_policy));
+    TrunkPlan plan;
+    {
+      auto sizing_trunk = bind_views(ctx.card, pinned_loaded_, nullptr);
+      if (!sizing_trunk) return sizing_trunk.error();
+      Executor sizing(ctx.card, *sizing_trunk, none, **routing, ops);
+      sizing.prepare(point.context_tokens, point.prompt_tokens + point.gen_tokens, ctx.seed);
+      // The memory plan (engines/cache/memory_plan.h): fixed = what is
+      // resident now (head tensors, KV/state, the process) less the pinned
+      // layers a previous run left loaded.
+      TrunkPlanInput in;
+      const std::uint64_t rss = current_rss_bytes();
+      const std::uint64_t held = pinned_range_ ? pinned_range_->arena.size() : 0;
+      in.fixed_bytes = rss > held ? rss - held : 0;
+      in.budget_bytes = point.ram_budget_bytes;
+      in.usable_bytes = point.ram_budget_bytes ? 0 : usable_memory_bytes() + held;
+      for (const FileSpan& sp : layout_.layers) in.layer_bytes.push_back(sp.bytes);
+      in.slot_bytes = slot_bytes;
+      in.moe_layers = layers;
+      in.experts = experts;
+      in.k = k;
+      in.placement = placement_;
+      in.split = split_;
+      plan = plan_trunk_split(in);
+      if (!plan.fits) {
+        m.status = RowStatus::kInfeasible;
+        const std::string fixed = format_bytes(static_cast<double>(in.fixed_bytes));
+        const std::string trunk_how =
+            placement_ == TrunkPlacement::kResident
+                ? "the whole per-layer trunk pinned (trunk=resident), " + format_bytes(static_cast<double>(plan.pinned_bytes))
+                : "the per-layer trunk streamed through " + format_bytes(static_cast<double>(plan.buffer_bytes)) +
+                      " of staging buffers" + (plan.pinned_layers ? " beside " + std::to_string(plan.pinned_layers) + " pinned layers" : "");
+        if (point.ram_budget_bytes) {
+          m.min_budget_bytes = plan.min_budget_bytes;
+          m.reason = "budget " + format_bytes(static_cast<double>(*point.ram_budget_bytes)) + " leaves room for " +
+                     std::to_string(plan.slots) + " expert slots but one layer's top-" + std::to_string(k) + " needs " +
+                     std::to_string(k) + ": minimum budget " + format_bytes(static_cast<double>(plan.min_budget_bytes)) +
+                     " (resident " + fixed + " incl. embedding, lm_head and KV/state; " + trunk_how +
+                     "; margin 24 MiB + 1 % of the budget; " + std::to_string(k) + " x " +
+                     format_bytes(static_cast<double>(slot_bytes)) + ")";
+        } else {
+          m.reason = "usable memory " + format_bytes(static_cast<double>(in.usable_bytes)) + " holds fewer than " +
+                     std::to_string(k) + " expert slots beside the resident " + fixed + " and " + trunk_how;
+        }
+        return m;
+      }
+    }
+    // Pin the planned prefix of layers (reused while the plan keeps it).
+    if (plan.pinned_layers != pinned_loaded_) {
+      pinned_range_.reset();
+      pinned_loaded_ = 0;
+      if (plan.pinned_layers > 0) {
+        ctx.progress.phase("loading pinned trunk layers", -1);
+        auto r = load_range(trunk_gguf_->label, layout_.layers[0].offset,
+                            layout_.layers[static_cast<std::size_t>(plan.pinned_layers) - 1].end(), false);
+        if (!r) return r.error();
+        m.load_s += r->load_s;
+        m.load_reused = false;
+        pinned_range_ = std::make_unique<LoadedRange>(std::move(*r));
+      }
+      pinned_loaded_ = plan.pinned_layers;
+    }
+    const int streamed = total_layers - plan.pinned_layers;
+    const int nbuf = streamed >= 2 ? 2 : 1;
+    const std::uint64_t buf_bytes = streamed > 0 ? plan.buffer_bytes / static_cast<std::uint64_t>(nbuf) : 0;
+    HugeArena staging;
+    if (streamed > 0) {
+      auto a = HugeArena::allocate(plan.buffer_bytes);
+      if (!a) return a.error();
+      staging = std::move(*a);
+    }
+    std::array<std::uint8_t*, 2> bufs = {staging.data(), streamed >= 2 ? staging.data() + buf_bytes : staging.data()};
+    auto views0 = bind_views(ctx.card, pinned_loaded_, streamed > 0 ? bufs[0] : nullptr);
+    if (!views0) return views0.error();
+    auto views1 = bind_views(ctx.card, pinned_loaded_, streamed > 0 ? bufs[1] : nullptr);
+    if (!views1) return views1.error();
+
+    auto cache = ExpertCache::create(static_cast<std::size_t>(plan.slots), slot_bytes, *parse_cache_policy(point.cache_policy));
     if (!cache) return cache.error();
     IoOptions io_opt;
     io_opt.paths = paths_;
@@ -135,12 +181,17 @@ class StreamingEngine final : public Engine {
     io_opt.queue_depth = qd_;
     io_opt.backend = backend_;
     io_opt.buffers = {{cache->arena().data(), static_cast<std::size_t>(cache->arena().size())}};
+    if (streamed > 0) {
+      io_opt.buffers.push_back({staging.data(), static_cast<std::size_t>(staging.size())});
+      io_opt.side_files.push_back({0, trunk_gguf_->label});  // the trunk lives on drive 0
+    }
     io_opt.fault = fault_;
     auto io = ExpertIo::open(io_opt);
     if (!io) return io.error();
     StreamingSource source(tables, stripe, *cache, **io, point.prefetch, layers,
                            source_seed(ctx.seed, ctx.repetition));
-    Executor ex(ctx.card, *trunk_, source, **routing, ops);
+    TrunkStreamer streamer(**io, 0, layout_, pinned_loaded_, bufs, {&*views0, &*views1});
+    Executor ex(ctx.card, *views0, source, **routing, ops, streamed > 0 ? &streamer : nullptr);
     ex.prepare(point.context_tokens, point.prompt_tokens + point.gen_tokens, ctx.seed);
     ExpertIo& io_ref = **io;
     ops.set_poll([&io_ref] { io_ref.flush(); });  // reap completions while matrices compute
@@ -150,20 +201,38 @@ class StreamingEngine final : public Engine {
       c.hits = source.counts().hits;
       c.misses = source.counts().misses;
       c.misses_hidden = source.counts().misses_hidden;
-      c.io_wait_s = source.io_wait_s;
+      c.io_wait_s = source.io_wait_s + streamer.io_wait_s;
       c.io_busy_s = (*io)->counters().busy_s;
+      c.trunk_read_bytes = streamer.bytes_read();
       return c;
     };
+    const std::uint64_t trunk_before_prefill = streamer.bytes_read();
     Status st = run_tokens(ex, point, ctx, chunk_, counters, m);
     (*io)->drain();
     if (!st) return st.error();
     m.peak_rss_bytes = peak_rss_bytes();
+    m.trunk_pinned_bytes = plan.pinned_bytes;
     if (m.io_busy_s_decode > 0) {
       m.notes.push_back("decode reads: " + format_rate(static_cast<double>(m.read_bytes_decode) / m.io_busy_s_decode) +
                         " while reads were outstanding (" + format_fixed(100 * m.io_busy_s_decode /
                         std::max(1e-9, m.token_times_s.back() - m.token_times_s.front()), 0) + " % of decode)");
     }
-    m.notes.push_back("cache " + std::to_string(*slots) + " slots x " + format_bytes(static_cast<double>(cache->slot_bytes())) +
+    {
+      std::string t = "trunk split " + split_.to_string() + " (trunk=" + to_string(placement_) + "): " +
+                      std::to_string(pinned_loaded_) + " of " + std::to_string(total_layers) + " layers pinned (" +
+                      format_bytes(static_cast<double>(plan.pinned_bytes)) + ")";
+      if (streamed > 0) {
+        t += ", " + std::to_string(streamed) + " streamed every token (" +
+             format_bytes(static_cast<double>(plan.streamed_bytes_per_token)) + " per token through " +
+             std::to_string(nbuf) + " staging buffer" + (nbuf > 1 ? "s" : "") + " of " +
+             format_bytes(static_cast<double>(buf_bytes)) + "; prefill read " +
+             format_bytes(static_cast<double>(streamer.bytes_read() - trunk_before_prefill -
+                                              m.trunk_read_bytes_decode.value_or(0))) +
+             " of trunk)";
+      }
+      m.notes.push_back(t);
+    }
+    m.notes.push_back("cache " + std::to_string(plan.slots) + " slots x " + format_bytes(static_cast<double>(cache->slot_bytes())) +
                       " (" + point.cache_policy + "), " + std::to_string(cache->evictions()) + " evictions; I/O " +
                       (*io)->backend() + ", qd " + std::to_string(qd_) + (packed_ ? ", packed records" : ", split tensors"));
     m.notes.push_back("routing " + (*routing)->describe() + ", " + std::to_string(threads) + " threads, kernels " +
@@ -218,17 +287,17 @@ class StreamingEngine final : public Engine {
     if (!trunk_file) return trunk_file.error();
     trunk_gguf_ = std::make_unique<GgufFile>(std::move(*trunk_file));
     const GgufFile& g0 = *trunk_gguf_;
-    std::uint64_t trunk_end = 0;
-    for (const GgufTensorInfo& t : g0.tensors) trunk_end = std::max(trunk_end, g0.data_offset + t.offset + t.bytes);
-    ctx.progress.phase("loading trunk", -1);
-    auto r = load_range(g0.label, g0.data_offset, trunk_end, false);
+    auto layout = trunk_layout(ctx.card, g0);
+    if (!layout) return layout.error();
+    layout_ = std::move(*layout);
+    // The model-level tensors (embedding, lm_head, final norm) stay
+    // resident; which layers are pinned is planned per run.
+    ctx.progress.phase("loading trunk head", -1);
+    auto r = load_range(g0.label, layout_.head.offset, layout_.head.end(), false);
     if (!r) return r.error();
     m.load_s = r->load_s;
-    method_ = r->method + ", " + format_bytes(static_cast<double>(r->bytes_read));
-    range_ = std::make_unique<LoadedRange>(std::move(*r));
-    auto trunk = bind_trunk(ctx.card, g0, *range_);
-    if (!trunk) return trunk.error();
-    trunk_ = std::make_unique<TrunkWeights>(std::move(*trunk));
+    method_ = r->method + ", " + format_bytes(static_cast<double>(r->bytes_read)) + " of embedding, lm_head and final norm";
+    head_range_ = std::make_unique<LoadedRange>(std::move(*r));
     return Status::success();
   }
 
@@ -244,8 +313,36 @@ class StreamingEngine final : public Engine {
   std::vector<std::unique_ptr<GgufFile>> ggufs_;
   std::vector<std::unique_ptr<ExpertTable>> tables_;
   std::unique_ptr<GgufFile> trunk_gguf_;
-  std::unique_ptr<LoadedRange> range_;
-  std::unique_ptr<TrunkWeights> trunk_;
+  TrunkLayout layout_;
+  std::unique_ptr<LoadedRange> head_range_;    // embedding, lm_head, final norm
+  std::unique_ptr<LoadedRange> pinned_range_;  // layers 0..pinned_loaded_-1
+  int pinned_loaded_ = 0;
+  TrunkPlacement placement_ = TrunkPlacement::kAuto;
+  TrunkSplitPolicy split_;
+
+  // The trunk with model-level tensors in the head range, layers below
+  // `pinned` in the pinned range and the others in `buffer` (a staging
+  // buffer; nullptr: a placeholder address, for an executor that only sizes
+  // its KV/state and never reads those layers).
+  Expected<TrunkWeights> bind_views(const ModelCard& card, int pinned, std::uint8_t* buffer) const {
+    const GgufFile& g = *trunk_gguf_;
+    return bind_trunk(card, g, [&](const std::string& name) -> Expected<TensorView> {
+      const int l = trunk_tensor_layer(name);
+      if (l < 0) return tensor_view(g, *head_range_, name);
+      if (l < pinned) return tensor_view(g, *pinned_range_, name);
+      const GgufTensorInfo* t = g.tensor(name);
+      if (!t) return make_error(g.label + ": no tensor " + name + " (container made for another card?)");
+      auto f = format_of(*t);
+      if (!f) return f.error();
+      const std::uint64_t at = g.data_offset + t->offset - layout_.layers[static_cast<std::size_t>(l)].offset;
+      TensorView v;
+      v.data = buffer ? buffer + at : head_range_->arena.data();
+      v.format = *f;
+      v.row_len = t->ne.empty() ? 1 : t->ne[0];
+      v.rows = t->ne.size() < 2 ? 1 : t->elements() / v.row_len;
+      return v;
+    });
+  }
 };
 
 }  // namespace
@@ -257,6 +354,15 @@ const OptionTable& streaming_engine_options() {
       {"qd", OptionKind::kCount, "32", "reads in flight", 1, 1024, {}, {}},
       {"io", OptionKind::kChoice, "auto", "read path", 0, 0, {"auto", "io_uring", "pread"}, {}},
       {"chunk", OptionKind::kCount, "32", "prefill chunk, tokens", 1, 4096, {}, {}},
+      {"trunk", OptionKind::kChoice, "auto",
+       "per-layer trunk: auto (the split decides what is pinned, the rest is read every token), resident (all "
+       "pinned), stream (none pinned)", 0, 0, {"auto", "resident", "stream"}, {}},
+      {"split", OptionKind::kText, "trunk-first",
+       "with trunk=auto, how the budget left after fixed memory is split: trunk-first, experts-first, or F in "
+       "(0,1), the share for pinned trunk", 0, 0, {},
+       [](const std::string& v) -> std::string {
+         return parse_split_policy(v) ? "" : "expected trunk-first, experts-first or a number strictly between 0 and 1, got \"" + v + "\"";
+       }},
       {"fault", OptionKind::kText, "", "fault injection: eio@N or short@N", 0, 0, {},
        [](const std::string& v) -> std::string {
          auto f = parse_fault_plan(v);

@@ -116,7 +116,10 @@ Measurement run_with_slots(Rig& rig, Point p, std::size_t min_slots) {
 }  // namespace
 
 TEST_CASE("streaming at 0 % hits reads exactly the card's expert bytes per decode token", "[engines]") {
-  for (const char* engine : {"streaming", "streaming:packed=1", "streaming:io=pread"}) {
+  // trunk=resident: the budget search below must not trade pinned trunk
+  // for slots (trunk streaming has its own test, trunk_streaming_test.cpp).
+  for (const char* engine : {"streaming:trunk=resident", "streaming:packed=1,trunk=resident",
+                             "streaming:io=pread,trunk=resident"}) {
     INFO(engine);
     Rig rig("tiny-moe", 1);
     Point p = rig.point(engine);
@@ -351,7 +354,7 @@ TEST_CASE("prefill reads each distinct expert of a chunk once", "[engines]") {
   // re-reading them token after token.
   Rig rig("tiny-moe", 1);
   const std::uint64_t per_expert = rig.card.decode_bytes("q4_0").experts_streamed.storage / 8;  // 4 layers x top-2
-  for (const char* engine : {"streaming:chunk=8", "streaming:chunk=1"}) {
+  for (const char* engine : {"streaming:chunk=8,trunk=resident", "streaming:chunk=1,trunk=resident"}) {
     INFO(engine);
     Point p = rig.point(engine);
     p.routing = "sticky:1";
@@ -359,7 +362,7 @@ TEST_CASE("prefill reads each distinct expert of a chunk once", "[engines]") {
     p.gen_tokens = 2;
     const Measurement m = run_with_slots(rig, p, 3);
     REQUIRE(cache_slots(m) < 8);
-    if (std::string(engine) == "streaming:chunk=8") {
+    if (std::string(engine) == "streaming:chunk=8,trunk=resident") {
       CHECK(m.read_bytes_prefill == 8 * per_expert);  // one read per distinct expert
     } else {
       CHECK(m.read_bytes_prefill == 8 * 8 * per_expert);  // token by token, LRU below the cycle: all again

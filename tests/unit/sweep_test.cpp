@@ -108,3 +108,70 @@ TEST_CASE("scaling keeps expert geometry and the mix of layer kinds", "[sweep]")
   CHECK_FALSE(parse_scale("layer=4").ok());
   CHECK_FALSE(apply_scale(*card, *parse_scale("layers=500")).ok());
 }
+
+TEST_CASE("trunk_quant: native resolves to the card's, and leaves the point key (and id) as before", "[sweep]") {
+  const auto pts = expand(R"({"name": "s", "axes": {"engine": ["null"], "model": ["tiny-moe"],
+      "trunk_quant": ["native", "bf16", "q8_0"]}})");
+  REQUIRE(pts.size() == 2);  // native and bf16 (tiny-moe's own) are one point
+  CHECK(pts[0].trunk_quant == "bf16");
+  CHECK(pts[0].trunk_quant_is_card);
+  CHECK_FALSE(pts[0].key_json().contains("trunk_quant"));
+  CHECK(pts[1].trunk_quant == "q8_0");
+  CHECK_FALSE(pts[1].trunk_quant_is_card);
+  CHECK(pts[1].key_json().at("trunk_quant") == "q8_0");
+  CHECK(pts[0].id() != pts[1].id());
+  CHECK(pts[0].setup_key() != pts[1].setup_key());  // two trunk quants never share a container
+  CHECK_THAT(pts[1].label(), Catch::Contains("trunk=q8_0"));
+  auto back = point_from_key_json(pts[1].key_json());
+  REQUIRE(back.ok());
+  CHECK(back->trunk_quant == "q8_0");
+  CHECK(back->id() == pts[1].id());
+  // The sweep without the axis gives the same point as "native".
+  const auto plain = expand(R"({"name": "s", "axes": {"engine": ["null"], "model": ["tiny-moe"]}})");
+  CHECK(plain[0].id() == pts[0].id());
+}
+
+TEST_CASE("trunk_quant: a key written before the axis existed keeps its id", "[sweep]") {
+  // tests/golden/results.json's first row, as the journal stored it.
+  const Json old = Json::parse(R"({"cache_policy": "lru", "context_tokens": 8192,
+      "drives": {"count": 1, "layout": "replicate", "throttle_bytes_s": null}, "engine": "null", "gen_tokens": 16,
+      "model": "kimi-k3", "prefetch": "off", "prompt_tokens": 32, "quant": "mxfp4", "ram_budget_bytes": 2147483648,
+      "routing": "uniform", "scale": "layers=4,experts=112", "threads": "all"})");
+  auto p = point_from_key_json(old);
+  REQUIRE(p.ok());
+  CHECK(p->id() == "21d1ab8e52fd951f");
+  CHECK(p->trunk_quant_is_card);
+  // The same point expanded from a sweep today, trunk quant resolved to the card's.
+  const auto pts = expand(R"({"name": "s", "axes": {"engine": ["null"], "model": [{"card": "kimi-k3", "layers": 4, "experts": 112}],
+      "quant": ["mxfp4"], "trunk_quant": ["native"], "ram_budget": ["2GiB"], "context_tokens": [8192], "prompt_tokens": [32]}})");
+  REQUIRE(pts.size() == 1);
+  CHECK(pts[0].trunk_quant == "bf16");
+  CHECK(pts[0].id() == "21d1ab8e52fd951f");
+}
+
+TEST_CASE("trunk_quant: the default axis leaves an old sweep's digest unchanged; a real value changes it", "[sweep]") {
+  auto d = [](const std::string& t) { return load_sweep_text(t, "t.json", ctx())->digest; };
+  const std::string base = R"({"name": "s", "axes": {"engine": ["null"], "model": ["tiny-moe"]}})";
+  CHECK(d(base) == d(R"({"name": "s", "axes": {"engine": ["null"], "model": ["tiny-moe"], "trunk_quant": ["native"]}})"));
+  CHECK(d(base) != d(R"({"name": "s", "axes": {"engine": ["null"], "model": ["tiny-moe"], "trunk_quant": ["q8_0"]}})"));
+}
+
+TEST_CASE("trunk_quant: a quant that cannot store the trunk's rows is refused with the file and JSON path", "[sweep]") {
+  // tiny-moe's trunk rows are 64 (MLA kv_b), 256, 512 ... long: 32-weight
+  // blocks divide them, q4_k's 256-weight blocks do not.
+  auto ok = load_sweep_text(R"({"name": "s", "axes": {"engine": ["null"], "model": ["tiny-moe"], "trunk_quant": ["q8_0", "mxfp4", "q4_0"]}})",
+                            "t.json", ctx());
+  CHECK(ok.ok());
+  auto bad = load_sweep_text(R"({"name": "s", "axes": {"engine": ["null"], "model": ["tiny-moe"], "trunk_quant": ["bf16", "q4_k"]}})",
+                             "t.json", ctx());
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error().message, Catch::Contains("t.json: /axes/trunk_quant/1: q4_k stores weights in blocks of 256") &&
+                                      Catch::Contains("row length 64 of trunk tensor blk.3.attn_kv_b.weight"));
+  auto unknown = load_sweep_text(R"({"name": "s", "axes": {"engine": ["null"], "model": ["tiny-moe"], "trunk_quant": ["q5_x"]}})",
+                                 "t.json", ctx());
+  REQUIRE_FALSE(unknown.ok());
+  CHECK_THAT(unknown.error().message, Catch::Contains("/axes/trunk_quant/0"));
+  ModelCard c = *testing::shipped_store().card("tiny-moe");
+  CHECK(trunk_quant_fits_card(c, "bf16").empty());
+  CHECK_THAT(trunk_quant_fits_card(c, "nope"), Catch::Contains("unknown quant"));
+}
