@@ -66,6 +66,21 @@ double one_drive_bw(const DriveProfile& d, std::uint64_t block, int qd, std::str
   return d.seq_read_bytes_s.value * 0.85;
 }
 
+// Per-layer trunk bytes as the container lays them out (each tensor 4 KiB
+// aligned): what pinning a layer holds and streaming it reads.
+std::vector<std::uint64_t> trunk_layer_bytes(const ModelCard& card) {
+  std::vector<std::uint64_t> out(static_cast<std::size_t>(std::max(0, card.total_layers())), 0);
+  const auto tf = find_quant(card.trunk_quant);
+  const auto sf = find_quant(card_small_quant(card));
+  if (!tf || !sf) return out;
+  for (const CardTensor& t : card_trunk_tensors(card)) {
+    if (t.layer < 0 || t.layer >= static_cast<int>(out.size())) continue;
+    const QuantFormat& f = t.small ? *sf : *tf;
+    out[static_cast<std::size_t>(t.layer)] += static_cast<std::uint64_t>(align_up(static_cast<double>(t.rows) * static_cast<double>(f.bytes_for(t.row_len))));
+  }
+  return out;
+}
+
 }  // namespace
 
 double drive_set_read_bw(const MachineProfile& profile, int drives, std::uint64_t block_bytes, int queue_depth,
@@ -240,6 +255,7 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
   const double usable = profile.memory_usable_bytes.value;
   const double container = static_cast<double>(card.container_bytes(point.quant));
   std::size_t slots = 0;
+  double trunk_streamed_tok = 0, trunk_pinned = 0, trunk_buffers = 0;
   bool cliff = false;
   double paged_share = 0;
   if (!streaming) {
@@ -268,18 +284,31 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
       return pr;
     }
   } else {
-    const double resident = static_cast<double>(tb.total()) + kv_bytes + kProcessOverheadBytes;
+    // The engine's plan (engines/cache/memory_plan.h: plan_trunk_split), on
+    // predicted sizes: the head, KV/state and the process stay; a prefix of
+    // layers' trunk is pinned as the split policy allows; the rest streams.
+    const double head = static_cast<double>(sat_add(sat_add(tb.embedding, tb.lm_head), tb.output_norm));
+    const double resident = head + kv_bytes + kProcessOverheadBytes;
     const double slot = align_up(record);
-    // The engine's plan (engines/cache/memory_plan.h), on predicted resident bytes.
-    StreamingPlanInput in;
+    TrunkPlanInput in;
     in.budget_bytes = point.ram_budget_bytes;
     in.usable_bytes = static_cast<std::uint64_t>(usable);
-    in.resident_bytes = static_cast<std::uint64_t>(resident);
+    in.fixed_bytes = static_cast<std::uint64_t>(resident);
+    in.layer_bytes = trunk_layer_bytes(card);
     in.slot_bytes = static_cast<std::uint64_t>(slot);
     in.moe_layers = L;
     in.experts = E;
     in.k = k;
-    const StreamingPlan plan = plan_streaming(in);
+    const std::string trunk_opt = point.engine.options.count("trunk") ? point.engine.options.at("trunk") : "auto";
+    in.placement = trunk_opt == "resident" ? TrunkPlacement::kResident : trunk_opt == "stream" ? TrunkPlacement::kStream
+                                                                                                : TrunkPlacement::kAuto;
+    if (point.engine.options.count("split")) {
+      if (auto sp = parse_split_policy(point.engine.options.at("split"))) in.split = *sp;
+    }
+    const TrunkPlan plan = plan_trunk_split(in);
+    trunk_streamed_tok = static_cast<double>(plan.streamed_bytes_per_token);
+    trunk_pinned = static_cast<double>(plan.pinned_bytes);
+    trunk_buffers = static_cast<double>(plan.buffer_bytes);
     const double n = static_cast<double>(plan.slots);
     if (!plan.fits) {
       m.status = RowStatus::kInfeasible;
@@ -289,26 +318,29 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
         m.min_budget_bytes = plan.min_budget_bytes;
         m.reason = "budget " + format_bytes(budget) + " leaves room for " + std::to_string(plan.slots) +
                    " expert slots but one layer's top-" + std::to_string(k) + " needs " + std::to_string(k) +
-                   ": minimum budget " + format_bytes(min_budget) + " (predicted: trunk " +
-                   format_bytes(static_cast<double>(tb.total())) + ", KV/state " + format_bytes(kv_bytes) + ")";
+                   ": minimum budget " + format_bytes(min_budget) + " (predicted: head " + format_bytes(head) +
+                   ", KV/state " + format_bytes(kv_bytes) + ", trunk " + trunk_opt + ")";
       } else {
         m.reason = "usable memory " + format_bytes(usable) + " holds fewer than " + std::to_string(k) +
                    " expert slots beside the resident " + format_bytes(resident) + " (predicted)";
       }
       return pr;
     }
+    step("trunk pinned", trunk_pinned, "B",
+         std::to_string(plan.pinned_layers) + " of " + std::to_string(card.total_layers()) + " layers; " +
+             format_bytes(trunk_streamed_tok) + " streamed per token through " + format_bytes(trunk_buffers) + " of buffers");
     if (point.ram_budget_bytes && static_cast<double>(*point.ram_budget_bytes) > usable) {
       const double budget = static_cast<double>(*point.ram_budget_bytes);
       cliff = true;
-      const double fits = static_cast<double>(streaming_slots(in.usable_bytes, in.resident_bytes, in.slot_bytes,
-                                                              std::numeric_limits<std::uint64_t>::max()));
+      const double fits = static_cast<double>(streaming_slots(in.usable_bytes, in.fixed_bytes + plan.pinned_bytes + plan.buffer_bytes,
+                                                              in.slot_bytes, std::numeric_limits<std::uint64_t>::max()));
       paged_share = n > 0 ? std::max(0.0, (n - fits) / n) : 0;
       m.notes.push_back("WARNING: budget " + format_bytes(budget) + " is beyond usable memory (" + format_bytes(usable) +
                         "): " + format_fixed(100 * paged_share, 0) +
                         " % of the cache would page, so those hits become page-fault reads (predicted collapse)");
     }
     slots = static_cast<std::size_t>(n);
-    step("cache slots", n, "slots", "budget − trunk − KV/state − process − margin, ÷ slot " + format_bytes(slot));
+    step("cache slots", n, "slots", "budget − head − pinned trunk − buffers − KV/state − process − margin, ÷ slot " + format_bytes(slot));
   }
 
   // Hits, misses, reads: replay the run when it is small enough.
@@ -390,7 +422,7 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
          format_fixed(attn_flops / 1e9, 2) + " GFLOP at the " + card.kv_dtype + " matvec rate " + format_fixed(attn_gflops, 1) + " GFLOP/s");
   }
   const double t_post = split.post_bytes / rate_trunk + routed_active / rate_expert;
-  double read_bytes_tok = streaming ? static_cast<double>(dec.reads) * record / per_tok : 0;
+  double read_bytes_tok = streaming ? static_cast<double>(dec.reads) * record / per_tok + trunk_streamed_tok : 0;
   double t_io = read_bytes_tok / std::max(1.0, io_bw);
   if (cliff && paged_share > 0) {
     // Hits in the paged part of the cache fault in 4 KiB pages at QD1.
@@ -433,7 +465,9 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
   const double gflops_e = matmul_gflops(profile, point.quant) * eff.compute;
   double prefill_s = 0;
   const double n_chunks = std::ceil(static_cast<double>(prompt) / chunk);
-  const double prefill_reads = streaming ? static_cast<double>(pre.reads) * record : 0;
+  // Each prefill chunk is one forward pass: the streamed trunk is read once per chunk.
+  const double prefill_reads =
+      streaming ? static_cast<double>(pre.reads) * record + trunk_streamed_tok * std::ceil(static_cast<double>(prompt) / chunk) : 0;
   const double w = std::clamp(eff.overlap, 0.0, 1.0);
   for (double done = 0; done < static_cast<double>(prompt); done += chunk) {
     const double c = std::min(chunk, static_cast<double>(prompt) - done);
@@ -478,8 +512,13 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
   m.io_busy_s_decode = t_io * static_cast<double>(decode_tokens);
   m.routed_phase_s_decode = (t_tok - t_pre) * static_cast<double>(decode_tokens);
   m.peak_rss_bytes = static_cast<std::uint64_t>(
-      streaming ? static_cast<double>(tb.total()) + kv_bytes + kProcessOverheadBytes + static_cast<double>(slots) * align_up(record)
+      streaming ? static_cast<double>(sat_add(sat_add(tb.embedding, tb.lm_head), tb.output_norm)) + trunk_pinned + trunk_buffers +
+                      kv_bytes + kProcessOverheadBytes + static_cast<double>(slots) * align_up(record)
                 : container + kv_bytes + kProcessOverheadBytes);
+  if (streaming) {
+    m.trunk_pinned_bytes = static_cast<std::uint64_t>(trunk_pinned);
+    m.trunk_read_bytes_decode = static_cast<std::uint64_t>(std::llround(trunk_streamed_tok * static_cast<double>(decode_tokens)));
+  }
   m.budget_enforced = false;
   m.notes.push_back("predicted on " + profile.name + " (efficiency io " + format_fixed(eff.io, 3) + ", compute " +
                     format_fixed(eff.compute, 3) + ", overlap " + format_fixed(eff.overlap, 3) + ")");
