@@ -87,7 +87,7 @@ EngineEfficiency fit_one(const std::vector<const FitItem*>& items, const EngineE
           double cost = 0;
           for (const FitItem* it : items) {
             const double r = log_err(*it, e);
-            cost += r * r;
+            cost += std::fabs(r);  // L1: the median error is the target
           }
           if (prior) {
             const double pm = std::log(m / prior->memory), pi = std::log(io / prior->io), pc = std::log(c / prior->compute);

@@ -7,11 +7,12 @@
 //             fitted;
 //   fit       per engine family, the memory, I/O and compute efficiencies
 //             and the overlap, by grid search (memory and I/O on log grids,
-//             compute and overlap on coarse ones) minimising the squared log
-//             error of the realistic prediction over the family's fit-half
-//             figures plus a pull towards the pooled fit ("any", fitted on
-//             every fit-half figure) of weight 0.1 per factor — one
-//             figure cannot pull a family anywhere alone;
+//             compute and overlap on coarse ones) minimising the sum of
+//             |log(realistic ÷ measured)| over the family's fit-half figures
+//             (L1: the median error is what is judged) plus a pull towards
+//             the pooled fit ("any", fitted on every fit-half figure) of
+//             0.1 × the squared log ratio per factor — one figure cannot
+//             pull a family anywhere alone;
 //   band      the 80th percentile of the fit half's leave-one-out |log
 //             residuals| (each figure predicted by a family fit without it)
 //             sets band_low/band_high for every family;

@@ -52,6 +52,40 @@ double run_average_factor(const Claim& claim, bool slow_end) {
   return 1 + (slow_end ? 2.0 : 1.0) / std::max(1.0, n);
 }
 
+// Which values of the left-out conditions allow a figure: per condition,
+// the values that appear in some allowing case and those that never do
+// ("consistent if trunk is q4_0 or q8_0 (not bf16)"); when no single
+// condition decides, how many combinations allow it and one of them.
+std::string condition_summary(const std::vector<const SetupCase*>& allow, const std::vector<const SetupCase*>& deny) {
+  std::vector<std::string> names;
+  for (const SetupCase* c : allow) {
+    for (const auto& nv : c->assumed) {
+      if (std::find(names.begin(), names.end(), nv.first) == names.end()) names.push_back(nv.first);
+    }
+  }
+  auto values_of = [](const std::vector<const SetupCase*>& cases, const std::string& name) {
+    std::vector<std::string> v;
+    for (const SetupCase* c : cases) {
+      for (const auto& nv : c->assumed) {
+        if (nv.first == name && std::find(v.begin(), v.end(), nv.second) == v.end()) v.push_back(nv.second);
+      }
+    }
+    return v;
+  };
+  std::vector<std::string> parts;
+  for (const std::string& name : names) {
+    const std::vector<std::string> ok = values_of(allow, name);
+    std::vector<std::string> never;
+    for (const std::string& v : values_of(deny, name)) {
+      if (std::find(ok.begin(), ok.end(), v) == ok.end()) never.push_back(v);
+    }
+    if (!never.empty()) parts.push_back(name + " " + join(ok, " or ") + " (not " + join(never, ", ") + ")");
+  }
+  if (!parts.empty()) return "consistent only if " + join(parts, "; and ");
+  return "consistent in " + std::to_string(allow.size()) + " of " + std::to_string(allow.size() + deny.size()) +
+         " plausible combinations, e.g. " + (allow.empty() ? std::string("none") : allow.front()->label);
+}
+
 }  // namespace
 
 ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const MachineProfile* machine,
@@ -94,6 +128,7 @@ ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const Mach
   double fast_max = 0, slow_min = 1e300;
   std::vector<double> realistic;
   std::vector<std::string> allow, deny;
+  std::vector<const SetupCase*> allow_cases, deny_cases;
   const CaseEstimate* first = nullptr;
   std::vector<CaseEstimate> ests;
   ests.reserve(cases.size());
@@ -116,6 +151,7 @@ ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const Mach
       j.realistic_parts.push_back(e.parts);
     }
     (reported_hi <= 1.05 * fast ? allow : deny).push_back(c.label);
+    (reported_hi <= 1.05 * fast ? allow_cases : deny_cases).push_back(&c);
     j.cases.push_back({c.label, slow, per * e.tok_s_real() / run_average_factor(claim, false), fast});
   }
   if (!first) {
@@ -154,7 +190,7 @@ ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const Mach
   }
   if (!deny.empty() && !allow.empty()) {
     j.verdict = "consistent-if";
-    j.reason = vs + ": only with " + join(allow, "; or ") + " (too fast for " + join(deny, "; ") + ")";
+    j.reason = vs + ": " + condition_summary(allow_cases, deny_cases);
     return j;
   }
   if (reported_hi < slow_min / 1.25) {
@@ -162,7 +198,7 @@ ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const Mach
     std::vector<std::string> causes;
     if (claim.figure == "run_average") causes.push_back("the figure averages the first token and start-up over " +
                                                         std::to_string(claim.gen_tokens.value_or(0)) + " tokens");
-    if (claim.ram_budget_bytes && static_cast<double>(*claim.ram_budget_bytes) > machine->memory_usable_bytes.value) {
+    if (claim.ram_budget_bytes && static_cast<double>(*claim.ram_budget_bytes) > usable_for(*machine, family)) {
       causes.push_back("the budget exceeds usable memory, so cached experts page");
     }
     if (first->storage_bytes_tok > 0 && j.implied_storage_bytes_s &&
@@ -206,7 +242,8 @@ MachineEstimate estimate_machine(const ModelCard& card, const MachineSetup& s, c
   const auto tq = find_quant(s.trunk_quant.empty() ? card.trunk_quant : s.trunk_quant);
   c.trunk_quant = s.trunk_quant.empty() ? card.trunk_quant : s.trunk_quant;
   c.trunk_bits = tq ? tq->bits_per_weight() : 16;
-  c.memory_bytes = s.budget_bytes ? std::min(*s.budget_bytes, machine.memory_usable_bytes.value) : machine.memory_usable_bytes.value;
+  const double usable = usable_for(machine, s.engine_family);
+  c.memory_bytes = s.budget_bytes ? *s.budget_bytes : usable;
   c.memory_how = s.budget_bytes ? "the budget" : "usable memory";
   c.drives = s.drives;
   c.context = static_cast<double>(s.context);

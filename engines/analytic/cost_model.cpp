@@ -66,21 +66,6 @@ double one_drive_bw(const DriveProfile& d, std::uint64_t block, int qd, std::str
   return d.seq_read_bytes_s.value * 0.85;
 }
 
-// Per-layer trunk bytes as the container lays them out (each tensor 4 KiB
-// aligned): what pinning a layer holds and streaming it reads.
-std::vector<std::uint64_t> trunk_layer_bytes(const ModelCard& card) {
-  std::vector<std::uint64_t> out(static_cast<std::size_t>(std::max(0, card.total_layers())), 0);
-  const auto tf = find_quant(card.trunk_quant);
-  const auto sf = find_quant(card_small_quant(card));
-  if (!tf || !sf) return out;
-  for (const CardTensor& t : card_trunk_tensors(card)) {
-    if (t.layer < 0 || t.layer >= static_cast<int>(out.size())) continue;
-    const QuantFormat& f = t.small ? *sf : *tf;
-    out[static_cast<std::size_t>(t.layer)] += static_cast<std::uint64_t>(align_up(static_cast<double>(t.rows) * static_cast<double>(f.bytes_for(t.row_len))));
-  }
-  return out;
-}
-
 }  // namespace
 
 double drive_set_read_bw(const MachineProfile& profile, int drives, std::uint64_t block_bytes, int queue_depth,
@@ -164,6 +149,21 @@ double matmul_gflops(const MachineProfile& profile, const std::string& quant) {
   return best;
 }
 }  // namespace
+
+// Per-layer trunk bytes as the container lays them out (each tensor 4 KiB
+// aligned): what pinning a layer holds and streaming it reads.
+std::vector<std::uint64_t> trunk_layer_bytes(const ModelCard& card) {
+  std::vector<std::uint64_t> out(static_cast<std::size_t>(std::max(0, card.total_layers())), 0);
+  const auto tf = find_quant(card.trunk_quant);
+  const auto sf = find_quant(card_small_quant(card));
+  if (!tf || !sf) return out;
+  for (const CardTensor& t : card_trunk_tensors(card)) {
+    if (t.layer < 0 || t.layer >= static_cast<int>(out.size())) continue;
+    const QuantFormat& f = t.small ? *sf : *tf;
+    out[static_cast<std::size_t>(t.layer)] += static_cast<std::uint64_t>(align_up(static_cast<double>(t.rows) * static_cast<double>(f.bytes_for(t.row_len))));
+  }
+  return out;
+}
 
 Efficiency profile_efficiency(const MachineProfile& profile) {
   Efficiency e;

@@ -101,4 +101,8 @@ struct TrunkSplit {
 };
 TrunkSplit trunk_split(const ModelCard& card);
 
+// Per-layer trunk bytes as the container lays them out (each tensor 4 KiB
+// aligned): what pinning a layer holds and streaming it reads.
+std::vector<std::uint64_t> trunk_layer_bytes(const ModelCard& card);
+
 }  // namespace moebench

@@ -9,6 +9,7 @@
 
 #include "engines/analytic/hit_rate.h"
 #include "engines/analytic/routing_fit.h"
+#include "engines/cache/memory_plan.h"
 #include "vocab/card_tensors.h"
 #include "vocab/quant_format.h"
 #include "vocab/text.h"
@@ -116,8 +117,16 @@ double memo_hit_rate(const CacheShape& shape, const std::string& routing) {
 struct TrunkAt {
   double total = 0, head = 0, layers = 0;  // bytes
   double pre_tok = 0, post_tok = 0;        // read per decode token
+  double head_tok = 0;                     // embedding row + final norm, per token
+  std::vector<std::uint64_t> layer_bytes;  // per layer (+ the lm_head), as the container lays it out (before scaling)
   std::string how;
 };
+
+std::uint64_t sum_layers(const std::vector<std::uint64_t>& v) {
+  std::uint64_t s = 0;
+  for (std::uint64_t x : v) s = sat_add(s, x);
+  return s;
+}
 
 TrunkAt trunk_at(const ModelCard& card, const SetupCase& c) {
   TrunkAt t;
@@ -136,8 +145,14 @@ TrunkAt trunk_at(const ModelCard& card, const SetupCase& c) {
   const TrunkBytes tb = k.trunk();
   const TrunkSplit split = trunk_split(k);
   t.total = static_cast<double>(tb.total()) * scale;
-  t.head = static_cast<double>(sat_add(sat_add(tb.embedding, tb.lm_head), tb.output_norm)) * scale;
-  t.layers = static_cast<double>(tb.layers) * scale;
+  // A real engine keeps only the final norm resident for sure: it reads the
+  // token's embedding row on demand and can stream the lm_head like a layer
+  // (kimi-k3-in-c runs K3 in 8.24 GB beside a 4.7 GB bf16 head).
+  t.head = static_cast<double>(tb.output_norm) * scale;
+  t.layers = static_cast<double>(sat_add(tb.layers, tb.lm_head)) * scale;
+  t.head_tok = static_cast<double>(sat_add(tb.embedding_row, tb.output_norm)) * scale;
+  t.layer_bytes = trunk_layer_bytes(k);
+  if (tb.lm_head > 0) t.layer_bytes.push_back(tb.lm_head);  // streamed last, like a layer
   t.pre_tok = split.pre_bytes * scale;
   t.post_tok = split.post_bytes * scale;
   return t;
@@ -150,7 +165,10 @@ struct Bw {
   std::string how;
 };
 
-Bw drives_bw(const MachineProfile& m, int n, double block, bool paged) {
+// Paged reads: `qd` small (4 KiB) reads in flight — 1 for hits that became
+// page faults (the faulting thread waits), 32 for an mmap engine's many
+// faulting threads.
+Bw drives_bw(const MachineProfile& m, int n, double block, bool paged, int qd = 1) {
   Bw b;
   const int use = std::min<int>(n, static_cast<int>(m.drives.size()));
   std::vector<std::string> names;
@@ -160,14 +178,22 @@ Bw drives_bw(const MachineProfile& m, int n, double block, bool paged) {
     double mid = 0;
     std::string how;
     if (paged) {
-      // Page faults: one small read at a time per faulting thread.
       MachineProfile one;
       one.drives = {d};
-      mid = drive_set_read_bw(one, 1, 131072, 1, std::nullopt, &how);
-      if (d.read_curve.empty()) mid = d.seq_read_bytes_s.value * 0.15;  // no curve: QD1 128 KiB ≈ 15 % of sequential
-      b.lo += mid * 0.5;
-      b.mid += mid;
-      b.hi += mid * 1.5;
+      // How many faults are in flight is not known: from one (the slow end)
+      // to 32 (the fast end), their geometric middle realistic. No curve:
+      // 4 KiB reads at ~1 % (QD1) and ~15 % (QD32) of sequential.
+      double q1 = drive_set_read_bw(one, 1, 4096, 1, std::nullopt, &how);
+      double q32 = drive_set_read_bw(one, 1, 4096, 32, std::nullopt, &how);
+      if (d.read_curve.empty()) {
+        q1 = d.seq_read_bytes_s.value * 0.01;
+        q32 = d.seq_read_bytes_s.value * 0.15;
+      }
+      if (qd > 1) q1 = std::sqrt(q1 * q32);  // an mmap engine faults from many threads
+      b.lo += q1;
+      b.mid += std::sqrt(q1 * q32);
+      b.hi += q32;
+      (void)mid;
       continue;
     }
     MachineProfile one;
@@ -175,9 +201,9 @@ Bw drives_bw(const MachineProfile& m, int n, double block, bool paged) {
     mid = drive_set_read_bw(one, 1, static_cast<std::uint64_t>(block), 32, std::nullopt, &how);
     b.mid += mid;
     b.lo += d.read_curve.empty() ? 0.85 * lo_of(d.seq_read_bytes_s) : mid;
-    b.hi += d.read_curve.empty() ? hi_of(d.seq_read_bytes_s) : mid;
+    b.hi += std::max(mid, hi_of(d.seq_read_bytes_s));  // the fast end: large reads at the sequential spec
   }
-  b.how = join(names, " + ") + (paged ? " at page-fault reads (128 KiB, QD1)" : " at " + format_bytes(block) + " reads");
+  b.how = join(names, " + ") + (paged ? std::string(" at page-fault reads (4 KiB, QD1 .. QD32)") : " at " + format_bytes(block) + " reads");
   return b;
 }
 
@@ -202,14 +228,14 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& machine,
   const double kv_total = static_cast<double>(card.cache_bytes(static_cast<std::uint64_t>(c.context)));
   const double kv_tok = b * (static_cast<double>(card.kv_bytes_per_token()) * c.context + 2.0 * static_cast<double>(card.linear_state_bytes()));
   e.model_bytes = tr.total + routed_total;
-  step("trunk", tr.total, "B", tr.how + "; head (embedding, lm_head, norm) " + gb(tr.head));
+  step("trunk", tr.total, "B", tr.how + "; layers and lm_head " + gb(tr.layers) + " (pinned or streamed), embedding read a row at a time");
   step("routed experts", routed_total, "B", format_fixed(c.expert_bits, 2) + " bits per weight; one expert " + gb(expert_bytes));
   step("bytes per token", tr.pre_tok + tr.post_tok + routed_tok + kv_tok, "B",
        "trunk " + gb(tr.pre_tok + tr.post_tok) + " + " + format_fixed(k, 0) + " × " + format_fixed(L, 0) + " experts " +
            gb(routed_tok) + " + KV/state " + gb(kv_tok) + " (context " + format_fixed(c.context, 0) + ")");
 
   // 2. Memory: the fastest tier first.
-  const double usable = machine.memory_usable_bytes.value;
+  const double usable = usable_for(machine, c.family);
   double gpu_cap = 0, gpu_bw_lo = 0, gpu_bw_mid = 0, gpu_bw_hi = 0;
   if (c.gpus && machine.accelerators) {
     const AcceleratorInfo& a = *machine.accelerators;
@@ -231,20 +257,29 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& machine,
   } else {
     // Streaming: KV, the head and a token's working set of experts must stay.
     const double fixed = kv_total + overhead + tr.head;
-    const double min_need = fixed + k * expert_bytes + (L > 0 ? tr.layers / card.total_layers() : 0);
-    if (ram + gpu_cap < min_need) {
+    // The engines' own plan (engines/cache/memory_plan.h: plan_trunk_split,
+    // trunk first): pin whole layers while k expert slots and the staging
+    // buffers still fit; the rest of the memory is the expert cache.
+    TrunkPlanInput in;
+    in.budget_bytes = static_cast<std::uint64_t>(std::max(0.0, ram + gpu_cap));
+    in.fixed_bytes = static_cast<std::uint64_t>(fixed);
+    const double scale = tr.layers > 0 ? tr.layers / std::max(1.0, static_cast<double>(sum_layers(tr.layer_bytes))) : 1;
+    for (std::uint64_t lb : tr.layer_bytes) in.layer_bytes.push_back(static_cast<std::uint64_t>(static_cast<double>(lb) * scale));
+    in.slot_bytes = static_cast<std::uint64_t>(std::max(1.0, expert_bytes));
+    in.moe_layers = static_cast<int>(L);
+    in.experts = static_cast<int>(E);
+    in.k = static_cast<int>(k);
+    const TrunkPlan plan = plan_trunk_split(in);
+    if (!plan.fits) {
       e.fits = false;
-      e.why = "memory " + gb(ram + gpu_cap) + " is below the streaming minimum " + gb(min_need) +
-              " (KV/state, head, one layer's trunk and top-k experts)";
-      step("does not fit", min_need, "B", e.why);
+      e.why = "memory " + gb(ram + gpu_cap) + " is below the streaming minimum " + gb(static_cast<double>(plan.min_budget_bytes)) +
+              " (KV/state, head, staging for a streamed layer and one layer's top-k experts)";
+      step("does not fit", static_cast<double>(plan.min_budget_bytes), "B", e.why);
       return e;
     }
-    const double avail = ram + gpu_cap - fixed;
-    // Trunk first: every token reads all of it, an expert only when routed
-    // there. Leave one token's experts (k × L) for the cache.
-    pinned_layers_trunk = std::clamp(avail - k * L * expert_bytes, 0.0, tr.layers);
-    cache = std::max(0.0, avail - pinned_layers_trunk);
-    slots = std::min(L * E, std::floor(cache / std::max(1.0, expert_bytes)));
+    pinned_layers_trunk = static_cast<double>(plan.pinned_bytes);
+    slots = static_cast<double>(plan.slots);
+    cache = slots * expert_bytes;
     const CacheShape shape{static_cast<int>(L), static_cast<int>(E), static_cast<int>(k), static_cast<std::size_t>(slots)};
     hit_uniform = L * E > 0 ? uniform_lru_hit_rate(shape) : 1;
     hit = c.routing == "uniform" ? hit_uniform : memo_hit_rate(shape, c.routing);
@@ -262,7 +297,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& machine,
   const double streamed_share = tr.layers > 0 ? 1 - pinned_layers_trunk / tr.layers : 0;
   // The head's per-token part (embedding row, lm_head) is always resident;
   // the per-layer trunk's per-token part scales with the pinned share.
-  const double head_tok = static_cast<double>(card.trunk().head_per_token()) * (tr.total / std::max(1.0, static_cast<double>(card.trunk().total())));
+  const double head_tok = tr.head_tok;
   const double layers_tok = std::max(0.0, layer_tok - head_tok);
   e.trunk_streamed_bytes_tok = layers_tok * streamed_share;
   const double storage_experts = (1 - hit) * routed_tok;
@@ -334,8 +369,8 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& machine,
       e.why = "the model does not fit memory and the profile lists no drive to stream from";
       return e;
     }
-    const Bw big = drives_bw(machine, c.drives, expert_bytes / 3, paged);
-    const Bw small = drives_bw(machine, 1, 4096, true);
+    const Bw big = drives_bw(machine, c.drives, expert_bytes / 3, paged, 32);
+    const Bw small = drives_bw(machine, 1, 4096, true, 1);
     auto io = [&](double b_big, double b_small) {
       return (storage > 0 ? storage / b_big : 0) + (e.paged_bytes_tok > 0 ? e.paged_bytes_tok / b_small : 0);
     };
@@ -378,7 +413,8 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   const auto native = find_quant(card.expert_quant);
   base.expert_bits = claim.expert_bits_per_weight.value_or(native ? native->bits_per_weight() : 4.25);
   base.gpus = machine.accelerators.has_value() && claim.gpus.value_or(machine.accelerators->count) > 0;
-  base.memory_bytes = machine.memory_usable_bytes.value;
+  base.family = engine_family(claim.engine.value_or(""));
+  base.memory_bytes = usable_for(machine, base.family);
   base.memory_how = "usable memory of " + machine.name;
   if (claim.ram_budget_bytes) {
     base.memory_bytes = static_cast<double>(*claim.ram_budget_bytes);
@@ -452,11 +488,12 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
           c.drives = d;
           c.context = ctx;
           c.speculative_speedup = sp;
+          if (!claim.trunk_quant && !claim.trunk_bits_per_weight) c.assumed.push_back({"trunk", tq});
+          if (!claim.drives) c.assumed.push_back({"drives", std::to_string(d)});
+          if (!claim.context_tokens) c.assumed.push_back({"context", format_fixed(ctx, 0)});
+          if (!claim.speculative) c.assumed.push_back({"speculative decoding", sp > 1 ? "×" + format_fixed(sp, 1) : "none"});
           std::vector<std::string> parts;
-          if (!claim.trunk_quant && !claim.trunk_bits_per_weight) parts.push_back("trunk " + tq);
-          if (!claim.drives) parts.push_back(std::to_string(d) + " drive" + (d == 1 ? "" : "s"));
-          if (!claim.context_tokens) parts.push_back("context " + format_fixed(ctx, 0));
-          if (!claim.speculative) parts.push_back(sp > 1 ? "speculative ×" + format_fixed(sp, 1) : "no speculative decoding");
+          for (const auto& [name, value] : c.assumed) parts.push_back(name + " " + value);
           c.label = parts.empty() ? "as stated" : join(parts, ", ");
           out.push_back(c);
         }
@@ -478,6 +515,15 @@ std::string engine_family(const std::string& engine) {
 bool family_on_cpu(const std::string& family) {
   // Engines that compute on the CPU cores even where a GPU shares the memory.
   return family == "kimi-k3-in-c" || family == "ktransformers";
+}
+
+// Memory an engine can hold without paging: on a unified-memory machine an
+// engine that computes on the integrated GPU is held to the GPU wired limit,
+// the low end of the profile's usable range (macOS: ~3/4 of RAM unless
+// raised, the profile cites it); elsewhere the usable figure.
+double usable_for(const MachineProfile& m, const std::string& family) {
+  const bool unified_gpu = m.compute && m.compute->gpu_flops && !m.accelerators && !family_on_cpu(family);
+  return unified_gpu ? m.memory_usable_bytes.low.value_or(m.memory_usable_bytes.value) : m.memory_usable_bytes.value;
 }
 
 Residency family_residency(const std::string& family) {

@@ -66,7 +66,8 @@ enum class Residency {
 
 // One combination of conditions.
 struct SetupCase {
-  std::string label;              // the assumed values, e.g. "trunk q8_0, 1 drive, context 4096"
+  std::string label;              // the assumed values, e.g. "trunk q8_0, drives 1, context 4096"
+  std::vector<std::pair<std::string, std::string>> assumed;  // (condition, value) the source left out
   double expert_bits = 4.25;      // bits per routed-expert weight
   std::string trunk_quant;        // named quant of the trunk ("" = scale the card's by trunk_bits)
   double trunk_bits = 16;         // bits per trunk weight
@@ -142,5 +143,8 @@ std::string engine_family(const std::string& engine);
 Residency family_residency(const std::string& family);
 // Whether the family computes on the CPU cores where a GPU shares memory.
 bool family_on_cpu(const std::string& family);
+// Memory the family can hold on the machine before it pages (the GPU wired
+// limit on unified memory for GPU engines, else usable memory).
+double usable_for(const MachineProfile& machine, const std::string& family);
 
 }  // namespace moebench
