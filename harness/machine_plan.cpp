@@ -39,7 +39,7 @@ Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const Mod
     const std::string how_fast = format_fixed(r.e.tok_s_real, 3) + " tok/s (band " + format_fixed(r.e.tok_s_low, 3) + "–" +
                                  format_fixed(r.e.tok_s_high, 3) + ")";
     if (!r.e.fits) {
-      r.reason = "does not fit: " + r.e.why;
+      r.reason = r.e.why.find("no drive") != std::string::npos ? "cannot stream: " + r.e.why : "does not fit: " + r.e.why;
     } else if (r.e.tok_s_real < a.min_tok_s) {
       r.reason = (r.e.tok_s_high >= a.min_tok_s ? "only at the fast end: " : "too slow: ") + how_fast +
                  (r.e.resident ? ", all in memory"
@@ -48,10 +48,14 @@ Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const Mod
     } else if (a.max_ttft_s > 0 && r.e.ttft_low_s > a.max_ttft_s) {
       r.reason = "TTFT at least " + format_fixed(r.e.ttft_low_s, 2) + " s for " + std::to_string(a.prompt) + " tokens";
     } else {
-      r.meets = true;
-      r.reason = r.e.resident ? "holds the whole model in memory"
-                              : "streams " + format_bytes_decimal(r.e.storage_bytes_tok) + " per token from " +
-                                    std::to_string(r.e.drives) + " drive(s)";
+      // "yes" only when the whole band clears the target; "likely" when the
+      // realistic value does and the slow end does not.
+      r.meets = r.e.tok_s_low >= a.min_tok_s;
+      r.likely = !r.meets;
+      r.reason = (r.meets ? "" : "likely (realistic " + how_fast + "): ") +
+                 (r.e.resident ? std::string("holds the whole model in memory")
+                               : "streams " + format_bytes_decimal(r.e.storage_bytes_tok) + " per token from " +
+                                     std::to_string(r.e.drives) + " drive(s)");
       if (!r.e.capacity_note.empty()) r.reason += "; " + r.e.capacity_note;
     }
     if (profile->price_usd) {
@@ -67,7 +71,8 @@ Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const Mod
   // Meeting the target first (cheapest per tok/s, unpriced last), then the rest by speed.
   std::stable_sort(rows.begin(), rows.end(), [](const PlanRow& x, const PlanRow& y) {
     if (x.meets != y.meets) return x.meets;
-    if (x.meets) {
+    if (x.likely != y.likely) return x.likely;
+    if (x.meets || x.likely) {
       if ((x.price_per > 0) != (y.price_per > 0)) return x.price_per > 0;
       if (x.hourly != y.hourly) return !x.hourly;
       if (x.price_per > 0 && x.price_per != y.price_per) return x.price_per < y.price_per;
@@ -85,7 +90,7 @@ std::string write_plan_table(const PlanRequest& a, const std::vector<PlanRow>& r
          "|---:|---|---|---:|---|---:|---:|---:|---:|---|\n";
   int rank = 0;
   for (const PlanRow& r : rows) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", ++rank, r.name, r.meets ? "yes" : "no",
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", ++rank, r.name, r.meets ? "yes" : r.likely ? "likely" : "no",
                        r.e.fits ? format_fixed(r.e.tok_s_real, 3) : "–",
                        r.e.fits ? format_fixed(r.e.tok_s_low, 3) + "–" + format_fixed(r.e.tok_s_high, 3) : "–",
                        r.e.fits ? format_fixed(r.e.ttft_low_s, 2) + " s" : "–",
@@ -94,8 +99,8 @@ std::string write_plan_table(const PlanRequest& a, const std::vector<PlanRow>& r
                        r.reason);
   }
   out += fmt::format("\nPredicted by the setup model (engines/analytic/setup_model.h) from each profile's figures (spec "
-                     "ranges; measured for a probed machine) and the fitted engine efficiencies: \"meets\" needs the "
-                     "realistic value to clear the target; the band runs from the slow to the fast end. Streaming "
+                     "ranges; measured for a probed machine) and the fitted engine efficiencies: \"yes\" needs the whole "
+                     "band to clear the target, \"likely\" the realistic value; the band runs from the slow to the fast end. Streaming "
                      "setups pin the trunk first and cache experts in what is left. TTFT is a lower bound for a "
                      "{}-token prompt.\n",
                      a.prompt);

@@ -31,7 +31,8 @@ struct PlanRequest {
 struct PlanRow {
   std::string name, price_text;
   MachineEstimate e;
-  bool meets = false;
+  bool meets = false;   // the whole band clears the target
+  bool likely = false;  // the realistic value does, the slow end does not
   std::string reason;
   double price = 0, price_per = 0;
   bool hourly = false;

@@ -138,7 +138,7 @@ TEST_CASE("trunk streaming at 0 % hits reads the card's everything-streamed byte
   }
 }
 
-TEST_CASE("trunk=resident at a budget below the trunk is infeasible; auto streams what does not fit", "[engines][trunk]") {
+TEST_CASE("trunk=resident at a budget below the trunk is infeasible, and auto streams what does not fit", "[engines][trunk]") {
   TrunkRig rig;
   const std::uint64_t budget = 100 * MiB;
   Point r = rig.point("streaming:trunk=resident", budget);

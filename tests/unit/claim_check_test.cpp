@@ -91,7 +91,7 @@ TEST_CASE("every shipped claim gets a verdict and a reason", "[claims]") {
   CHECK(n >= 15);
 }
 
-TEST_CASE("plan: more drives make a streaming machine faster; the whole model on GPUs reads nothing from storage", "[claims]") {
+TEST_CASE("plan: more drives make a streaming machine faster, and the whole model on GPUs reads nothing from storage", "[claims]") {
   auto card = testing::shipped_store().card("kimi-k3");
   REQUIRE(card);
   const MachineProfile m = catalog("macbook-pro-m5-max-128gb");

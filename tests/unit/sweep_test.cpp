@@ -149,7 +149,7 @@ TEST_CASE("trunk_quant: a key written before the axis existed keeps its id", "[s
   CHECK(pts[0].id() == "21d1ab8e52fd951f");
 }
 
-TEST_CASE("trunk_quant: the default axis leaves an old sweep's digest unchanged; a real value changes it", "[sweep]") {
+TEST_CASE("trunk_quant: the default axis leaves an old sweep's digest unchanged, and a real value changes it", "[sweep]") {
   auto d = [](const std::string& t) { return load_sweep_text(t, "t.json", ctx())->digest; };
   const std::string base = R"({"name": "s", "axes": {"engine": ["null"], "model": ["tiny-moe"]}})";
   CHECK(d(base) == d(R"({"name": "s", "axes": {"engine": ["null"], "model": ["tiny-moe"], "trunk_quant": ["native"]}})"));

@@ -167,7 +167,7 @@ TEST_CASE("trunk split: without a budget usable memory less 1 GiB of headroom de
   CHECK(p.min_budget_bytes == 0);
 }
 
-TEST_CASE("trunk split: a single streamed layer uses one buffer; unequal layers size the buffers by the largest", "[plan]") {
+TEST_CASE("trunk split: a single streamed layer uses one buffer, and unequal layers size the buffers by the largest", "[plan]") {
   TrunkPlanInput in = four_layers(1000 * MiB, TrunkPlacement::kStream);
   in.layer_bytes = {30 * MiB, 5 * MiB, 7 * MiB};
   const TrunkPlan p = plan_trunk_split(in);
