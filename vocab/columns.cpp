@@ -74,7 +74,7 @@ std::vector<Column> build() {
   add("trunk_quant", "", T::kString, G::kKey,
       "quant of the trunk's matrices (attention, shared experts, dense FFN, embedding, lm_head); empty in rows "
       "written before the axis existed (the card's trunk_quant)",
-      [](const ResultRow& r) { return r.point.trunk_quant.empty() ? Cell() : text(r.point.trunk_quant); });
+      [](const ResultRow& r) { return r.point.trunk_quant.empty() ? Cell() : text(r.point.trunk_quant); }, true, "trunk");
   add("ram_budget_bytes", "bytes", T::kBytes, G::kKey, "RAM budget of the run (empty = unlimited)",
       [](const ResultRow& r) {
         return r.point.ram_budget_bytes ? num(static_cast<double>(*r.point.ram_budget_bytes)) : Cell();
