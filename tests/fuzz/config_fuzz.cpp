@@ -1,6 +1,7 @@
 // config_fuzz.cpp — libFuzzer target for the config loaders. The first byte
 // picks the loader ('m' model card, 'h' machine profile, 's' sweep, 'c'
-// claims, 'u' the size and rate parsers; any other byte: its value mod 5),
+// claims, 'u' the size and rate parsers, 'e' engine efficiencies; any other
+// byte: its value mod 6),
 // the rest is the file's text. Whatever the text, a loader must return a
 // value or an error naming the problem: never crash, hang, overflow or read
 // out of bounds (ASan + UBSan, with UB fatal). A sweep that loads is also
@@ -13,6 +14,7 @@
 #include <string_view>
 
 #include "vocab/claim.h"
+#include "vocab/engine_efficiency.h"
 #include "vocab/config_store.h"
 #include "vocab/json_reader.h"
 #include "vocab/machine_profile.h"
@@ -59,8 +61,8 @@ void load_sweep_and_expand(const std::string& text) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  std::size_t kind = std::string_view("mhscu").find(static_cast<char>(data[0]));
-  if (kind == std::string_view::npos) kind = data[0] % 5;
+  std::size_t kind = std::string_view("mhscue").find(static_cast<char>(data[0]));
+  if (kind == std::string_view::npos) kind = data[0] % 6;
   switch (kind) {
     case 0: {
       auto card = load_config_text<ModelCard>(text, "fuzz.json", load_model_card);
@@ -78,6 +80,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       break;
     case 3:
       (void)load_config_text<std::vector<Claim>>(text, "fuzz.json", load_claims);
+      break;
+    case 5:
+      (void)load_config_text<EfficiencyTable>(text, "fuzz.json", load_efficiency_table);
       break;
     default:
       (void)parse_size_bytes(text);
