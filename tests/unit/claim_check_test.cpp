@@ -12,13 +12,7 @@
 using namespace moebench;
 
 namespace {
-MachineProfile catalog(const std::string& name) {
-  auto src = testing::shipped_store().find("hardware", name);
-  REQUIRE(src);
-  auto p = load_config_text<MachineProfile>(src->text, src->label, load_machine_profile);
-  REQUIRE(p);
-  return *p;
-}
+MachineProfile catalog(const std::string& name) { return testing::catalog_profile(name); }
 Claim shipped_claim(const std::string& id) {
   const ConfigStore& store = testing::shipped_store();
   for (const std::string& name : store.names("claims")) {

@@ -20,13 +20,7 @@
 using namespace moebench;
 
 namespace {
-MachineProfile catalog(const std::string& name) {
-  auto src = testing::shipped_store().find("hardware", name);
-  REQUIRE(src);
-  auto p = load_config_text<MachineProfile>(src->text, src->label, load_machine_profile);
-  REQUIRE(p);
-  return *p;
-}
+MachineProfile catalog(const std::string& name) { return testing::catalog_profile(name); }
 ModelCard k3() {
   auto card = testing::shipped_store().card("kimi-k3");
   REQUIRE(card);

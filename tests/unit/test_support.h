@@ -13,6 +13,7 @@
 #include "engines/registry.h"
 #include "vocab/config_store.h"
 #include "vocab/file_io.h"
+#include "vocab/machine_profile.h"
 #include "vocab/sweep_spec.h"
 
 namespace moebench::testing {
@@ -42,6 +43,15 @@ class TempDir {
 inline const ConfigStore& shipped_store() {
   static const ConfigStore store({std::string(MOEBENCH_SOURCE_DIR) + "/configs"});
   return store;
+}
+
+// A shipped catalog profile (configs/hardware/NAME.json), loaded strictly.
+inline MachineProfile catalog_profile(const std::string& name) {
+  auto src = shipped_store().find("hardware", name);
+  REQUIRE(src);
+  auto p = load_config_text<MachineProfile>(src->text, src->label, load_machine_profile);
+  REQUIRE(p);
+  return *p;
 }
 
 inline SweepContext shipped_context() {
