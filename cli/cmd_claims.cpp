@@ -57,7 +57,7 @@ void add_claims_command(CLI::App& app, CliState& state) {
       "  moebench claims --verdict implausible --json");
   cmd->add_option("--explain", args->explain, "print one claim's derivation, step by step, with units");
   cmd->add_option("--verdict", args->verdict, "only claims with this verdict")
-      ->check(CLI::IsMember({"consistent", "consistent-if", "optimistic", "implausible", "below-band", "under-specified"}));
+      ->check(CLI::IsMember({"consistent", "consistent-if", "optimistic", "implausible", "below-band", "under-specified", "contradictory"}));
   cmd->add_flag("--json", args->json, "JSON instead of the markdown table");
   cmd->callback([args, &state] { state.exit_code = claims_command(*args, state); });
 }

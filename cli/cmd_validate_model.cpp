@@ -36,7 +36,9 @@ int validate_model_command(const ValidateModelArgs& a, const CliState& state) {
   if (!figures) return fail(figures.error().message);
   EfficiencyTable table;
   if (a.fit || !a.write_fit.empty()) {
-    table = fit_efficiency_table(*figures, a.published);
+    auto fitted = fit_efficiency_table(*figures, a.published);
+    if (!fitted) return fail(fitted.error().message);
+    table = *fitted;
     if (!a.write_fit.empty()) {
       auto st = write_file_atomic(a.write_fit, efficiency_table_json(table).dump(2) + "\n");
       if (!st) return fail(st.error().message);

@@ -65,7 +65,6 @@ double log_err(const FitItem& it, const EngineEfficiency& e) {
 // Grid search; `prior` (nullptr for the pooled fit) pulls each factor.
 EngineEfficiency fit_one(const std::vector<const FitItem*>& items, const EngineEfficiency* prior) {
   static const std::vector<double> kOverlap = {0.0, 0.5, 1.0};
-  static const std::vector<double> kCompute = {0.03, 0.06, 0.12, 0.25, 0.5, 1.0};
   auto log_grid = [](double lo, double hi, int n) {
     std::vector<double> g;
     for (int i = 0; i < n; ++i) g.push_back(lo * std::pow(hi / lo, static_cast<double>(i) / (n - 1)));
@@ -73,6 +72,9 @@ EngineEfficiency fit_one(const std::vector<const FitItem*>& items, const EngineE
   };
   static const std::vector<double> kMemory = log_grid(0.01, 1.0, 31);
   static const std::vector<double> kIo = log_grid(0.02, 1.0, 25);
+  // Batch-1 decode reaches a small share of the FLOP peak; a scalar engine
+  // that dequantizes in its inner loop, a thousandth of it.
+  static const std::vector<double> kCompute = log_grid(0.001, 1.0, 16);
   EngineEfficiency best = prior ? *prior : EngineEfficiency{};
   double best_cost = 1e300;
   for (double m : kMemory) {
@@ -123,8 +125,13 @@ std::vector<FitItem> judged_items(const std::vector<PublishedFigure>& figures, b
 
 }  // namespace
 
-EfficiencyTable fit_efficiency_table(const std::vector<PublishedFigure>& figures, const std::string& where) {
+Expected<EfficiencyTable> fit_efficiency_table(const std::vector<PublishedFigure>& figures, const std::string& where) {
   const std::vector<FitItem> items = judged_items(figures, false);
+  if (static_cast<int>(items.size()) < kMinFitFigures) {
+    return make_error(where + ": " + std::to_string(items.size()) + " fit-half figure(s) with a card, a profile and a decode "
+                      "figure; a fit needs at least " + std::to_string(kMinFitFigures) +
+                      " (add published figures, or use the stored table without --fit)");
+  }
   std::vector<const FitItem*> all;
   std::map<std::string, std::vector<const FitItem*>> by_family;
   for (const FitItem& it : items) {

@@ -47,8 +47,11 @@ Expected<std::vector<PublishedFigure>> load_published(const ConfigStore& store, 
 bool is_held_out(const std::string& id);
 
 // Fits the table on the fit half (see the header). `where` names the data
-// in the table's source strings.
-EfficiencyTable fit_efficiency_table(const std::vector<PublishedFigure>& figures, const std::string& where);
+// in the table's source strings. Refuses (an error naming `where`) when fewer
+// than kMinFitFigures fit-half figures get a number: a fit on fewer is a grid
+// corner, not a measurement.
+inline constexpr int kMinFitFigures = 8;
+Expected<EfficiencyTable> fit_efficiency_table(const std::vector<PublishedFigure>& figures, const std::string& where);
 
 struct ValidationRow {
   std::string id, file, family, machine, figure_kind;

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <set>
 
+#include "vocab/quant_format.h"
 #include "vocab/sweep_spec.h"
 #include "vocab/text.h"
 
@@ -141,6 +142,12 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
   c.trunk_quant = non_empty(r, "trunk_quant", false);
   if (c.trunk_quant) {
     for (char& ch : *c.trunk_quant) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (!published_quant_bits(*c.trunk_quant) && !c.trunk_bits_per_weight) {
+      d.add(r.path_of("trunk_quant"), "unknown trunk quant \"" + *c.trunk_quant + "\": use one of " +
+                                          join(published_quant_names(), ", ") +
+                                          ", or give trunk_bits_per_weight beside it");
+      c.trunk_quant.reset();
+    }
   }
   if (const Json* tp = r.get("trunk_placement", false)) {
     c.trunk_placement = read_enum(*tp, r.path_of("trunk_placement"), d, {"resident", "streamed", "partial"}, "trunk placement");

@@ -3,6 +3,8 @@
 // Q4_K = 12, BF16 = 30, MXFP4 = 39).
 #include "vocab/quant_format.h"
 
+#include <map>
+
 namespace moebench {
 
 const std::vector<QuantFormat>& quant_formats() {
@@ -34,6 +36,31 @@ Expected<QuantFormat> quant_for_blocks(std::string_view verb, std::string_view q
 std::vector<std::string> quant_names() {
   std::vector<std::string> out;
   for (const QuantFormat& f : quant_formats()) out.emplace_back(f.name);
+  return out;
+}
+
+namespace {
+const std::map<std::string, double, std::less<>>& published_bits() {
+  static const std::map<std::string, double, std::less<>> kBits = {
+      {"q6_k", 6.5625}, {"q5_k", 5.5},    {"q5_0", 5.5},    {"q5_1", 6.0},       {"q4_1", 5.0},       {"q4_k_m", 4.8},
+      {"q3_k_m", 3.9},  {"iq4_xs", 4.25}, {"iq4_nl", 4.5},  {"iq3_xxs", 3.0625}, {"iq2_xxs", 2.0625}, {"iq2_xs", 2.3125},
+      {"iq2_s", 2.5},   {"iq1_s", 1.5625}, {"iq1_m", 1.75}, {"int8", 8.0},       {"int4", 4.0},       {"fp8", 8.0},
+      {"fp16", 16.0},   {"q4g", 4.5},     {"q3g", 3.5},     {"mlx_q8", 8.5}};
+  return kBits;
+}
+}  // namespace
+
+std::optional<double> published_quant_bits(std::string_view name) {
+  if (auto f = find_quant(name)) return f->bits_per_weight();
+  const auto& t = published_bits();
+  auto it = t.find(name);
+  if (it != t.end()) return it->second;
+  return std::nullopt;
+}
+
+std::vector<std::string> published_quant_names() {
+  std::vector<std::string> out = quant_names();
+  for (const auto& [name, bits] : published_bits()) out.push_back(name);
   return out;
 }
 

@@ -33,4 +33,11 @@ std::optional<QuantFormat> find_quant(std::string_view name);
 Expected<QuantFormat> quant_for_blocks(std::string_view verb, std::string_view quant, std::uint64_t n);
 std::vector<std::string> quant_names();
 
+// Bits per weight of a quant name as published sources write it (lower
+// case): the table above first, then GGUF's other types and engine-specific
+// formats (WASTE's grouped q4g/q3g, Deltafin's row int8, MLX's 8-bit with a
+// scale and bias per 64-group). nullopt for a name nobody here knows.
+std::optional<double> published_quant_bits(std::string_view name);
+std::vector<std::string> published_quant_names();
+
 }  // namespace moebench

@@ -154,6 +154,11 @@ ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const Mach
     (reported_hi <= 1.05 * fast ? allow_cases : deny_cases).push_back(&c);
     j.cases.push_back({c.label, slow, per * e.tok_s_real() / run_average_factor(claim, false), fast});
   }
+  if (!first && !cases.empty() && !cases.front().contradiction.empty()) {
+    j.verdict = "contradictory";
+    j.reason = cases.front().contradiction;
+    return j;
+  }
   if (!first) {
     j.verdict = "implausible";
     j.reason = "the model does not fit this machine's memory and drives under any plausible condition: " + deny.front();

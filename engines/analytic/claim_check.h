@@ -16,7 +16,10 @@
 //   consistent       inside the band;
 //   under-specified  no card or no machine profile, or a figure the model
 //                    does not judge (prefill only, an aggregate without its
-//                    concurrency).
+//                    concurrency);
+//   contradictory    the stated conditions cannot all hold (a container
+//                    smaller than the trunk alone): the reason names the
+//                    field to check.
 #pragma once
 
 #include <optional>

@@ -119,7 +119,24 @@ double matvec_rate(const MachineProfile& profile, const std::string& quant, std:
     if (how) *how = quant + " matvec, " + std::to_string(best->threads) + " threads (probe): " + gbps(best->weight_bytes_s.value);
     return best->weight_bytes_s.value;
   }
-  if (how) *how = "memory read bandwidth × 0.8 (no " + quant + " kernel figure in the profile)";
+  // A catalog machine: its spec figures. A decode matvec reads each weight
+  // once and does 2 flops with it, so it runs at the lower of the memory
+  // stream and the CPU cores' FLOP peak in weight bytes, both at the
+  // machine's decode efficiency (the profile's compute block, with its source).
+  const auto f = find_quant(quant);
+  const double bytes_per_weight = f ? f->bits_per_weight() / 8 : 2.0;
+  if (profile.compute) {
+    const double eff = profile.compute->efficiency.decode.value;
+    const double mem = profile.memory_read_bytes_s.value * eff;
+    const double flop = profile.compute->cpu_flops.value * eff * bytes_per_weight / 2;
+    if (how) {
+      *how = "no " + quant + " kernel figure: min(memory read " + gbps(profile.memory_read_bytes_s.value) + ", CPU peak " +
+             format_fixed(profile.compute->cpu_flops.value / 1e12, 2) + " TFLOP/s as " + quant + " weight bytes " + gbps(flop / eff) +
+             ") × the decode efficiency " + format_fixed(eff, 2) + " (profile compute block)";
+    }
+    return std::min(mem, flop);
+  }
+  if (how) *how = "memory read bandwidth × 0.8 (no " + quant + " kernel figure and no compute block in the profile; estimate)";
   return profile.memory_read_bytes_s.value * 0.8;
 }
 

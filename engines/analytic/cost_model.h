@@ -89,8 +89,10 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
 // `queue_depth` (per drive), before efficiency; `how` says where it came from.
 double drive_set_read_bw(const MachineProfile& profile, int drives, std::uint64_t block_bytes, int queue_depth,
                          std::optional<double> throttle_bytes_s, std::string* how);
-// Weight bytes/s of a matvec in `quant` with all threads (memory bandwidth
-// × 0.8 when the profile has no kernel figure for it).
+// Weight bytes/s of a matvec in `quant` with all threads: the probe's kernel
+// figure; without one (a catalog machine), min(memory stream, CPU FLOP peak
+// as weight bytes) × the profile's decode efficiency; memory bandwidth × 0.8
+// only for a profile with neither.
 double matvec_rate(const MachineProfile& profile, const std::string& quant, std::string* how);
 
 // Bytes one decode token reads before its MoE layers' routers have chosen

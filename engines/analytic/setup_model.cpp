@@ -28,22 +28,7 @@ double lo_of(const Figure& f) { return f.low.value_or(f.value); }
 double hi_of(const Figure& f) { return f.high.value_or(f.value); }
 std::string gb(double b) { return format_bytes_decimal(b); }
 
-// Bits per weight of quant names the sources use; the quant table first.
-std::optional<double> quant_bits(const std::string& name) {
-  if (auto f = find_quant(name)) return f->bits_per_weight();
-  static const std::map<std::string, double> kGguf = {
-      {"q6_k", 6.5625}, {"q5_k", 5.5},    {"q5_0", 5.5},    {"q5_1", 6.0},     {"q4_1", 5.0},  {"q4_k_m", 4.8},
-      {"q3_k_m", 3.9},  {"iq4_xs", 4.25}, {"iq4_nl", 4.5},  {"iq3_xxs", 3.0625}, {"iq2_xxs", 2.0625},
-      {"iq2_xs", 2.3125}, {"iq2_s", 2.5}, {"iq1_s", 1.5625}, {"iq1_m", 1.75},  {"int8", 8.0},  {"int4", 4.0},
-      {"fp8", 8.0},     {"f16", 16.0},    {"fp16", 16.0},
-      // Engine-specific: WASTE's grouped 4- and 3-bit trunks (fp16 scale per
-      // 32-group: +0.5 bit), Deltafin's row-scaled int8, MLX's 8-bit with a
-      // scale and bias per 64-group.
-      {"q4g", 4.5},     {"q3g", 3.5},     {"mlx_q8", 8.5}};
-  auto it = kGguf.find(name);
-  if (it != kGguf.end()) return it->second;
-  return std::nullopt;
-}
+std::optional<double> quant_bits(const std::string& name) { return published_quant_bits(name); }
 
 // Whether `quant` can store the card's trunk matrices (row lengths are
 // multiples of its block).
@@ -209,12 +194,42 @@ Bw drives_bw(const MachineProfile& m, int n, double block, bool paged, int qd = 
 
 }  // namespace
 
-CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& machine, const SetupCase& c,
+MachineProfile machine_share(const MachineProfile& machine, int nodes, int gpus) {
+  MachineProfile m = machine;
+  if (nodes > 0 && nodes < m.nodes) {
+    const double f = static_cast<double>(nodes) / m.nodes;
+    auto scale = [f](Figure& x) {
+      x.value *= f;
+      if (x.low) *x.low *= f;
+      if (x.high) *x.high *= f;
+    };
+    scale(m.memory_total_bytes);
+    scale(m.memory_usable_bytes);
+    scale(m.memory_read_bytes_s);
+    if (m.compute) {
+      scale(m.compute->cpu_flops);
+      if (m.compute->cpu_int8_ops) scale(*m.compute->cpu_int8_ops);
+      if (m.compute->gpu_flops) scale(*m.compute->gpu_flops);
+    }
+    if (m.accelerators) m.accelerators->count = std::max(1, static_cast<int>(std::lround(m.accelerators->count * f)));
+    m.nodes = nodes;
+  }
+  if (gpus > 0 && m.accelerators) m.accelerators->count = std::min(gpus, m.accelerators->count);
+  return m;
+}
+
+CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, const SetupCase& c,
                            const EngineEfficiency& eff) {
+  const MachineProfile machine = machine_share(whole, c.nodes, c.gpu_count);
   CaseEstimate e;
   auto step = [&e](std::string name, double v, std::string unit, std::string how) {
     e.steps.push_back({std::move(name), v, std::move(unit), std::move(how)});
   };
+  if (!c.contradiction.empty()) {
+    e.fits = false;
+    e.why = c.contradiction;
+    return e;
+  }
   // 1. Bytes.
   const ParamCounts pc = card.parameter_counts();
   const double L = card.moe_layers(), E = card.moe.experts, k = card.moe.active;
@@ -306,8 +321,11 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& machine,
   double memory = head_tok + layers_tok * (1 - streamed_share) + hit * routed_tok + kv_tok;
   // 4. Paging: the part of the memory counted on beyond usable memory.
   bool paged = c.residency == Residency::kMmap && storage > 0;
-  if (!e.resident && ram > usable && !c.gpus) {
-    const double over = (ram - usable) / ram;
+  // A budget above usable memory does not make memory: what the case holds
+  // beyond it (resident or as cache) faults in from the drive.
+  const double held = e.resident ? std::min(ram, need_resident) : ram;
+  if (held > usable && !c.gpus) {
+    const double over = (held - usable) / held;
     const double faulted = memory * over;
     memory -= faulted;
     e.paged_bytes_tok += faulted;
@@ -414,13 +432,33 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   base.expert_bits = claim.expert_bits_per_weight.value_or(native ? native->bits_per_weight() : 4.25);
   base.gpus = machine.accelerators.has_value() && claim.gpus.value_or(machine.accelerators->count) > 0;
   base.family = engine_family(claim.engine.value_or(""));
-  base.memory_bytes = usable_for(machine, base.family);
+  // Stated nodes and GPUs: that part of the machine (more than it has
+  // contradicts the profile).
+  if (claim.nodes) {
+    if (*claim.nodes > machine.nodes) {
+      base.contradiction = "nodes " + std::to_string(*claim.nodes) + " is more than the " + std::to_string(machine.nodes) +
+                           " of hardware profile " + machine.name + ": check the claim's hardware";
+    }
+    base.nodes = std::min(*claim.nodes, machine.nodes);
+  }
+  if (claim.gpus) {
+    // Discrete GPUs, or one integrated GPU per node on unified memory.
+    const bool unified = machine.compute && machine.compute->gpu_flops;
+    const int have = machine.accelerators ? machine.accelerators->count : unified ? machine.nodes : 0;
+    if (*claim.gpus > have) {
+      base.contradiction = "gpus " + std::to_string(*claim.gpus) + " is more than the " + std::to_string(have) +
+                           " of hardware profile " + machine.name + ": check the claim's hardware";
+    }
+    if (machine.accelerators) base.gpu_count = std::min(*claim.gpus, std::max(1, have));
+  }
+  const MachineProfile used = machine_share(machine, base.nodes, base.gpu_count);
+  base.memory_bytes = usable_for(used, base.family);
   base.memory_how = "usable memory of " + machine.name;
   if (claim.ram_budget_bytes) {
     base.memory_bytes = static_cast<double>(*claim.ram_budget_bytes);
     base.memory_how = "the stated budget";
   } else if (claim.rss_bytes && !base.gpus) {
-    base.memory_bytes = std::min(base.memory_bytes, static_cast<double>(*claim.rss_bytes) * std::max(1, machine.nodes));
+    base.memory_bytes = std::min(base.memory_bytes, static_cast<double>(*claim.rss_bytes) * std::max(1, used.nodes));
     base.memory_how = "the stated RSS";
   }
   base.residency = family_residency(engine_family(claim.engine.value_or("")));
@@ -467,15 +505,38 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
     named_bits = quant_bits(q);
   }
   const ParamCounts pc = card.parameter_counts();
+  // Expert bits a container of `bytes` leaves beside a trunk of `tb` bits;
+  // nullopt below one bit per weight (the container cannot hold that trunk).
+  auto left_bits = [&](double tb) -> std::optional<double> {
+    const double trunk_bytes = static_cast<double>(pc.trunk()) * tb / 8;
+    const double left = static_cast<double>(*claim.container_bytes) - trunk_bytes;
+    const double bits = left * 8 / static_cast<double>(pc.routed_experts);
+    if (!(bits >= 1.0)) return std::nullopt;
+    return std::min(bits, 16.0);
+  };
+  const bool from_container = !claim.expert_bits_per_weight && !named_bits && claim.container_bytes && pc.routed_experts > 0;
+  std::string contradiction;
+  if (from_container) {
+    std::vector<std::pair<std::string, double>> held;
+    for (const auto& t : trunks) {
+      if (left_bits(t.second)) held.push_back(t);
+    }
+    if (held.empty()) {
+      const auto& smallest = *std::min_element(trunks.begin(), trunks.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+      contradiction = "container_bytes " + gb(static_cast<double>(*claim.container_bytes)) + " leaves less than 1 bit per expert weight beside the trunk (" +
+                      gb(static_cast<double>(pc.trunk()) * smallest.second / 8) + " at " + format_fixed(smallest.second, 2) +
+                      " bits): check the size and its unit (GB or GiB), or state expert_bits_per_weight";
+    } else {
+      trunks = held;
+    }
+  }
   for (const auto& [tq, tb] : trunks) {
     double ebits = base.expert_bits;
     if (!claim.expert_bits_per_weight) {
       if (named_bits) {
         ebits = *named_bits;
-      } else if (claim.container_bytes && pc.routed_experts > 0) {
-        const double trunk_bytes = static_cast<double>(pc.trunk()) * tb / 8;
-        const double left = static_cast<double>(*claim.container_bytes) - trunk_bytes;
-        ebits = std::clamp(left * 8 / static_cast<double>(pc.routed_experts), 1.0, 16.0);
+      } else if (from_container && contradiction.empty()) {
+        ebits = *left_bits(tb);
       }
     }
     for (int d : drives) {
@@ -488,6 +549,7 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
           c.drives = d;
           c.context = ctx;
           c.speculative_speedup = sp;
+          if (!contradiction.empty()) c.contradiction = contradiction;
           if (!claim.trunk_quant && !claim.trunk_bits_per_weight) c.assumed.push_back({"trunk", tq});
           if (!claim.drives) c.assumed.push_back({"drives", std::to_string(d)});
           if (!claim.context_tokens) c.assumed.push_back({"context", format_fixed(ctx, 0)});

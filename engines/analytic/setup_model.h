@@ -77,10 +77,13 @@ struct SetupCase {
   double context = 0;             // tokens in the KV cache
   double speculative_speedup = 1; // tokens per weight pass (1: no speculative decoding)
   bool gpus = false;              // GPUs hold weights
+  int gpu_count = 0;              // GPUs used (0: every one of the profile's)
+  int nodes = 0;                  // linked nodes used (0: every one of the profile's)
   Residency residency = Residency::kStream;
   std::string family = "any";     // engine family (which processor computes, its efficiencies)
   std::string routing = "uniform";  // plausible_cases: the fitted default_real_routing()
   int batch = 1;                  // tokens per weight pass (concurrent streams, a prefill chunk)
+  std::string contradiction;      // stated conditions that cannot hold together (estimate_case: does not fit, this why)
 };
 
 // A case's times before efficiencies: [0] slow end (low spec figures),
@@ -123,6 +126,11 @@ struct CaseEstimate {
 CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& machine, const SetupCase& c,
                            const EngineEfficiency& eff);
 
+// The part of a machine a case uses: `nodes` of its linked nodes (memory,
+// bandwidth, compute and GPUs in proportion; no link cost for one) and at
+// most `gpus` of its GPUs; 0 keeps the whole.
+MachineProfile machine_share(const MachineProfile& machine, int nodes, int gpus);
+
 // Declared plausible values of conditions a source leaves out.
 struct PlausibleSets {
   std::vector<std::string> trunk_quants = {"q4_0", "q8_0", "bf16"};  // 4.5 to 16 bits
@@ -131,7 +139,10 @@ struct PlausibleSets {
 };
 
 // The cases a claim's conditions allow: stated conditions fixed, missing ones
-// over their plausible sets (drives over 1..the profile's drive count).
+// over their plausible sets (drives over 1..the profile's drive count). A
+// stated container size rules out the trunk precisions it cannot hold; when
+// it rules out every one, the cases carry the contradiction (naming
+// container_bytes) instead of a silently tiny expert precision.
 std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card, const MachineProfile& machine,
                                        const PlausibleSets& sets = {});
 

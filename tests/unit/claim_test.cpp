@@ -250,6 +250,8 @@ TEST_CASE("a bad claim value names its JSON path", "[claims][config]") {
        "/claims/0/source/quote: must not be empty"},
       {"given and missing", R"({"missing": ["drives"]})", "/claims/0/missing: \"drives\" is given, so it is not missing"},
       {"unknown condition", R"({"missing": ["gpus"]})", "/claims/0/missing/0: unknown condition \"gpus\""},
+      {"unknown trunk quant", R"({"trunk_quant": "q9_z"})",
+       "/claims/0/trunk_quant: unknown trunk quant \"q9_z\": use one of"},
   };
   for (const Case& c : cases) {
     INFO(c.name);

@@ -105,6 +105,87 @@ TEST_CASE("memory counted on past usable memory pages: hits become small reads a
   CHECK(past.tok_s_real() < 0.5 * at.tok_s_real());
 }
 
+TEST_CASE("a budget above usable memory is not memory: the resident case pages too", "[setup]") {
+  const ModelCard card = k3();
+  const MachineProfile m = catalog("epyc-7763-2s-228gb");
+  SetupCase c;
+  c.expert_bits = 4.25;
+  c.trunk_quant = "q8_0";
+  c.trunk_bits = 8.5;
+  c.drives = 1;
+  c.memory_bytes = 10 * m.memory_total_bytes.value;  // "resident" only because the budget says so
+  const CaseEstimate big = estimate_case(card, m, c, EngineEfficiency{});
+  REQUIRE(big.fits);
+  CHECK(big.resident);
+  CHECK(big.paged_bytes_tok > 0);
+  CHECK(big.storage_bytes_tok >= big.paged_bytes_tok);
+  c.memory_bytes = usable_for(m, c.family);
+  const CaseEstimate usable = estimate_case(card, m, c, EngineEfficiency{});
+  REQUIRE(usable.fits);
+  // Claiming more memory than the machine has never makes it faster.
+  CHECK(big.tok_s_real() <= usable.tok_s_real());
+}
+
+TEST_CASE("a claim's gpus and nodes are the part of the machine it used", "[setup][claims]") {
+  const ModelCard card = k3();
+  const MachineProfile m = catalog("b300-x8");
+  REQUIRE(m.accelerators);
+  Claim c = stated_claim(1.0);
+  c.hardware = "b300-x8";
+  c.ram_budget_bytes.reset();
+  c.missing.push_back("ram_budget");
+  c.engine = "sglang";
+  c.quant = "int4";
+  c.trunk_quant = "bf16";
+  c.missing = {"ram_budget"};
+  const ClaimJudgement all = judge_claim(c, &card, &m);
+  c.gpus = 1;
+  const ClaimJudgement one = judge_claim(c, &card, &m);
+  REQUIRE(all.predicted_tok_s);
+  REQUIRE(one.predicted_tok_s);
+  CHECK(*one.predicted_tok_s < *all.predicted_tok_s);
+  c.gpus = m.accelerators->count + 1;
+  const ClaimJudgement more = judge_claim(c, &card, &m);
+  CHECK(more.verdict == "contradictory");
+  CHECK(more.reason.find("gpus") != std::string::npos);
+  // Half the nodes of a linked pair: half the memory.
+  const MachineProfile pair = catalog("mac-studio-m3-ultra-512gb-x4");
+  const MachineProfile half = machine_share(pair, pair.nodes / 2, 0);
+  CHECK(half.memory_usable_bytes.value == Approx(pair.memory_usable_bytes.value / 2));
+  CHECK(half.nodes == pair.nodes / 2);
+}
+
+TEST_CASE("a container smaller than the trunk is a contradiction naming container_bytes, not 1-bit experts", "[setup][claims]") {
+  const ModelCard card = k3();
+  const MachineProfile m = catalog("macbook-pro-m5-pro-64gb");
+  Claim c = stated_claim(0.1);
+  c.quant.reset();
+  c.missing.push_back("quant");
+  c.container_bytes = 20'000'000'000ull;  // below even a 4.5-bit K3 trunk
+  const ClaimJudgement j = judge_claim(c, &card, &m);
+  CHECK(j.verdict == "contradictory");
+  CHECK(j.reason.find("container_bytes") != std::string::npos);
+  // A container that leaves 1.1 bits per expert weight beside a q4_0 trunk
+  // leaves less than 1 beside a bf16 one (K3's trunk is ~2 % of its
+  // experts): bf16 is ruled out, q4_0 stays.
+  const double trunk = static_cast<double>(card.parameter_counts().trunk());
+  const double routed = static_cast<double>(card.parameter_counts().routed_experts);
+  REQUIRE(1.1 - trunk * (16 - 4.5) / routed < 1.0);
+  c.container_bytes = static_cast<std::uint64_t>(trunk * 4.5 / 8 + routed * 1.1 / 8);
+  const std::vector<SetupCase> cases = plausible_cases(c, card, m);
+  REQUIRE_FALSE(cases.empty());
+  bool q4 = false;
+  for (const SetupCase& sc : cases) {
+    CHECK(sc.trunk_quant != "bf16");
+    CHECK(sc.contradiction.empty());
+    if (sc.trunk_quant == "q4_0") {
+      q4 = true;
+      CHECK(sc.expert_bits == Approx(1.1).epsilon(0.01));
+    }
+  }
+  CHECK(q4);
+}
+
 TEST_CASE("a figure beyond the fast end under every plausible combination is implausible", "[setup][claims]") {
   const ModelCard card = k3();
   const MachineProfile m = catalog("macbook-pro-m5-pro-64gb");
@@ -181,7 +262,9 @@ TEST_CASE("the stored engine efficiencies are what the fit gives on the fit half
   REQUIRE(figures);
   auto stored = stored_efficiency(store);
   REQUIRE(stored);
-  const EfficiencyTable fresh = fit_efficiency_table(*figures, "tests/data/published");
+  auto fitted = fit_efficiency_table(*figures, "tests/data/published");
+  REQUIRE(fitted);
+  const EfficiencyTable& fresh = *fitted;
   REQUIRE(fresh.families.size() == stored->families.size());
   for (std::size_t i = 0; i < fresh.families.size(); ++i) {
     INFO(fresh.families[i].family);
@@ -191,3 +274,17 @@ TEST_CASE("the stored engine efficiencies are what the fit gives on the fit half
     CHECK(fresh.families[i].band_high == Approx(stored->families[i].band_high).epsilon(1e-6));
   }
 }
+
+TEST_CASE("a fit on too few figures is refused, not written as a grid corner", "[setup][validation]") {
+  const ConfigStore& store = testing::shipped_store();
+  auto figures = load_published(store, std::string(MOEBENCH_SOURCE_DIR) + "/tests/data/published");
+  REQUIRE(figures);
+  std::vector<PublishedFigure> few;
+  for (const PublishedFigure& f : *figures) {
+    if (is_held_out(f.claim.id)) few.push_back(f);  // the held-out half alone leaves nothing to fit
+  }
+  auto fitted = fit_efficiency_table(few, "held-out-only");
+  REQUIRE_FALSE(fitted);
+  CHECK_THAT(fitted.error().message, Catch::Contains("held-out-only") && Catch::Contains("at least"));
+}
+
