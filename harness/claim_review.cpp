@@ -87,6 +87,7 @@ std::string write_claims_table(const std::vector<JudgedClaim>& all, const std::s
   }
   std::string summary;
   for (const auto& [v, n] : counts) summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + v;
+  if (summary.empty()) summary = verdict.empty() ? "none judged" : "none " + verdict;
   out += fmt::format("\n{} claims: {}. `moebench claims --explain ID` shows a derivation.\n", all.size(), summary);
   return out;
 }

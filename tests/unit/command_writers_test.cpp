@@ -39,6 +39,7 @@ TEST_CASE("claims table: one row per claim, counts per verdict, the filter", "[c
   const std::string only = write_claims_table(all, "under-specified");
   CHECK(only.find("| a |") == std::string::npos);
   CHECK(only.find("3 claims: 1 under-specified.") != std::string::npos);
+  CHECK(write_claims_table(all, "consistent").find("3 claims: none consistent.") != std::string::npos);
   const Json j = claims_json(all, "implausible");
   REQUIRE(j.size() == 2);
   CHECK(j[0]["predicted_tok_s"] == Json::array({1.0, 2.5}));

@@ -26,6 +26,15 @@ ModelCard k3() {
   REQUIRE(card);
   return *card;
 }
+// MXFP4 experts, a trunk in `quant` of `bits` per weight, one drive.
+SetupCase mxfp4_case(const std::string& quant, double bits) {
+  SetupCase c;
+  c.expert_bits = 4.25;
+  c.trunk_quant = quant;
+  c.trunk_bits = bits;
+  c.drives = 1;
+  return c;
+}
 // A claim whose every condition but the trunk's quant is stated.
 Claim stated_claim(double tok_s) {
   Claim c;
@@ -86,11 +95,7 @@ TEST_CASE("a budget below the trunk streams the trunk too: a number, and the car
 TEST_CASE("memory counted on past usable memory pages: hits become small reads and the number collapses", "[setup]") {
   const ModelCard card = k3();
   const MachineProfile m = catalog("macbook-pro-m5-pro-64gb");
-  SetupCase c;
-  c.expert_bits = 4.25;
-  c.trunk_quant = "q4_0";
-  c.trunk_bits = 4.5;
-  c.drives = 1;
+  SetupCase c = mxfp4_case("q4_0", 4.5);
   // A GPU engine on unified memory is held to the GPU wired limit (the low
   // end of the profile's usable range); a CPU engine to the usable figure.
   CHECK(usable_for(m, "any") < usable_for(m, "kimi-k3-in-c"));
@@ -108,11 +113,7 @@ TEST_CASE("memory counted on past usable memory pages: hits become small reads a
 TEST_CASE("a budget above usable memory is not memory: the resident case pages too", "[setup]") {
   const ModelCard card = k3();
   const MachineProfile m = catalog("epyc-7763-2s-228gb");
-  SetupCase c;
-  c.expert_bits = 4.25;
-  c.trunk_quant = "q8_0";
-  c.trunk_bits = 8.5;
-  c.drives = 1;
+  SetupCase c = mxfp4_case("q8_0", 8.5);
   c.memory_bytes = 10 * m.memory_total_bytes.value;  // "resident" only because the budget says so
   const CaseEstimate big = estimate_case(card, m, c, EngineEfficiency{});
   REQUIRE(big.fits);
