@@ -64,7 +64,7 @@ double log_err(const FitItem& it, const EngineEfficiency& e) {
 
 // Grid search; `prior` (nullptr for the pooled fit) pulls each factor with
 // weight `pull`.
-EngineEfficiency fit_one(const std::vector<const FitItem*>& items, const EngineEfficiency* prior, double pull = 0.1) {
+EngineEfficiency fit_one(const std::vector<const FitItem*>& items, const EngineEfficiency* prior, double pull) {
   static const std::vector<double> kOverlap = {0.0, 0.5, 1.0};
   auto log_grid = [](double lo, double hi, int n) {
     std::vector<double> g;
@@ -140,53 +140,29 @@ Expected<EfficiencyTable> fit_efficiency_table(const std::vector<PublishedFigure
     by_family[it.family].push_back(&it);
   }
   EfficiencyTable t;
-  EngineEfficiency any = fit_one(all, nullptr);
+  EngineEfficiency any = fit_one(all, nullptr, kPullWeight);
   any.family = "any";
   any.figures = static_cast<int>(all.size());
-  // Leave-one-out |log residuals| of the family fits at pull weight λ.
-  auto loo_at = [&](double pull) {
-    std::vector<double> loo;
-    for (const auto& [fam, list] : by_family) {
-      for (std::size_t i = 0; i < list.size(); ++i) {
-        std::vector<const FitItem*> rest;
-        for (std::size_t k = 0; k < list.size(); ++k) {
-          if (k != i) rest.push_back(list[k]);
-        }
-        const EngineEfficiency e = rest.empty() ? any : fit_one(rest, &any, pull);
-        loo.push_back(std::fabs(log_err(*list[i], e)));
-      }
-    }
-    std::sort(loo.begin(), loo.end());
-    return loo;
-  };
-  auto median_of = [](const std::vector<double>& v) {
-    if (v.empty()) return 0.0;
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-  };
-  double pull = kPullWeights[0];
-  std::vector<double> loo;
-  double best = 1e300;
-  std::string tried;
-  for (double w : kPullWeights) {
-    std::vector<double> l = loo_at(w);
-    const double m = median_of(l);
-    tried += (tried.empty() ? "" : ", ") + format_fixed(w, 2) + ": " + format_fixed(100 * (std::exp(m) - 1), 1) + " %";
-    if (m <= best + 1e-12) {  // ties: the stronger pull
-      best = m;
-      pull = w;
-      loo = std::move(l);
-    }
-  }
   std::map<std::string, EngineEfficiency> fams;
   for (const auto& [fam, list] : by_family) {
-    EngineEfficiency e = fit_one(list, &any, pull);
+    EngineEfficiency e = fit_one(list, &any, kPullWeight);
     e.family = fam;
     e.figures = static_cast<int>(list.size());
     fams[fam] = e;
   }
-  const std::string pull_how = "pull λ = " + format_fixed(pull, 2) + " chosen by leave-one-out inside the fit half (median |error| by λ: " +
-                               tried + ")";
+  // The band: leave-one-out residuals of the family fits.
+  std::vector<double> loo;
+  for (const auto& [fam, list] : by_family) {
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      std::vector<const FitItem*> rest;
+      for (std::size_t k = 0; k < list.size(); ++k) {
+        if (k != i) rest.push_back(list[k]);
+      }
+      const EngineEfficiency e = rest.empty() ? any : fit_one(rest, &any, kPullWeight);
+      loo.push_back(std::fabs(log_err(*list[i], e)));
+    }
+  }
+  std::sort(loo.begin(), loo.end());
   // The 80th percentile: the band is meant to hold four figures in five.
   const double q90 = loo.empty() ? std::log(1.6) : std::max(std::log(1.25), loo[std::min(loo.size() - 1, loo.size() * 8 / 10)]);
   const std::string band_how = "band ×" + format_fixed(std::exp(-q90), 3) + " .. ×" + format_fixed(std::exp(q90), 3) +
@@ -199,7 +175,7 @@ Expected<EfficiencyTable> fit_efficiency_table(const std::vector<PublishedFigure
     e.band_low = any.band_low;
     e.band_high = any.band_high;
     e.source = "fitted on " + std::to_string(e.figures) + " fit-half figure(s) of " + fam + " in " + where +
-               " (pulled towards the pooled fit, " + pull_how + "); " + band_how;
+               " (pulled towards the pooled fit); " + band_how;
     t.families.push_back(e);
   }
   return t;

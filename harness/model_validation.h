@@ -11,14 +11,11 @@
 //             |log(realistic ÷ measured)| over the family's fit-half figures
 //             (L1: the median error is what is judged) plus a pull towards
 //             the pooled fit ("any", fitted on every fit-half figure) of
-//             λ × the squared log ratio per factor — one figure cannot
-//             pull a family anywhere alone;
-//   pull      λ is chosen from kPullWeights by cross-validation inside the
-//             fit half: the λ whose family fits predict each fit-half figure
-//             left out of them best (lowest median |log residual|; ties go to
-//             the stronger pull). The held-out half chooses nothing;
-//   band      the 80th percentile of those leave-one-out |log residuals|
-//             at the chosen λ sets band_low/band_high for every family;
+//             kPullWeight × the squared log ratio per factor — one figure
+//             cannot pull a family anywhere alone;
+//   band      the 80th percentile of the fit half's leave-one-out |log
+//             residuals| (each figure predicted by a family fit without it)
+//             sets band_low/band_high for every family;
 //   validate  each figure judged as `claims` judges it, with the table;
 //             error = realistic ÷ measured − 1 (measured: the middle of a
 //             stated range), in band = measured inside the slow..fast band.
@@ -54,7 +51,7 @@ bool is_held_out(const std::string& id);
 // than kMinFitFigures fit-half figures get a number: a fit on fewer is a grid
 // corner, not a measurement.
 inline constexpr int kMinFitFigures = 8;
-inline constexpr double kPullWeights[] = {0.01, 0.03, 0.1, 0.3, 1.0, 3.0};
+inline constexpr double kPullWeight = 0.1;
 Expected<EfficiencyTable> fit_efficiency_table(const std::vector<PublishedFigure>& figures, const std::string& where);
 
 struct ValidationRow {

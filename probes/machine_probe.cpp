@@ -328,6 +328,7 @@ Expected<MachineProfile> run_probe(const ProbeOptions& o, Progress& progress) {
   auto topo = probe_topology();
   const Environment env = capture_environment("", "");
   m.cpu_model = env.cpu_model;
+  m.os = "linux";  // the probe reads /proc and /sys: it runs on Linux
   if (topo) {
     TopologyInfo t;
     t.packages = topo->packages;

@@ -152,6 +152,9 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
   if (const Json* tp = r.get("trunk_placement", false)) {
     c.trunk_placement = read_enum(*tp, r.path_of("trunk_placement"), d, {"resident", "streamed", "partial"}, "trunk placement");
   }
+  if (const Json* pj = r.get("processor", false)) {
+    c.processor = read_enum(*pj, r.path_of("processor"), d, {"cpu", "gpu", "hybrid"}, "processor");
+  }
   c.speculative = r.boolean("speculative", false);
   if (const Json* fj = r.get("figure", false)) {
     c.figure = read_enum(*fj, r.path_of("figure"), d, {"steady_decode", "run_average", "unknown"}, "figure kind")

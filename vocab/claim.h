@@ -79,6 +79,11 @@ struct Claim {
   // than one token per weight pass.
   std::optional<std::string> trunk_quant;
   std::optional<std::string> trunk_placement;  // resident | streamed | partial
+  // Where the engine computed, as the source states it: cpu (CPU cores only,
+  // GPUs hold no weights), gpu (the GPU computes and its memory holds weights
+  // first), hybrid (the GPU holds the trunk and the KV cache, the routed
+  // experts stay in host RAM and run on the CPU: llama.cpp -ot exps=CPU).
+  std::optional<std::string> processor;
   std::optional<bool> speculative;
   // What the decode figure averages: steady decode (first token and prefill
   // excluded), a whole-run average that includes them, or not said.

@@ -474,6 +474,7 @@ std::optional<MachineProfile> load_machine_profile(const Json& j, Diagnostics& d
   m.name = r.string("name", true).value_or("");
   m.description = r.string("description", false).value_or("");
   m.cpu_model = r.string("cpu_model", false).value_or("");
+  m.os = r.enumeration("os", false, {"macos", "linux"}, "operating system");
   m.cores = read_figure(r, "cores", true, FigureKind::kCount).value_or(Figure{});
   m.memory_total_bytes = read_figure(r, "memory_total", true, FigureKind::kSize).value_or(Figure{});
   m.memory_usable_bytes = read_figure(r, "memory_usable", true, FigureKind::kSize).value_or(Figure{});

@@ -251,6 +251,10 @@ struct MachineProfile {
   std::string name;
   std::string description;
   std::string cpu_model;
+  // "macos" | "linux" when known: how memory past usable is paged (macOS
+  // compresses and swaps anonymous memory on its own, so an engine's cache
+  // past usable memory faults; see engines/analytic/setup_model.cpp).
+  std::optional<std::string> os;
   Figure cores;
   Figure memory_total_bytes;
   Figure memory_usable_bytes;

@@ -81,6 +81,7 @@ OJson machine_profile_to_json(const MachineProfile& m) {
   j["name"] = m.name;
   if (!m.description.empty()) j["description"] = m.description;
   if (!m.cpu_model.empty()) j["cpu_model"] = m.cpu_model;
+  if (m.os) j["os"] = *m.os;
   j["cores"] = figure(m.cores);
   j["memory_total"] = figure(m.memory_total_bytes);
   j["memory_usable"] = figure(m.memory_usable_bytes);

@@ -45,7 +45,11 @@ const std::map<std::string, double, std::less<>>& published_bits() {
       {"q6_k", 6.5625}, {"q5_k", 5.5},    {"q5_0", 5.5},    {"q5_1", 6.0},       {"q4_1", 5.0},       {"q4_k_m", 4.8},
       {"q3_k_m", 3.9},  {"iq4_xs", 4.25}, {"iq4_nl", 4.5},  {"iq3_xxs", 3.0625}, {"iq2_xxs", 2.0625}, {"iq2_xs", 2.3125},
       {"iq2_s", 2.5},   {"iq1_s", 1.5625}, {"iq1_m", 1.75}, {"int8", 8.0},       {"int4", 4.0},       {"fp8", 8.0},
-      {"fp16", 16.0},   {"q4g", 4.5},     {"q3g", 3.5},     {"mlx_q8", 8.5}};
+      {"fp16", 16.0},   {"q4g", 4.5},     {"q3g", 3.5},     {"mlx_q8", 8.5},
+      // WASTE's VQ3R residual-VQ experts: its K3 container (982 GB,
+      // sqliteai/waste README.md) less the 27.28 GB Q4G trunk over K3's
+      // routed weights.
+      {"vq3r", 2.8}};
   return kBits;
 }
 }  // namespace

@@ -35,7 +35,7 @@ std::vector<std::string> quant_names();
 
 // Bits per weight of a quant name as published sources write it (lower
 // case): the table above first, then GGUF's other types and engine-specific
-// formats (WASTE's grouped q4g/q3g, Deltafin's row int8, MLX's 8-bit with a
+// formats (WASTE's grouped q4g/q3g and VQ3R experts, Deltafin's row int8, MLX's 8-bit with a
 // scale and bias per 64-group). nullopt for a name nobody here knows.
 std::optional<double> published_quant_bits(std::string_view name);
 std::vector<std::string> published_quant_names();

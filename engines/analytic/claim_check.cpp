@@ -203,7 +203,7 @@ ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const Mach
     std::vector<std::string> causes;
     if (claim.figure == "run_average") causes.push_back("the figure averages the first token and start-up over " +
                                                         std::to_string(claim.gen_tokens.value_or(0)) + " tokens");
-    if (claim.ram_budget_bytes && static_cast<double>(*claim.ram_budget_bytes) > usable_for(*machine, family)) {
+    if (claim.ram_budget_bytes && static_cast<double>(*claim.ram_budget_bytes) > usable_memory(*machine, cases.front().on_cpu)) {
       causes.push_back("the budget exceeds usable memory, so cached experts page");
     }
     if (first->storage_bytes_tok > 0 && j.implied_storage_bytes_s &&
@@ -253,6 +253,7 @@ MachineEstimate estimate_machine(const ModelCard& card, const MachineSetup& s, c
   c.drives = s.drives;
   c.context = static_cast<double>(s.context);
   c.gpus = machine.accelerators.has_value();
+  c.on_cpu = family_on_cpu(s.engine_family);
   c.residency = family_residency(s.engine_family);
   c.family = s.engine_family;
   c.routing = s.routing.empty() ? default_real_routing() : s.routing;

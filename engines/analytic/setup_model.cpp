@@ -250,7 +250,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
            gb(routed_tok) + " + KV/state " + gb(kv_tok) + " (context " + format_fixed(c.context, 0) + ")");
 
   // 2. Memory: the fastest tier first.
-  const double usable = usable_for(machine, c.family);
+  const double usable = usable_memory(machine, c.on_cpu);
   double gpu_cap = 0, gpu_bw_lo = 0, gpu_bw_mid = 0, gpu_bw_hi = 0;
   if (c.gpus && machine.accelerators) {
     const AcceleratorInfo& a = *machine.accelerators;
@@ -284,6 +284,12 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     in.moe_layers = static_cast<int>(L);
     in.experts = static_cast<int>(E);
     in.k = static_cast<int>(k);
+    if (c.cache_bytes && *c.cache_bytes > 0) {
+      // The stated cache: the trunk may pin what it leaves of the memory.
+      const double avail = std::max(1.0, ram + gpu_cap - fixed);
+      in.split.kind = TrunkSplitPolicy::Kind::kFraction;
+      in.split.fraction = std::clamp((avail - *c.cache_bytes) / avail, 1e-6, 1 - 1e-6);
+    }
     const TrunkPlan plan = plan_trunk_split(in);
     if (!plan.fits) {
       e.fits = false;
@@ -300,7 +306,8 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     hit = c.routing == "uniform" ? hit_uniform : memo_hit_rate(shape, c.routing);
     step("placement", cache, "B",
          "streaming: trunk pinned " + gb(pinned_layers_trunk) + " of " + gb(tr.layers) + " per-layer trunk; expert cache " +
-             gb(cache) + " = " + format_fixed(slots, 0) + " slots of " + format_fixed(L * E, 0));
+             gb(cache) + " = " + format_fixed(slots, 0) + " slots of " + format_fixed(L * E, 0) +
+             (c.cache_bytes ? " (the split the source states: cache " + gb(*c.cache_bytes) + ")" : std::string(" (trunk first)")));
     step("hit rate", hit, "", c.routing + " routing, LRU, steady state (uniform, the pessimistic bound: " +
                                    format_fixed(hit_uniform, 3) + ")");
   }
@@ -322,15 +329,44 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   // 4. Paging: the part of the memory counted on beyond usable memory.
   bool paged = c.residency == Residency::kMmap && storage > 0;
   // A budget above usable memory does not make memory: what the case holds
-  // beyond it (resident or as cache) faults in from the drive.
+  // beyond it faults in from the drive.
+  //  - Streaming on macOS (the profile's `os`), which compresses and swaps
+  //    anonymous memory on its own: the expert cache is what the OS takes
+  //    back (the trunk is touched every token and stays), and its reclaim
+  //    order is not the engine's LRU, so a hit finds its slot paged out:
+  //    realistic, every hit (WASTE measured it so past the knee on a 64 GB
+  //    M5 Pro, sqliteai/waste docs/EFFICIENCY.md: "each hit is a page
+  //    fault"); the fast end, a share over ÷ cache of them (reclaim that
+  //    spares recently used slots). Held beyond the cache too, the trunk
+  //    pages in proportion.
+  //  - Elsewhere (Linux servers page anonymous memory only with swap, and
+  //    reclaim least recently used pages first), and resident: the share of
+  //    the weights held beyond usable memory.
   const double held = e.resident ? std::min(ram, need_resident) : ram;
+  double paged_fast = 0;
   if (held > usable && !c.gpus) {
-    const double over = (held - usable) / held;
-    const double faulted = memory * over;
+    const double over = held - usable;
+    double faulted = 0;
+    std::string how;
+    if (!e.resident && cache > 0 && machine.os == std::optional<std::string>("macos")) {
+      const double hit_tok = hit * routed_tok;
+      const double beyond = over > cache ? (over - cache) / std::max(1.0, held - cache) : 0;
+      const double trunk_faulted = (memory - hit_tok) * beyond;
+      faulted = hit_tok + trunk_faulted;
+      paged_fast = hit_tok * std::min(1.0, over / cache) + trunk_faulted;
+      how = "held " + gb(held) + ", usable " + gb(usable) + ": every cache hit faults (" + gb(hit_tok) + "; fast end " +
+            format_fixed(100 * std::min(1.0, over / cache), 0) + " % of them)" +
+            (trunk_faulted > 0 ? " + " + gb(trunk_faulted) + " of trunk beyond the cache" : "");
+    } else {
+      const double share = over / held;
+      faulted = memory * share;
+      paged_fast = faulted;
+      how = "memory beyond usable " + gb(usable) + ": " + format_fixed(100 * share, 0) +
+            " % of the weights held fault in from the drive per token";
+    }
     memory -= faulted;
     e.paged_bytes_tok += faulted;
-    step("paged", faulted, "B", "memory beyond usable " + gb(usable) + ": " + format_fixed(100 * over, 0) +
-                                    " % of the weights held fault in from the drive per token");
+    step("paged", faulted, "B", how);
   }
   e.memory_bytes_tok = memory;
   e.storage_bytes_tok = storage + e.paged_bytes_tok;
@@ -346,12 +382,17 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     const double trunk_in_gpu = std::min(std::max(0.0, gpu_cap - kv_total), trunk_held);
     const double trunk_tok_held = head_tok + layers_tok * (1 - streamed_share);
     const double experts_held = e.resident ? routed_total : cache;
-    const double experts_in_gpu = std::min(std::max(0.0, gpu_cap - kv_total - trunk_in_gpu), experts_held);
+    const double experts_in_gpu =
+        c.experts_on_cpu ? 0.0 : std::min(std::max(0.0, gpu_cap - kv_total - trunk_in_gpu), experts_held);
     in_gpu = kv_tok + (trunk_held > 0 ? trunk_tok_held * trunk_in_gpu / trunk_held : 0) +
              (experts_held > 0 ? hit * routed_tok * experts_in_gpu / experts_held : 0);
     in_gpu = std::min(in_gpu, memory);
   }
-  const double in_ram = memory - in_gpu;
+  // What a token reads from the drives lands in RAM and the kernels read it
+  // from there like any other weight: the memory-side work of a token is
+  // every weight it touches, wherever it came from.
+  const double landed = storage + e.paged_bytes_tok;
+  const double in_ram = memory - in_gpu + landed;
   auto mem_time = [&](double bw_gpu, double bw_ram, double f) {
     double t = 0;
     if (in_gpu > 0) t += in_gpu / (bw_gpu * f);
@@ -363,18 +404,27 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   P.mem_s[0] = mem_time(gpu_bw_lo, lo_of(mbw), 1);
   P.mem_s[2] = mem_time(gpu_bw_hi, hi_of(mbw), 1);
   step("memory time / token at full bandwidth", P.mem_s[1], "s",
-       gb(memory) + " at " + format_rate(mbw.value) + (in_gpu > 0 ? " (" + gb(in_gpu) + " in GPU memory)" : ""));
+       gb(memory + landed) + " at " + format_rate(mbw.value) + (landed > 0 ? " (" + gb(landed) + " of it read from the drives into RAM)" : "") +
+           (in_gpu > 0 ? " (" + gb(in_gpu) + " in GPU memory)" : ""));
   // Compute: flops ÷ the peak, when the profile states a peak.
   const double flops = b * 2.0 * (static_cast<double>(pc.active()) - static_cast<double>(pc.embedding)) +
                        4.0 * c.context * static_cast<double>(card.kv_bytes_per_token()) /
                            std::max(1.0, card.kv_dtype == "f32" ? 4.0 : 2.0);
-  const Peak peak = peak_flops(machine, in_gpu > 0, family_on_cpu(c.family));
+  const Peak peak = peak_flops(machine, in_gpu > 0, c.on_cpu);
+  // Hybrid: the routed experts' flops run on the CPU cores.
+  const double cpu_flops = c.experts_on_cpu && in_gpu > 0 ? b * 2.0 * static_cast<double>(pc.routed_active) : 0;
+  const Peak cpu_peak = cpu_flops > 0 ? peak_flops(machine, false, true) : Peak{};
   if (peak.flops > 0) {
-    P.flops_s[0] = flops / (peak.flops * peak.eff_lo);
-    P.flops_s[1] = flops / (peak.flops * peak.eff);
-    P.flops_s[2] = flops / (peak.flops * peak.eff_hi);
+    auto at = [&](double f, const Peak& p, double eff_of) { return f > 0 && p.flops > 0 ? f / (p.flops * eff_of) : 0.0; };
+    const double rest = flops - cpu_flops;
+    P.flops_s[0] = at(rest, peak, peak.eff_lo) + at(cpu_flops, cpu_peak, cpu_peak.eff_lo);
+    P.flops_s[1] = at(rest, peak, peak.eff) + at(cpu_flops, cpu_peak, cpu_peak.eff);
+    P.flops_s[2] = at(rest, peak, peak.eff_hi) + at(cpu_flops, cpu_peak, cpu_peak.eff_hi);
     step("compute / token", P.flops_s[1], "s",
-         format_fixed(flops / 1e9, 1) + " GFLOP at " + format_fixed(peak.flops / 1e12, 1) + " TFLOP/s, " + peak.how);
+         format_fixed(rest / 1e9, 1) + " GFLOP at " + format_fixed(peak.flops / 1e12, 1) + " TFLOP/s, " + peak.how +
+             (cpu_flops > 0 ? "; routed experts " + format_fixed(cpu_flops / 1e9, 1) + " GFLOP at " +
+                                  format_fixed(cpu_peak.flops / 1e12, 1) + " TFLOP/s, " + cpu_peak.how
+                            : std::string()));
   }
   // Per-layer fixed costs: ~12 kernel dispatches and a synchronisation per
   // layer (attention, norms, router, experts), ~10 µs each on CPU threads.
@@ -389,12 +439,12 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     }
     const Bw big = drives_bw(machine, c.drives, expert_bytes / 3, paged, 32);
     const Bw small = drives_bw(machine, 1, 4096, true, 1);
-    auto io = [&](double b_big, double b_small) {
-      return (storage > 0 ? storage / b_big : 0) + (e.paged_bytes_tok > 0 ? e.paged_bytes_tok / b_small : 0);
+    auto io = [&](double b_big, double b_small, double paged_b) {
+      return (storage > 0 ? storage / b_big : 0) + (paged_b > 0 ? paged_b / b_small : 0);
     };
-    P.io_s[1] = io(big.mid, small.mid);
-    P.io_s[0] = io(big.lo, small.lo) + std::max(0.0, storage_slow_extra) / big.lo;
-    P.io_s[2] = io(big.hi, small.hi);
+    P.io_s[1] = io(big.mid, small.mid, e.paged_bytes_tok);
+    P.io_s[0] = io(big.lo, small.lo, e.paged_bytes_tok) + std::max(0.0, storage_slow_extra) / big.lo;
+    P.io_s[2] = io(big.hi, small.hi, paged_fast);
     step("I/O / token at full bandwidth", P.io_s[1], "s",
          gb(storage) + " from " + big.how + (e.paged_bytes_tok > 0 ? "; " + gb(e.paged_bytes_tok) + " of page faults" : ""));
   }
@@ -432,6 +482,10 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   base.expert_bits = claim.expert_bits_per_weight.value_or(native ? native->bits_per_weight() : 4.25);
   base.gpus = machine.accelerators.has_value() && claim.gpus.value_or(machine.accelerators->count) > 0;
   base.family = engine_family(claim.engine.value_or(""));
+  // Where it computes: as stated, else the family's default.
+  base.on_cpu = claim.processor ? *claim.processor == "cpu" : family_on_cpu(base.family);
+  if (claim.processor && *claim.processor == "cpu") base.gpus = false;
+  if (claim.processor && *claim.processor == "hybrid") base.experts_on_cpu = true;
   // Stated nodes and GPUs: that part of the machine (more than it has
   // contradicts the profile).
   if (claim.nodes) {
@@ -452,7 +506,7 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
     if (machine.accelerators) base.gpu_count = std::min(*claim.gpus, std::max(1, have));
   }
   const MachineProfile used = machine_share(machine, base.nodes, base.gpu_count);
-  base.memory_bytes = usable_for(used, base.family);
+  base.memory_bytes = usable_memory(used, base.on_cpu);
   base.memory_how = "usable memory of " + machine.name;
   if (claim.ram_budget_bytes) {
     base.memory_bytes = static_cast<double>(*claim.ram_budget_bytes);
@@ -461,9 +515,9 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
     base.memory_bytes = std::min(base.memory_bytes, static_cast<double>(*claim.rss_bytes) * std::max(1, used.nodes));
     base.memory_how = "the stated RSS";
   }
+  if (claim.cache_bytes) base.cache_bytes = static_cast<double>(*claim.cache_bytes);
   base.residency = family_residency(engine_family(claim.engine.value_or("")));
   base.routing = default_real_routing();
-  base.family = engine_family(claim.engine.value_or(""));
   // Trunk: stated quant, stated bits, or the declared plausible set.
   std::vector<std::pair<std::string, double>> trunks;
   if (claim.trunk_quant) {
@@ -583,10 +637,12 @@ bool family_on_cpu(const std::string& family) {
 // engine that computes on the integrated GPU is held to the GPU wired limit,
 // the low end of the profile's usable range (macOS: ~3/4 of RAM unless
 // raised, the profile cites it); elsewhere the usable figure.
-double usable_for(const MachineProfile& m, const std::string& family) {
-  const bool unified_gpu = m.compute && m.compute->gpu_flops && !m.accelerators && !family_on_cpu(family);
+double usable_memory(const MachineProfile& m, bool on_cpu) {
+  const bool unified_gpu = m.compute && m.compute->gpu_flops && !m.accelerators && !on_cpu;
   return unified_gpu ? m.memory_usable_bytes.low.value_or(m.memory_usable_bytes.value) : m.memory_usable_bytes.value;
 }
+
+double usable_for(const MachineProfile& m, const std::string& family) { return usable_memory(m, family_on_cpu(family)); }
 
 Residency family_residency(const std::string& family) {
   // Exactly these: forks that stream experts themselves name their own family.

@@ -17,7 +17,10 @@
 //                memory). All of it fits: resident. Otherwise the engine
 //                streams: KV/state and the head stay, the per-layer trunk is
 //                pinned as far as the memory allows (the rest is re-read every
-//                token), the remaining memory is the expert cache;
+//                token), the remaining memory is the expert cache — or, when
+//                the source states its expert cache, the trunk gets what that
+//                cache leaves (the split is a condition: sources measured it
+//                changing speed 1.7× at one budget);
 //   3. hits      the expert cache's hit rate under the case's routing model
 //                (engines/analytic/hit_rate.h);
 //   4. paging    memory the case counts on beyond usable memory (a budget
@@ -77,12 +80,15 @@ struct SetupCase {
   double context = 0;             // tokens in the KV cache
   double speculative_speedup = 1; // tokens per weight pass (1: no speculative decoding)
   bool gpus = false;              // GPUs hold weights
+  bool on_cpu = false;            // the CPU cores compute (where a GPU shares the memory: not held to its wired limit)
+  bool experts_on_cpu = false;    // hybrid: the GPU holds trunk and KV, the routed experts stay in RAM on the CPU
   int gpu_count = 0;              // GPUs used (0: every one of the profile's)
   int nodes = 0;                  // linked nodes used (0: every one of the profile's)
   Residency residency = Residency::kStream;
   std::string family = "any";     // engine family (which processor computes, its efficiencies)
   std::string routing = "uniform";  // plausible_cases: the fitted default_real_routing()
   int batch = 1;                  // tokens per weight pass (concurrent streams, a prefill chunk)
+  std::optional<double> cache_bytes;  // a stated expert cache: the split of the memory between it and the pinned trunk
   std::string contradiction;      // stated conditions that cannot hold together (estimate_case: does not fit, this why)
 };
 
@@ -152,10 +158,13 @@ std::string engine_family(const std::string& engine);
 // How the family holds what does not fit (llama.cpp and its forks map the
 // file and page; the streaming engines read into their own cache).
 Residency family_residency(const std::string& family);
-// Whether the family computes on the CPU cores where a GPU shares memory.
+// Whether the family computes on the CPU cores where a GPU shares memory
+// (the default when a claim does not state its `processor`).
 bool family_on_cpu(const std::string& family);
 // Memory the family can hold on the machine before it pages (the GPU wired
 // limit on unified memory for GPU engines, else usable memory).
 double usable_for(const MachineProfile& machine, const std::string& family);
+// The same for an engine that computes on the CPU cores (`on_cpu`) or not.
+double usable_memory(const MachineProfile& machine, bool on_cpu);
 
 }  // namespace moebench

@@ -178,6 +178,7 @@ TEST_CASE("the optional claim fields load", "[claims]") {
   c["nodes"] = 4;
   c["gpus"] = 8;
   c["concurrency"] = 32;
+  c["processor"] = "hybrid";
   c["notes"] = "speculative decoding with a draft model";
   c["reported"] = Json::parse(R"({"aggregate_tok_s": [20, 21.2], "ttft_s": 0.6, "rss": "420.8GB"})");
   Json file = {{"claims", Json::array({c})}};
@@ -193,6 +194,7 @@ TEST_CASE("the optional claim fields load", "[claims]") {
   CHECK(got.nodes == 4);
   CHECK(got.gpus == 8);
   CHECK(got.concurrency == 32);
+  CHECK(got.processor == std::optional<std::string>("hybrid"));
   CHECK(got.notes == "speculative decoding with a draft model");
   REQUIRE(got.aggregate_tok_s);
   CHECK(got.aggregate_tok_s->is_range());
@@ -209,6 +211,7 @@ TEST_CASE("the optional claim fields load", "[claims]") {
   CHECK(!p->at(0).container_bytes);
   CHECK(!p->at(0).expert_bits_per_weight);
   CHECK(!p->at(0).concurrency);
+  CHECK(!p->at(0).processor);
   CHECK(!p->at(0).notes);
 }
 
@@ -250,6 +253,7 @@ TEST_CASE("a bad claim value names its JSON path", "[claims][config]") {
        "/claims/0/source/quote: must not be empty"},
       {"given and missing", R"({"missing": ["drives"]})", "/claims/0/missing: \"drives\" is given, so it is not missing"},
       {"unknown condition", R"({"missing": ["gpus"]})", "/claims/0/missing/0: unknown condition \"gpus\""},
+      {"unknown processor", R"({"processor": "npu"})", "/claims/0/processor"},
       {"unknown trunk quant", R"({"trunk_quant": "q9_z"})",
        "/claims/0/trunk_quant: unknown trunk quant \"q9_z\": use one of"},
   };

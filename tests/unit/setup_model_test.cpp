@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "engines/analytic/claim_check.h"
+#include "engines/analytic/routing_fit.h"
 #include "engines/analytic/setup_model.h"
 #include "harness/claim_review.h"
 #include "harness/model_validation.h"
@@ -95,7 +96,9 @@ TEST_CASE("a budget below the trunk streams the trunk too: a number, and the car
 TEST_CASE("memory counted on past usable memory pages: hits become small reads and the number collapses", "[setup]") {
   const ModelCard card = k3();
   const MachineProfile m = catalog("macbook-pro-m5-pro-64gb");
+  REQUIRE(m.os == std::optional<std::string>("macos"));
   SetupCase c = mxfp4_case("q4_0", 4.5);
+  c.routing = default_real_routing();  // real routing: the cache has hits to lose
   // A GPU engine on unified memory is held to the GPU wired limit (the low
   // end of the profile's usable range); a CPU engine to the usable figure.
   CHECK(usable_for(m, "any") < usable_for(m, "kimi-k3-in-c"));
@@ -106,8 +109,20 @@ TEST_CASE("memory counted on past usable memory pages: hits become small reads a
   REQUIRE(at.fits);
   REQUIRE(past.fits);
   CHECK(at.paged_bytes_tok == 0);
-  CHECK(past.paged_bytes_tok > 0);
+  // On macOS every cache hit becomes a page fault (WASTE measured it so):
+  // the paged bytes are the hits' bytes, read at the small-block rate.
+  const double routed_tok = static_cast<double>(card.parameter_counts().routed_active) * c.expert_bits / 8;
+  CHECK(past.hit_rate > 0.1);
+  CHECK(past.paged_bytes_tok == Approx(past.hit_rate * routed_tok).epsilon(0.01));
   CHECK(past.tok_s_real() < 0.5 * at.tok_s_real());
+  // A CPU engine is held to the usable figure, not the GPU wired limit: a
+  // budget between the two pages a GPU engine only.
+  c.memory_bytes = usable_for(m, "kimi-k3-in-c");
+  const CaseEstimate gpu = estimate_case(card, m, c, EngineEfficiency{});
+  c.on_cpu = true;
+  const CaseEstimate cpu = estimate_case(card, m, c, EngineEfficiency{});
+  CHECK(gpu.paged_bytes_tok > 0);
+  CHECK(cpu.paged_bytes_tok == 0);
 }
 
 TEST_CASE("a budget above usable memory is not memory: the resident case pages too", "[setup]") {
@@ -185,6 +200,47 @@ TEST_CASE("a container smaller than the trunk is a contradiction naming containe
     }
   }
   CHECK(q4);
+}
+
+TEST_CASE("the split as stated, the processor as stated and streamed bytes as memory work", "[setup][claims]") {
+  const ModelCard card = k3();
+  const MachineProfile m = catalog("epyc-7763-2s-228gb");
+  SetupCase c = mxfp4_case("bf16", 16);
+  c.memory_bytes = 128e9;
+  c.routing = default_real_routing();
+  const CaseEstimate trunk_first = estimate_case(card, m, c, EngineEfficiency{});
+  c.cache_bytes = 110.7e9;  // kimi-k3-in-c's cache-heavy split at 128 GB
+  const CaseEstimate cache_heavy = estimate_case(card, m, c, EngineEfficiency{});
+  REQUIRE(trunk_first.fits);
+  REQUIRE(cache_heavy.fits);
+  CHECK(cache_heavy.cache_bytes > 100e9);
+  CHECK(cache_heavy.cache_bytes <= 110.7e9);
+  CHECK(cache_heavy.pinned_trunk_bytes < trunk_first.pinned_trunk_bytes);
+  CHECK(cache_heavy.trunk_streamed_bytes_tok > trunk_first.trunk_streamed_bytes_tok);
+  // Whatever the split, the kernels read every weight of the token from RAM:
+  // what came from the drive lands there first.
+  CHECK(trunk_first.parts.mem_s[1] == Approx(cache_heavy.parts.mem_s[1]).epsilon(0.02));
+  // A claim whose processor is the CPU does not put weights on the GPUs;
+  // hybrid keeps the routed experts in RAM.
+  const MachineProfile gm = catalog("tr-pro-7965wx-256gb-a6000");
+  REQUIRE(gm.accelerators);
+  Claim cl = stated_claim(5);
+  cl.hardware = gm.name;
+  cl.engine = "llama.cpp";
+  cl.trunk_quant = "q8_0";
+  cl.missing.clear();
+  cl.ram_budget_bytes = 200'000'000'000ull;
+  for (const SetupCase& sc : plausible_cases(cl, card, gm)) CHECK(sc.gpus);  // the family default: the profile's GPUs
+  cl.processor = "cpu";
+  for (const SetupCase& sc : plausible_cases(cl, card, gm)) {
+    CHECK_FALSE(sc.gpus);
+    CHECK(sc.on_cpu);
+  }
+  cl.processor = "hybrid";
+  for (const SetupCase& sc : plausible_cases(cl, card, gm)) {
+    CHECK(sc.gpus);
+    CHECK(sc.experts_on_cpu);
+  }
 }
 
 TEST_CASE("a figure beyond the fast end under every plausible combination is implausible", "[setup][claims]") {
