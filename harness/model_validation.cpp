@@ -227,20 +227,24 @@ ValidationReport validate_model(const std::vector<PublishedFigure>& figures, con
     std::vector<double>& e = errs[half];
     std::sort(e.begin(), e.end());
     const double med = e.empty() ? 0 : e.size() % 2 ? e[e.size() / 2] : 0.5 * (e[e.size() / 2 - 1] + e[e.size() / 2]);
-    (half ? rep.held_out : rep.fit).median_abs_error = med;
+    HalfSummary& h = half ? rep.held_out : rep.fit;
+    h.median_abs_error = med;
+    h.p75_abs_error = e.empty() ? 0 : e[std::min(e.size() - 1, (e.size() * 3) / 4)];
+    h.within_25 = static_cast<int>(std::count_if(e.begin(), e.end(), [](double x) { return x <= 0.25; }));
   }
   return rep;
 }
 
 std::string write_validation_table(const ValidationReport& r, const EfficiencyTable& table) {
   auto summary = [](const char* name, const HalfSummary& h) {
-    return fmt::format("| {} | {} | {} | {} % | {} of {} ({} %) | {} |\n", name, h.figures, h.judged,
-                       format_fixed(100 * h.median_abs_error, 1), h.in_band, h.judged,
-                       h.judged ? format_fixed(100.0 * h.in_band / h.judged, 0) : "–", h.figures - h.judged);
+    return fmt::format("| {} | {} | {} | {} % | {} % | {} of {} | {} of {} ({} %) | {} |\n", name, h.figures, h.judged,
+                       format_fixed(100 * h.median_abs_error, 1), format_fixed(100 * h.p75_abs_error, 1), h.within_25,
+                       h.judged, h.in_band, h.judged, h.judged ? format_fixed(100.0 * h.in_band / h.judged, 0) : "–",
+                       h.figures - h.judged);
   };
   std::string out = "moebench validate-model: the setup model against published measurements\n\n"
-                    "| half | figures | predicted | median abs error | inside the band | without a number |\n"
-                    "|---|---:|---:|---:|---:|---:|\n";
+                    "| half | figures | predicted | median abs error | 75th percentile | within 25 % | inside the band | without a number |\n"
+                    "|---|---:|---:|---:|---:|---:|---:|---:|\n";
   out += summary("fit", r.fit);
   out += summary("held out", r.held_out);
   out += "\n| figure | half | engine | machine | kind | measured tok/s | predicted | band | error | in band | verdict |\n"
@@ -283,7 +287,9 @@ Json validation_json(const ValidationReport& r) {
     rows.push_back(j);
   }
   auto half = [](const HalfSummary& h) {
-    return Json{{"figures", h.figures}, {"judged", h.judged}, {"in_band", h.in_band}, {"median_abs_error", h.median_abs_error}};
+    return Json{{"figures", h.figures},           {"judged", h.judged},
+                {"in_band", h.in_band},           {"median_abs_error", h.median_abs_error},
+                {"p75_abs_error", h.p75_abs_error}, {"within_25", h.within_25}};
   };
   return {{"fit", half(r.fit)}, {"held_out", half(r.held_out)}, {"rows", rows}};
 }

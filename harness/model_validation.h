@@ -68,6 +68,8 @@ struct ValidationRow {
 struct HalfSummary {
   int figures = 0, judged = 0, in_band = 0, infeasible = 0;
   double median_abs_error = 0;
+  double p75_abs_error = 0;   // the 75th percentile: how fat the tail past the median is
+  int within_25 = 0;          // figures with |error| ≤ 25 %
 };
 
 struct ValidationReport {

@@ -250,7 +250,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
            gb(routed_tok) + " + KV/state " + gb(kv_tok) + " (context " + format_fixed(c.context, 0) + ")");
 
   // 2. Memory: the fastest tier first.
-  const double usable = usable_memory(machine, c.on_cpu);
+  double usable = usable_memory(machine, c.on_cpu);
   double gpu_cap = 0, gpu_bw_lo = 0, gpu_bw_mid = 0, gpu_bw_hi = 0;
   if (c.gpus && machine.accelerators) {
     const AcceleratorInfo& a = *machine.accelerators;
@@ -261,8 +261,21 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     gpu_bw_mid = a.memory_read_bytes_s.value * std::min(2.0, static_cast<double>(a.count));
     gpu_bw_hi = a.count * hi_of(a.memory_read_bytes_s);
   }
-  const double ram = c.memory_bytes;
+  double ram = c.memory_bytes;
   const double overhead = 0.5e9;  // runtime, scratch, I/O buffers of a real engine (estimate)
+  // A stated expert cache larger than the memory assumed for an unstated
+  // budget: the source's machine held it (a raised GPU wired limit, say), so
+  // the memory is at least that cache beside KV and the trunk, up to the
+  // machine's total.
+  if (c.cache_bytes && c.memory_assumed) {
+    const double need = *c.cache_bytes + kv_total + overhead + tr.head + tr.layers;
+    if (need > ram + gpu_cap) {
+      ram = std::min(std::max(ram, need - gpu_cap), machine.memory_total_bytes.value);
+      usable = std::max(usable, ram);
+      step("memory", ram, "B", "raised from " + gb(c.memory_bytes) + " to hold the stated expert cache " + gb(*c.cache_bytes) +
+                                   " (the source ran it; machine total " + gb(machine.memory_total_bytes.value) + ")");
+    }
+  }
   const double need_resident = tr.total + routed_total + kv_total + overhead;
   double pinned_layers_trunk = tr.layers, cache = 0, slots = L * E;
   double hit = 1, hit_uniform = 1;
@@ -516,6 +529,7 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
     base.memory_how = "the stated RSS";
   }
   if (claim.cache_bytes) base.cache_bytes = static_cast<double>(*claim.cache_bytes);
+  base.memory_assumed = !claim.ram_budget_bytes;
   base.residency = family_residency(engine_family(claim.engine.value_or("")));
   base.routing = default_real_routing();
   // Trunk: stated quant, stated bits, or the declared plausible set.

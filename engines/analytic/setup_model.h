@@ -89,6 +89,7 @@ struct SetupCase {
   std::string routing = "uniform";  // plausible_cases: the fitted default_real_routing()
   int batch = 1;                  // tokens per weight pass (concurrent streams, a prefill chunk)
   std::optional<double> cache_bytes;  // a stated expert cache: the split of the memory between it and the pinned trunk
+  bool memory_assumed = false;    // memory_bytes is not a stated budget (usable memory or RSS stand in)
   std::string contradiction;      // stated conditions that cannot hold together (estimate_case: does not fit, this why)
 };
 
