@@ -39,7 +39,10 @@ Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const Mod
     const std::string how_fast = format_fixed(r.e.tok_s_real, 3) + " tok/s (band " + format_fixed(r.e.tok_s_low, 3) + "–" +
                                  format_fixed(r.e.tok_s_high, 3) + ")";
     if (!r.e.fits) {
-      r.reason = r.e.why.find("no drive") != std::string::npos ? "cannot stream: " + r.e.why : "does not fit: " + r.e.why;
+      r.unknown = r.e.why.find("no drive") != std::string::npos;
+      r.reason = r.unknown ? "unknown: the model must stream here and the profile lists no drive; add the machine's drives to "
+                             "its hardware profile (configs/hardware/" + profile->name + ".json) for a streaming figure"
+                           : "does not fit: " + r.e.why;
     } else if (r.e.tok_s_real < a.min_tok_s) {
       r.reason = (r.e.tok_s_high >= a.min_tok_s ? "only at the fast end: " : "too slow: ") + how_fast +
                  (r.e.resident ? ", all in memory"
@@ -90,7 +93,8 @@ std::string write_plan_table(const PlanRequest& a, const std::vector<PlanRow>& r
          "|---:|---|---|---:|---|---:|---:|---:|---:|---|\n";
   int rank = 0;
   for (const PlanRow& r : rows) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", ++rank, r.name, r.meets ? "yes" : r.likely ? "likely" : "no",
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", ++rank, r.name,
+                       r.meets ? "yes" : r.likely ? "likely" : r.unknown ? "unknown" : "no",
                        r.e.fits ? format_fixed(r.e.tok_s_real, 3) : "–",
                        r.e.fits ? format_fixed(r.e.tok_s_low, 3) + "–" + format_fixed(r.e.tok_s_high, 3) : "–",
                        r.e.fits ? format_fixed(r.e.ttft_low_s, 2) + " s" : "–",

@@ -33,6 +33,7 @@ struct PlanRow {
   MachineEstimate e;
   bool meets = false;   // the whole band clears the target
   bool likely = false;  // the realistic value does, the slow end does not
+  bool unknown = false; // it must stream and the profile lists no drive: no number, not "no"
   std::string reason;
   double price = 0, price_per = 0;
   bool hourly = false;

@@ -65,6 +65,11 @@ TEST_CASE("plan table: header, ranked rows, footnote", "[plan]") {
   no.price_text = "–";
   no.reason = "does not fit: too small";
   fits.e.tok_s_real = 1.8;
+  PlanRow driveless = no;
+  driveless.name = "server";
+  driveless.unknown = true;
+  driveless.reason = "unknown: no drive";
+  CHECK(write_plan_table(req, {fits, driveless}).find("| 2 | server | unknown | – |") != std::string::npos);
   CHECK(write_plan_table(req, {fits, no}) ==
         "moebench plan: kimi-k3, experts in mxfp4, trunk in the card's quant, context 4096, target >= 1.000 tok/s decode, "
         "TTFT <= 10.0 s\n\n"
