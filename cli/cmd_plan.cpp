@@ -49,6 +49,7 @@ int plan_command(const PlanArgs& a, const CliState& state) {
   if (!a.budget.empty()) {
     auto b = parse_size_bytes(a.budget);
     if (!b) return fail("--budget: " + b.error().message);
+    if (*b == 0) return fail("--budget: \"" + a.budget + "\" is less than one byte");
     req.budget_bytes = static_cast<double>(*b);
   }
   auto eff = stored_efficiency(store);

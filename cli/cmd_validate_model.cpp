@@ -5,6 +5,7 @@
 // and the held-out half. `--fit` refits the engine efficiencies on the fit
 // half; `--write-fit FILE` stores them (configs/engines/efficiency.json is
 // what `claims`, `plan` and this command use).
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -34,6 +35,9 @@ int validate_model_command(const ValidateModelArgs& a, const CliState& state) {
   const ConfigStore store = state.store();
   auto figures = load_published(store, a.published);
   if (!figures) return fail(figures.error().message);
+  if (!a.explain.empty() && std::none_of(figures->begin(), figures->end(), [&](const PublishedFigure& f) { return f.claim.id == a.explain; })) {
+    return fail("no published figure \"" + a.explain + "\" (moebench validate-model lists every id)");
+  }
   EfficiencyTable table;
   if (a.fit || !a.write_fit.empty()) {
     auto fitted = fit_efficiency_table(*figures, a.published);

@@ -20,8 +20,14 @@ Expected<std::vector<PublishedFigure>> load_published(const ConfigStore& store, 
   }
   std::vector<std::string> files;
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() == ".json") files.push_back(it->path().string());
+    if (it->path().extension() != ".json") continue;
+    std::error_code fe;
+    if (!std::filesystem::is_regular_file(it->path(), fe)) {
+      return make_error(it->path().string() + ": not a regular file (a directory, FIFO, device or dangling link): remove it from " + dir);
+    }
+    files.push_back(it->path().string());
   }
+  if (ec) return make_error(dir + ": cannot list: " + ec.message());
   std::sort(files.begin(), files.end());
   if (files.empty()) return make_error(dir + ": no .json files of published figures");
   std::vector<PublishedFigure> out;
@@ -36,6 +42,7 @@ Expected<std::vector<PublishedFigure>> load_published(const ConfigStore& store, 
       out.push_back({c, f, setup->card, setup->machine});
     }
   }
+  if (out.empty()) return make_error(dir + ": no published figures (hit_rates.json alone is the routing fit's data)");
   return out;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <set>
 
 #include "vocab/quant_format.h"
@@ -18,6 +19,10 @@ const std::vector<std::string>& claim_condition_names() {
 }
 
 namespace {
+
+// What a speed or time figure can be: nothing measured runs a million
+// times slower than a token per 11 days or faster than 10^7 tok/s.
+constexpr double kMinReported = 1e-6, kMaxReported = 1e7;
 
 std::optional<Reported> read_reported(ObjectReader& r, const char* key) {
   const Json* j = r.get(key, false);
@@ -37,6 +42,10 @@ std::optional<Reported> read_reported(ObjectReader& r, const char* key) {
       d.add(path, "expected 0 < low <= high");
       return std::nullopt;
     }
+    if (*lo < kMinReported || *hi > kMaxReported) {
+      d.add(path, "expected figures from 1e-6 to 1e7 (tok/s or seconds); check the value and its unit");
+      return std::nullopt;
+    }
     rep.low = *lo;
     rep.high = *hi;
     return rep;
@@ -45,6 +54,10 @@ std::optional<Reported> read_reported(ObjectReader& r, const char* key) {
   if (!v) return std::nullopt;
   if (*v <= 0) {
     d.add(path, "expected a figure greater than zero");
+    return std::nullopt;
+  }
+  if (*v < kMinReported || *v > kMaxReported) {
+    d.add(path, "expected a figure from 1e-6 to 1e7 (tok/s or seconds); check the value and its unit");
     return std::nullopt;
   }
   rep.low = rep.high = *v;
@@ -111,9 +124,9 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
   c.gen_tokens = tokens(r, "gen_tokens", 1);
   c.container_bytes = r.size("container_bytes", false);
   if (auto v = r.number("expert_bits_per_weight", false)) {
-    if (*v <= 0 || *v > 32) {
+    if (*v < 1 || *v > 32) {
       d.add(r.path_of("expert_bits_per_weight"),
-            "expected bits per routed-expert weight above 0 and at most 32 (MXFP4 is 4.25), got " +
+            "expected bits per routed-expert weight from 1 to 32 (MXFP4 is 4.25, IQ1_S 1.5625), got " +
                 format_fixed(*v, 4));
     } else {
       c.expert_bits_per_weight = *v;
@@ -128,8 +141,8 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
     }
   }
   if (auto v = r.number("trunk_bits_per_weight", false)) {
-    if (*v <= 0 || *v > 32) {
-      d.add(r.path_of("trunk_bits_per_weight"), "expected bits per trunk weight above 0 and at most 32 (bf16 is 16), got " +
+    if (*v < 1 || *v > 32) {
+      d.add(r.path_of("trunk_bits_per_weight"), "expected bits per trunk weight from 1 to 32 (bf16 is 16), got " +
                                                     format_fixed(*v, 4));
     } else {
       c.trunk_bits_per_weight = *v;
@@ -142,7 +155,12 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
   c.trunk_quant = non_empty(r, "trunk_quant", false);
   if (c.trunk_quant) {
     for (char& ch : *c.trunk_quant) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (!published_quant_bits(*c.trunk_quant) && !c.trunk_bits_per_weight) {
+    const auto named = published_quant_bits(*c.trunk_quant);
+    if (named && c.trunk_bits_per_weight && std::fabs(*named - *c.trunk_bits_per_weight) > 1.0) {
+      d.add(r.path_of("trunk_bits_per_weight"), format_fixed(*c.trunk_bits_per_weight, 2) + " bits per weight disagrees with trunk_quant " +
+                                                    *c.trunk_quant + " (" + format_fixed(*named, 2) + "): give one of them");
+    }
+    if (!named && !c.trunk_bits_per_weight) {
       d.add(r.path_of("trunk_quant"), "unknown trunk quant \"" + *c.trunk_quant + "\": use one of " +
                                           join(published_quant_names(), ", ") +
                                           ", or give trunk_bits_per_weight beside it");
@@ -187,6 +205,16 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
     c.aggregate_tok_s = read_reported(rr, "aggregate_tok_s");
     c.rss_bytes = rr.size("rss", false);
     rr.finish();
+    if (c.decode_tok_s && c.s_per_token) {
+      // The same figure twice: they must agree (within rounding, ×1.25).
+      const double a = std::sqrt(c.decode_tok_s->low * c.decode_tok_s->high);
+      const double b = 1 / std::sqrt(c.s_per_token->low * c.s_per_token->high);
+      if (a > 1.25 * b || b > 1.25 * a) {
+        d.add(json_pointer_append(r.path_of("reported"), "s_per_token"),
+              "decode_tok_s " + format_fixed(a, 3) + " and s_per_token (" + format_fixed(b, 3) +
+                  " tok/s) disagree; give the one the source measured");
+      }
+    }
     if (d.issues().size() == before && !c.decode_tok_s && !c.s_per_token && !c.ttft_s &&
         !c.prefill_tok_s && !c.aggregate_tok_s) {
       d.add(r.path_of("reported"), "a claim reports at least one of decode_tok_s, s_per_token, "

@@ -30,6 +30,11 @@ Expected<ConfigSource> ConfigStore::find(std::string_view kind, const std::strin
       if (!text) return text.error();
       return ConfigSource{p.string(), *text, p.parent_path().string()};
     }
+    // Present but not a file (a directory, FIFO, dangling link): say so
+    // rather than "no config named" it.
+    if (fs::exists(fs::symlink_status(p, ec))) {
+      return make_error(p.string() + ": not a regular file (a directory, FIFO, device or dangling link): make it a JSON file or remove it");
+    }
   }
   const std::string embedded = "configs/" + std::string(kind) + "/" + name + ".json";
   for (const EmbeddedFile& f : embedded_configs()) {

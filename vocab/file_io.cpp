@@ -419,6 +419,13 @@ Status ensure_directory(const std::string& path) {
 }
 
 Expected<std::string> read_file(const std::string& path) {
+  // Opening a FIFO blocks until a writer comes; a directory "opens" and reads
+  // nothing: refuse anything but a regular file before opening it.
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+    return make_error(path + ": not a regular file (a directory, FIFO, socket or device): give a file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(path + ": cannot open file: " + errno_text());
   std::ostringstream ss;

@@ -2,6 +2,7 @@
 #include "vocab/json_reader.h"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -215,6 +216,14 @@ Expected<Json> parse_json_text(std::string_view text, const std::string& file_la
 }
 
 Expected<Json> read_json_file(const std::string& path) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+    return make_error(path + ": not a regular file (a directory, FIFO, socket or device): give a JSON file");
+  }
+  if (std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec)) && !std::filesystem::exists(path, ec)) {
+    return make_error(path + ": a symbolic link to nothing (dangling): fix or remove it");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return make_error(path + ": cannot open file (check the path; relative paths are taken from " +
@@ -383,6 +392,10 @@ std::optional<std::uint64_t> read_size(const Json& j, const std::string& path, D
   auto parsed = parse_size_bytes(j.get<std::string>());
   if (!parsed) {
     d.add(path, parsed.error().message);
+    return std::nullopt;
+  }
+  if (*parsed == 0) {
+    d.add(path, "expected a size of at least one byte, got " + dump_untrusted(j));
     return std::nullopt;
   }
   return *parsed;

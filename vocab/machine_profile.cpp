@@ -479,6 +479,16 @@ std::optional<MachineProfile> load_machine_profile(const Json& j, Diagnostics& d
   m.memory_total_bytes = read_figure(r, "memory_total", true, FigureKind::kSize).value_or(Figure{});
   m.memory_usable_bytes = read_figure(r, "memory_usable", true, FigureKind::kSize).value_or(Figure{});
   m.memory_read_bytes_s = read_figure(r, "memory_read_bw", true, FigureKind::kRate).value_or(Figure{});
+  // What cannot be: usable memory above the total, a machine smaller than
+  // a megabyte, no cores.
+  if (m.memory_total_bytes.value > 0 && m.memory_usable_bytes.value > m.memory_total_bytes.value * 1.0001) {
+    d.add(r.path_of("memory_usable"), "usable memory " + format_bytes_decimal(m.memory_usable_bytes.value) +
+                                          " is more than memory_total " + format_bytes_decimal(m.memory_total_bytes.value));
+  }
+  if (m.memory_total_bytes.value > 0 && m.memory_total_bytes.value < 1e6) {
+    d.add(r.path_of("memory_total"), "a machine with less than 1 MB of memory: check the value and its unit");
+  }
+  if (r.get("cores", false) && m.cores.value < 1) d.add(r.path_of("cores"), "expected at least one core");
   m.accelerators = read_accelerators(r);
   m.compute = read_compute(r, r.get("accelerators", false) != nullptr);
   m.nodes = static_cast<int>(r.integer("nodes", false, 1, 4096).value_or(1));

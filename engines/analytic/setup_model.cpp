@@ -174,6 +174,7 @@ Bw drives_bw(const MachineProfile& m, int n, double block, bool paged, int qd = 
         q1 = d.seq_read_bytes_s.value * 0.01;
         q32 = d.seq_read_bytes_s.value * 0.15;
       }
+      if (q1 > q32) std::swap(q1, q32);       // the slow end is the slower figure, whatever the profile says
       if (qd > 1) q1 = std::sqrt(q1 * q32);  // an mmap engine faults from many threads
       b.lo += q1;
       b.mid += std::sqrt(q1 * q32);
@@ -313,6 +314,8 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     }
     pinned_layers_trunk = static_cast<double>(plan.pinned_bytes);
     slots = static_cast<double>(plan.slots);
+    // The engine ran the cache it states, even where more memory was free.
+    if (c.cache_bytes && *c.cache_bytes > 0) slots = std::max(k, std::min(slots, std::floor(*c.cache_bytes / std::max(1.0, expert_bytes))));
     cache = slots * expert_bytes;
     const CacheShape shape{static_cast<int>(L), static_cast<int>(E), static_cast<int>(k), static_cast<std::size_t>(slots)};
     hit_uniform = L * E > 0 ? uniform_lru_hit_rate(shape) : 1;
@@ -341,51 +344,6 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   double memory = head_tok + layers_tok * (1 - streamed_share) + hit * routed_tok + kv_tok;
   // 4. Paging: the part of the memory counted on beyond usable memory.
   bool paged = c.residency == Residency::kMmap && storage > 0;
-  // A budget above usable memory does not make memory: what the case holds
-  // beyond it faults in from the drive.
-  //  - Streaming on macOS (the profile's `os`), which compresses and swaps
-  //    anonymous memory on its own: the expert cache is what the OS takes
-  //    back (the trunk is touched every token and stays), and its reclaim
-  //    order is not the engine's LRU, so a hit finds its slot paged out:
-  //    realistic, every hit (WASTE measured it so past the knee on a 64 GB
-  //    M5 Pro, sqliteai/waste docs/EFFICIENCY.md: "each hit is a page
-  //    fault"); the fast end, a share over ÷ cache of them (reclaim that
-  //    spares recently used slots). Held beyond the cache too, the trunk
-  //    pages in proportion.
-  //  - Elsewhere (Linux servers page anonymous memory only with swap, and
-  //    reclaim least recently used pages first), and resident: the share of
-  //    the weights held beyond usable memory.
-  const double held = e.resident ? std::min(ram, need_resident) : ram;
-  double paged_fast = 0;
-  if (held > usable && !c.gpus) {
-    const double over = held - usable;
-    double faulted = 0;
-    std::string how;
-    if (!e.resident && cache > 0 && machine.os == std::optional<std::string>("macos")) {
-      const double hit_tok = hit * routed_tok;
-      const double beyond = over > cache ? (over - cache) / std::max(1.0, held - cache) : 0;
-      const double trunk_faulted = (memory - hit_tok) * beyond;
-      faulted = hit_tok + trunk_faulted;
-      paged_fast = hit_tok * std::min(1.0, over / cache) + trunk_faulted;
-      how = "held " + gb(held) + ", usable " + gb(usable) + ": every cache hit faults (" + gb(hit_tok) + "; fast end " +
-            format_fixed(100 * std::min(1.0, over / cache), 0) + " % of them)" +
-            (trunk_faulted > 0 ? " + " + gb(trunk_faulted) + " of trunk beyond the cache" : "");
-    } else {
-      const double share = over / held;
-      faulted = memory * share;
-      paged_fast = faulted;
-      how = "memory beyond usable " + gb(usable) + ": " + format_fixed(100 * share, 0) +
-            " % of the weights held fault in from the drive per token";
-    }
-    memory -= faulted;
-    e.paged_bytes_tok += faulted;
-    step("paged", faulted, "B", how);
-  }
-  e.memory_bytes_tok = memory;
-  e.storage_bytes_tok = storage + e.paged_bytes_tok;
-
-  // 5. Time.
-  const Figure& mbw = machine.memory_read_bytes_s;
   // Bytes by tier: GPU memory first when it holds weights.
   // GPU memory holds KV and the trunk first (what every token reads), then
   // experts; the per-token bytes it serves follow that placement.
@@ -401,6 +359,52 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
              (experts_held > 0 ? hit * routed_tok * experts_in_gpu / experts_held : 0);
     in_gpu = std::min(in_gpu, memory);
   }
+  // A budget above usable memory does not make memory: what the case holds
+  // beyond it faults in from the drive.
+  //  - Streaming on macOS (the profile's `os`), which compresses and swaps
+  //    anonymous memory on its own: the expert cache is what the OS takes
+  //    back (the trunk is touched every token and stays), and its reclaim
+  //    order is not the engine's LRU, so a hit finds its slot paged out:
+  //    realistic, every hit (WASTE measured it so past the knee on a 64 GB
+  //    M5 Pro, sqliteai/waste docs/EFFICIENCY.md: "each hit is a page
+  //    fault"); the fast end, a share over ÷ cache of them (reclaim that
+  //    spares recently used slots). Held beyond the cache too, the trunk
+  //    pages in proportion.
+  //  - Elsewhere (Linux servers page anonymous memory only with swap, and
+  //    reclaim least recently used pages first), and resident: the share of
+  //    the weights held beyond usable memory.
+  // What RAM holds (GPU memory first when GPUs hold weights).
+  const double held = e.resident ? std::min(ram, std::max(0.0, need_resident - gpu_cap)) : ram;
+  double paged_fast = 0;
+  if (held > usable) {
+    const double over = held - usable;
+    double faulted = 0;
+    std::string how;
+    if (!e.resident && cache > 0 && machine.os == std::optional<std::string>("macos")) {
+      const double hit_tok = hit * routed_tok;
+      const double beyond = over > cache ? (over - cache) / std::max(1.0, held - cache) : 0;
+      const double trunk_faulted = (memory - hit_tok) * beyond;
+      faulted = hit_tok + trunk_faulted;
+      paged_fast = hit_tok * std::min(1.0, over / cache) + trunk_faulted;
+      how = "held " + gb(held) + ", usable " + gb(usable) + ": every cache hit faults (" + gb(hit_tok) + "; fast end " +
+            format_fixed(100 * std::min(1.0, over / cache), 0) + " % of them)" +
+            (trunk_faulted > 0 ? " + " + gb(trunk_faulted) + " of trunk beyond the cache" : "");
+    } else {
+      const double share = over / held;
+      faulted = (memory - in_gpu) * share;  // of what RAM serves
+      paged_fast = faulted;
+      how = "memory beyond usable " + gb(usable) + ": " + format_fixed(100 * share, 0) +
+            " % of the weights held fault in from the drive per token";
+    }
+    memory -= faulted;
+    e.paged_bytes_tok += faulted;
+    step("paged", faulted, "B", how);
+  }
+  e.memory_bytes_tok = memory;
+  e.storage_bytes_tok = storage + e.paged_bytes_tok;
+
+  // 5. Time.
+  const Figure& mbw = machine.memory_read_bytes_s;
   // What a token reads from the drives lands in RAM and the kernels read it
   // from there like any other weight: the memory-side work of a token is
   // every weight it touches, wherever it came from.
@@ -495,8 +499,18 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   base.expert_bits = claim.expert_bits_per_weight.value_or(native ? native->bits_per_weight() : 4.25);
   base.gpus = machine.accelerators.has_value() && claim.gpus.value_or(machine.accelerators->count) > 0;
   base.family = engine_family(claim.engine.value_or(""));
-  // Where it computes: as stated, else the family's default.
+  // Where it computes: as stated, else the family's default. A GPU the
+  // profile does not have contradicts it.
   base.on_cpu = claim.processor ? *claim.processor == "cpu" : family_on_cpu(base.family);
+  const bool has_gpu = machine.accelerators.has_value() || (machine.compute && machine.compute->gpu_flops);
+  if (claim.processor && *claim.processor != "cpu" && !has_gpu) {
+    base.contradiction = "processor " + *claim.processor + " on hardware profile " + machine.name +
+                         ", which lists no GPU: check the claim's processor or hardware";
+  }
+  if (claim.processor && *claim.processor == "hybrid" && !machine.accelerators && has_gpu) {
+    base.contradiction = "processor hybrid (experts in host RAM beside a GPU's memory) on " + machine.name +
+                         ", whose GPU shares one memory with the CPU: use gpu or cpu";
+  }
   if (claim.processor && *claim.processor == "cpu") base.gpus = false;
   if (claim.processor && *claim.processor == "hybrid") base.experts_on_cpu = true;
   // Stated nodes and GPUs: that part of the machine (more than it has
@@ -511,7 +525,10 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   if (claim.gpus) {
     // Discrete GPUs, or one integrated GPU per node on unified memory.
     const bool unified = machine.compute && machine.compute->gpu_flops;
-    const int have = machine.accelerators ? machine.accelerators->count : unified ? machine.nodes : 0;
+    const int nodes_used = base.nodes > 0 ? base.nodes : machine.nodes;
+    const int have = machine.accelerators ? machine.accelerators->count * nodes_used / std::max(1, machine.nodes)
+                     : unified               ? nodes_used
+                                             : 0;
     if (*claim.gpus > have) {
       base.contradiction = "gpus " + std::to_string(*claim.gpus) + " is more than the " + std::to_string(have) +
                            " of hardware profile " + machine.name + ": check the claim's hardware";
@@ -528,7 +545,17 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
     base.memory_bytes = std::min(base.memory_bytes, static_cast<double>(*claim.rss_bytes) * std::max(1, used.nodes));
     base.memory_how = "the stated RSS";
   }
-  if (claim.cache_bytes) base.cache_bytes = static_cast<double>(*claim.cache_bytes);
+  if (claim.cache_bytes) {
+    base.cache_bytes = static_cast<double>(*claim.cache_bytes);
+    const double limit = claim.ram_budget_bytes ? static_cast<double>(*claim.ram_budget_bytes)
+                                                : used.memory_total_bytes.value +
+                                                      (used.accelerators ? used.accelerators->count * used.accelerators->memory_bytes.value : 0);
+    if (*base.cache_bytes > limit) {
+      base.contradiction = "cache_bytes " + gb(*base.cache_bytes) + " is more than " +
+                           (claim.ram_budget_bytes ? "the stated ram_budget " : "all the memory of " + machine.name + ", ") + gb(limit) +
+                           ": check the size and its unit";
+    }
+  }
   base.memory_assumed = !claim.ram_budget_bytes;
   base.residency = family_residency(engine_family(claim.engine.value_or("")));
   base.routing = default_real_routing();
@@ -544,6 +571,10 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   }
   std::vector<int> drives;
   if (claim.drives) {
+    if (*claim.drives > static_cast<int>(machine.drives.size()) && !machine.drives.empty()) {
+      base.contradiction = "drives " + std::to_string(*claim.drives) + " is more than the " + std::to_string(machine.drives.size()) +
+                           " of hardware profile " + machine.name + ": check the claim's drives or add them to the profile";
+    }
     drives.push_back(*claim.drives);
   } else {
     for (int d = 1; d <= std::max<int>(1, static_cast<int>(machine.drives.size())); ++d) drives.push_back(d);

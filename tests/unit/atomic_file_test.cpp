@@ -18,6 +18,7 @@
 #include <memory>
 
 #include "vocab/file_io.h"
+#include "vocab/json_reader.h"
 #include "test_support.h"
 
 using namespace moebench;
@@ -289,3 +290,16 @@ TEST_CASE("link_file_atomic puts a hard link in place and refuses a symlink ther
   CHECK_FALSE(link_file_atomic(dir.file("absent"), dir.file("drive3.gguf")).ok());
   CHECK(dir_entries(dir.path()).size() == 3);  // no temporary left by either failure
 }
+
+TEST_CASE("inputs that are not regular files are refused before they are opened: a FIFO never blocks a read", "[atomic]") {
+  TempDir dir;
+  const std::string fifo = dir.file("a.json");
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  auto text = read_file(fifo);  // would block forever if opened
+  REQUIRE_FALSE(text.ok());
+  CHECK(contains(text.error().message, "not a regular file"));
+  std::filesystem::create_directory(dir.file("d.json"));
+  CHECK(contains(read_file(dir.file("d.json")).error().message, "not a regular file"));
+  CHECK(contains(read_json_file(fifo).error().message, "not a regular file"));
+}
+

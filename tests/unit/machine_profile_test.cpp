@@ -219,6 +219,31 @@ TEST_CASE("a bad compute block names its JSON path", "[profile]") {
   CHECK_THAT(q.error().message, Catch::Contains("gpu.json: /accelerators/flops/value: expected a plain number of FLOP/s"));
 }
 
+TEST_CASE("a profile that cannot be is an error: usable above total, no memory, no cores, an unknown os", "[profile]") {
+  const std::string good = with_accelerators(kGoodAccelerators);
+  REQUIRE(load_config_text<MachineProfile>(good, "box.json", load_machine_profile).ok());
+  struct Case {
+    std::string from, to;
+    const char* expected;
+  };
+  const std::vector<Case> cases = {
+      {R"("value": "1900GB")", R"("value": "3TB")", "box.json: /memory_usable: usable memory 3.00 TB is more than memory_total 2.00 TB"},
+      {R"("value": "2TB")", R"("value": "1B")", "box.json: /memory_total: a machine with less than 1 MB of memory"},
+      {R"("value": 64,)", R"("value": 0,)", "box.json: /cores"},
+      {R"("name": "gpu-box",)", R"("name": "gpu-box", "os": "beos",)", "box.json: /os"},
+  };
+  for (const Case& c : cases) {
+    std::string text = good;
+    const auto at = text.find(c.from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, c.from.size(), c.to);
+    INFO(text);
+    auto p = load_config_text<MachineProfile>(text, "box.json", load_machine_profile);
+    REQUIRE_FALSE(p.ok());
+    CHECK_THAT(p.error().message, Catch::Contains(c.expected));
+  }
+}
+
 TEST_CASE("a probed profile round-trips byte for byte", "[profile]") {
   const std::string path = std::string(MOEBENCH_TEST_DATA) + "/profiles/probed-vm-quick.json";
   auto text = read_file(path);

@@ -171,6 +171,33 @@ TEST_CASE("a claim's gpus and nodes are the part of the machine it used", "[setu
   CHECK(half.nodes == pair.nodes / 2);
 }
 
+TEST_CASE("conditions the hardware cannot have are contradictory and name their field", "[setup][claims]") {
+  const ModelCard card = k3();
+  const MachineProfile cpu_only = catalog("epyc-7763-2s-228gb");
+  REQUIRE_FALSE(cpu_only.accelerators);
+  Claim c = stated_claim(0.05);
+  c.hardware = cpu_only.name;
+  c.processor = "gpu";
+  CHECK(judge_claim(c, &card, &cpu_only).verdict == "contradictory");
+  c.processor.reset();
+  c.drives = static_cast<int>(cpu_only.drives.size()) + 1;
+  const ClaimJudgement drives = judge_claim(c, &card, &cpu_only);
+  CHECK(drives.verdict == "contradictory");
+  CHECK(drives.reason.find("drives") != std::string::npos);
+  c.drives = 1;
+  c.cache_bytes = 2 * *c.ram_budget_bytes;  // a cache bigger than the whole budget
+  const ClaimJudgement cache = judge_claim(c, &card, &cpu_only);
+  CHECK(cache.verdict == "contradictory");
+  CHECK(cache.reason.find("cache_bytes") != std::string::npos);
+  // A stated cache below the budget is what the engine ran, even with memory to spare.
+  c.cache_bytes = 4'000'000'000ull;
+  for (const SetupCase& sc : plausible_cases(c, card, cpu_only)) {
+    const CaseEstimate e = estimate_case(card, cpu_only, sc, EngineEfficiency{});
+    REQUIRE(e.fits);
+    CHECK(e.cache_bytes <= 4e9);
+  }
+}
+
 TEST_CASE("a container smaller than the trunk is a contradiction naming container_bytes, not 1-bit experts", "[setup][claims]") {
   const ModelCard card = k3();
   const MachineProfile m = catalog("macbook-pro-m5-pro-64gb");
