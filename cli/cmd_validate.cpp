@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "harness/claim_review.h"
+#include "vocab/claim.h"
 #include "vocab/validate.h"
 
 namespace moebench {
@@ -33,6 +35,20 @@ void add_validate_command(CLI::App& app, CliState& state) {
       std::optional<ConfigKind> kind;
       if (!args->kind.empty()) kind = parse_config_kind(args->kind);
       auto r = validate_config_file(f, kind, ctx);
+      // A claims file is also checked against the store: a card or hardware
+      // name that resolves to nothing would stop `claims` later.
+      if (r && r->rfind("claims file", 0) == 0) {
+        auto claims = load_claims_file(f);
+        if (claims) {
+          for (const Claim& c : *claims) {
+            auto setup = resolve_claim_setup(store, c, f);
+            if (!setup) {
+              r = setup.error();
+              break;
+            }
+          }
+        }
+      }
       if (r) {
         fmt::print("ok: {} — {}\n", f, *r);
       } else {
