@@ -18,7 +18,9 @@
 //                    does not judge (prefill only, an aggregate without its
 //                    concurrency);
 //   contradictory    the stated conditions cannot all hold (a container
-//                    smaller than the trunk alone): the reason names the
+//                    smaller than the trunk alone, more GPUs, nodes or
+//                    drives than the profile has, a GPU processor without a
+//                    GPU, a cache above the budget): the reason names the
 //                    field to check.
 #pragma once
 
