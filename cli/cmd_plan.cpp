@@ -6,6 +6,7 @@
 // (harness/machine_plan.h ranks and writes).
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 
@@ -16,6 +17,7 @@
 #include "harness/machine_plan.h"
 #include "vocab/units.h"
 #include "vocab/quant_format.h"
+#include "vocab/text.h"
 
 namespace moebench {
 namespace {
@@ -43,8 +45,9 @@ int plan_command(const PlanArgs& a, const CliState& state) {
   PlanRequest req{a.model, a.quant.empty() ? card->expert_quant : a.quant, a.min_tok_s, a.context, a.prompt, a.max_ttft_s};
   if (!find_quant(req.quant)) return fail("--quant: unknown quant \"" + req.quant + "\" (moebench card show lists them)");
   req.trunk_quant = a.trunk_quant;
-  if (!req.trunk_quant.empty() && !find_quant(req.trunk_quant)) {
-    return fail("--trunk-quant: unknown quant \"" + req.trunk_quant + "\" (moebench card show lists them)");
+  for (char& ch : req.trunk_quant) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (!req.trunk_quant.empty() && !published_quant_bits(req.trunk_quant)) {
+    return fail("--trunk-quant: unknown quant \"" + req.trunk_quant + "\"; known: " + join(published_quant_names(), ", "));
   }
   if (!a.budget.empty()) {
     auto b = parse_size_bytes(a.budget);

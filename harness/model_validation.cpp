@@ -223,6 +223,8 @@ ValidationReport validate_model(const std::vector<PublishedFigure>& figures, con
         ++h.judged;
         h.in_band += r.in_band;
         errs[r.held_out].push_back(std::fabs(r.error));
+      } else if (j.verdict == "contradictory") {
+        r.why_not = "its stated conditions contradict each other: " + j.reason;  // the data, not the model
       } else {
         r.why_not = "no prediction: " + j.reason;
         ++h.infeasible;

@@ -246,9 +246,8 @@ MachineEstimate estimate_machine(const ModelCard& card, const MachineSetup& s, c
   SetupCase c;
   const auto qf = find_quant(s.quant);
   c.expert_bits = qf ? qf->bits_per_weight() : 4.25;
-  const auto tq = find_quant(s.trunk_quant.empty() ? card.trunk_quant : s.trunk_quant);
   c.trunk_quant = s.trunk_quant.empty() ? card.trunk_quant : s.trunk_quant;
-  c.trunk_bits = tq ? tq->bits_per_weight() : 16;
+  c.trunk_bits = published_quant_bits(c.trunk_quant).value_or(16);  // a name outside the table scales the card's bytes
   const double usable = usable_for(machine, s.engine_family);
   c.memory_bytes = s.budget_bytes ? *s.budget_bytes : usable;
   c.memory_how = s.budget_bytes ? "the budget" : "usable memory";

@@ -614,6 +614,17 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
     return std::min(bits, 16.0);
   };
   const bool from_container = !claim.expert_bits_per_weight && !named_bits && claim.container_bytes && pc.routed_experts > 0;
+  // Stated bits and a stated container must describe one file: the experts
+  // alone cannot outgrow it, nor can it hold twice a bf16 trunk and them.
+  if (claim.expert_bits_per_weight && claim.container_bytes && pc.routed_experts > 0) {
+    const double experts = static_cast<double>(pc.routed_experts) * *claim.expert_bits_per_weight / 8;
+    const double most = 2 * (experts + static_cast<double>(pc.trunk()) * 2) + 10e9;
+    const double file = static_cast<double>(*claim.container_bytes);
+    if (experts > 1.1 * file || file > most) {
+      base.contradiction = "container_bytes " + gb(file) + " and expert_bits_per_weight " + format_fixed(*claim.expert_bits_per_weight, 2) +
+                           " (experts alone " + gb(experts) + ") do not describe one model file: check the size, its unit and the bits";
+    }
+  }
   std::string contradiction;
   if (from_container) {
     std::vector<std::pair<std::string, double>> held;

@@ -367,6 +367,16 @@ TEST_CASE("predict, calibrate, claims and plan end to end", "[integration]") {
   Finished bad = run_moebench({"claims", "--explain", "no-such-claim"}, dir.path(), "bad-claim");
   CHECK(bad.exit_code == 1);
   CHECK(bad.err.find("no claim \"no-such-claim\"") != std::string::npos);
+  // validate resolves a claim's hardware: a name that resolves to nothing
+  // is caught there, not by a later `claims`.
+  std::string unknown = read_file(std::string(MOEBENCH_SOURCE_DIR) + "/tests/data/published/waste.json").value();
+  const std::string from = "\"hardware\": \"macbook-pro-m5-pro-64gb\"";
+  REQUIRE(unknown.find(from) != std::string::npos);
+  unknown.replace(unknown.find(from), from.size(), "\"hardware\": \"no-such-machine\"");
+  REQUIRE(write_file_atomic(dir.file("unknown-hw.json"), unknown).ok());
+  Finished uv = run_moebench({"validate", "--kind", "claims", dir.file("unknown-hw.json")}, dir.path(), "validate-unknown-hw");
+  CHECK(uv.exit_code == 1);
+  CHECK(uv.out.find("no hardware config named \"no-such-machine\"") != std::string::npos);
 
   Finished pl = run_moebench({"plan", "--model", "kimi-k3", "--quant", "mxfp4", "--min-decode-tok-s", "1"}, dir.path(), "plan");
   INFO(pl.err);

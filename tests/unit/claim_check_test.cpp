@@ -77,7 +77,7 @@ TEST_CASE("every shipped claim gets a verdict and a reason", "[claims]") {
       const ClaimJudgement j = judge_claim(c, card ? &*card : nullptr, m ? &*m : nullptr);
       INFO(c.id);
       CHECK((j.verdict == "consistent" || j.verdict == "consistent-if" || j.verdict == "optimistic" ||
-             j.verdict == "implausible" || j.verdict == "below-band" || j.verdict == "under-specified"));
+             j.verdict == "implausible" || j.verdict == "below-band" || j.verdict == "under-specified" || j.verdict == "contradictory"));
       CHECK_FALSE(j.reason.empty());
       ++n;
     }
