@@ -16,6 +16,9 @@ namespace moebench {
 Expected<std::vector<PublishedFigure>> load_published(const ConfigStore& store, const std::string& dir) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
+    if (std::filesystem::exists(dir, ec)) {
+      return make_error(dir + ": not a directory: --published takes the directory of figure files (e.g. tests/data/published)");
+    }
     return make_error(dir + ": no such directory (the published figures live in tests/data/published; pass --published DIR)");
   }
   std::vector<std::string> files;

@@ -255,12 +255,19 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
   r.finish();
   // Every condition is given or named missing — never silently absent.
   const std::set<std::string> missing(c.missing.begin(), c.missing.end());
+  // A key that is present counts as given even when its value was refused
+  // above: one problem, one message.
+  auto present = [&j](const char* key) { return j.is_object() && j.contains(key); };
   const std::pair<const char*, bool> given[] = {
-      {"quant", c.quant.has_value()},         {"engine", c.engine.has_value()},
-      {"machine", c.machine.has_value()},     {"ram_budget", c.ram_budget_bytes.has_value()},
-      {"drives", c.drives.has_value()},       {"context_tokens", c.context_tokens.has_value()},
-      {"trunk_quant", c.trunk_quant.has_value() || c.trunk_bits_per_weight.has_value()},
-      {"speculative", c.speculative.has_value()}};
+      {"quant", c.quant.has_value() || present("quant")},
+      {"engine", c.engine.has_value() || present("engine")},
+      {"machine", c.machine.has_value() || present("machine")},
+      {"ram_budget", c.ram_budget_bytes.has_value() || present("ram_budget")},
+      {"drives", c.drives.has_value() || present("drives")},
+      {"context_tokens", c.context_tokens.has_value() || present("context_tokens")},
+      {"trunk_quant", c.trunk_quant.has_value() || c.trunk_bits_per_weight.has_value() || present("trunk_quant") ||
+                          present("trunk_bits_per_weight")},
+      {"speculative", c.speculative.has_value() || present("speculative")}};
   for (const auto& [name, is_given] : given) {
     if (!is_given && missing.count(name) == 0) {
       d.add(path, std::string("condition \"") + name +

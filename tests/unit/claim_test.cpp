@@ -275,6 +275,17 @@ TEST_CASE("a bad claim value names its JSON path", "[claims][config]") {
   }
 }
 
+TEST_CASE("a condition with a bad value gets one message, not a second one saying it is absent", "[claims][config]") {
+  for (const char* patch : {R"({"drives": 0})", R"({"ram_budget": "lots"})", R"({"trunk_quant": "q9_z"})", R"({"speculative": "maybe"})"}) {
+    INFO(patch);
+    Json claim = valid_claim();
+    claim.merge_patch(Json::parse(patch));
+    const std::string errors = load_errors(claim);
+    CHECK_FALSE(errors.empty());
+    CHECK(errors.find("neither given nor listed") == std::string::npos);
+  }
+}
+
 TEST_CASE("a run inside its context, or with no context figure, is accepted", "[claims]") {
   Json inside = valid_claim();
   inside["prompt_tokens"] = 4000;
