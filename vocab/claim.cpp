@@ -42,25 +42,22 @@ std::optional<Reported> read_reported(ObjectReader& r, const char* key) {
       d.add(path, "expected 0 < low <= high");
       return std::nullopt;
     }
-    if (*lo < kMinReported || *hi > kMaxReported) {
-      d.add(path, "expected figures from 1e-6 to 1e7 (tok/s or seconds); check the value and its unit");
-      return std::nullopt;
-    }
     rep.low = *lo;
     rep.high = *hi;
-    return rep;
+  } else {
+    const auto v = read_number(*j, path, d);
+    if (!v) return std::nullopt;
+    if (*v <= 0) {
+      d.add(path, "expected a figure greater than zero");
+      return std::nullopt;
+    }
+    rep.low = rep.high = *v;
   }
-  const auto v = read_number(*j, path, d);
-  if (!v) return std::nullopt;
-  if (*v <= 0) {
-    d.add(path, "expected a figure greater than zero");
+  if (rep.low < kMinReported || rep.high > kMaxReported) {
+    d.add(path, std::string("expected ") + (j->is_array() ? "figures" : "a figure") +
+                    " from 1e-6 to 1e7 (tok/s or seconds); check the value and its unit");
     return std::nullopt;
   }
-  if (*v < kMinReported || *v > kMaxReported) {
-    d.add(path, "expected a figure from 1e-6 to 1e7 (tok/s or seconds); check the value and its unit");
-    return std::nullopt;
-  }
-  rep.low = rep.high = *v;
   return rep;
 }
 
@@ -259,15 +256,14 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
   // above: one problem, one message.
   auto present = [&j](const char* key) { return j.is_object() && j.contains(key); };
   const std::pair<const char*, bool> given[] = {
-      {"quant", c.quant.has_value() || present("quant")},
-      {"engine", c.engine.has_value() || present("engine")},
-      {"machine", c.machine.has_value() || present("machine")},
-      {"ram_budget", c.ram_budget_bytes.has_value() || present("ram_budget")},
-      {"drives", c.drives.has_value() || present("drives")},
-      {"context_tokens", c.context_tokens.has_value() || present("context_tokens")},
-      {"trunk_quant", c.trunk_quant.has_value() || c.trunk_bits_per_weight.has_value() || present("trunk_quant") ||
-                          present("trunk_bits_per_weight")},
-      {"speculative", c.speculative.has_value() || present("speculative")}};
+      {"quant", present("quant")},
+      {"engine", present("engine")},
+      {"machine", present("machine")},
+      {"ram_budget", present("ram_budget")},
+      {"drives", present("drives")},
+      {"context_tokens", present("context_tokens")},
+      {"trunk_quant", present("trunk_quant") || present("trunk_bits_per_weight")},
+      {"speculative", present("speculative")}};
   for (const auto& [name, is_given] : given) {
     if (!is_given && missing.count(name) == 0) {
       d.add(path, std::string("condition \"") + name +

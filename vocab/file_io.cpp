@@ -418,14 +418,19 @@ Status ensure_directory(const std::string& path) {
   return Status::success();
 }
 
-Expected<std::string> read_file(const std::string& path) {
+Status refuse_non_regular_file(const std::string& path, std::string_view what) {
   // Opening a FIFO blocks until a writer comes; a directory "opens" and reads
   // nothing: refuse anything but a regular file before opening it.
   std::error_code ec;
   const auto st = std::filesystem::status(path, ec);
   if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
-    return make_error(path + ": not a regular file (a directory, FIFO, socket or device): give a file");
+    return make_error(path + ": not a regular file (a directory, FIFO, socket or device): give " + std::string(what));
   }
+  return Status::success();
+}
+
+Expected<std::string> read_file(const std::string& path) {
+  if (auto st = refuse_non_regular_file(path, "a file"); !st) return st.error();
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(path + ": cannot open file: " + errno_text());
   std::ostringstream ss;

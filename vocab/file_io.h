@@ -118,6 +118,10 @@ AlignedBytes aligned_bytes(std::size_t n);
 // with errno set.
 int open_read_uncached(const std::string& path, bool& direct);
 Expected<std::string> read_file(const std::string& path);
+// An error when `path` exists but is not a regular file (a directory, FIFO,
+// socket or device: opening a FIFO would block); success otherwise, missing
+// paths included. `what` names what to give instead ("a file").
+Status refuse_non_regular_file(const std::string& path, std::string_view what);
 Status ensure_directory(const std::string& path);
 
 // The filesystem holding `path`, from statfs(2).

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <utility>
 
+#include "vocab/file_io.h"
 #include "vocab/text.h"
 #include "vocab/units.h"
 
@@ -216,11 +217,8 @@ Expected<Json> parse_json_text(std::string_view text, const std::string& file_la
 }
 
 Expected<Json> read_json_file(const std::string& path) {
+  if (auto st = refuse_non_regular_file(path, "a JSON file"); !st) return st.error();
   std::error_code ec;
-  const auto st = std::filesystem::status(path, ec);
-  if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
-    return make_error(path + ": not a regular file (a directory, FIFO, socket or device): give a JSON file");
-  }
   if (std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec)) && !std::filesystem::exists(path, ec)) {
     return make_error(path + ": a symbolic link to nothing (dangling): fix or remove it");
   }

@@ -28,8 +28,6 @@ double lo_of(const Figure& f) { return f.low.value_or(f.value); }
 double hi_of(const Figure& f) { return f.high.value_or(f.value); }
 std::string gb(double b) { return format_bytes_decimal(b); }
 
-std::optional<double> quant_bits(const std::string& name) { return published_quant_bits(name); }
-
 // Whether `quant` can store the card's trunk matrices (row lengths are
 // multiples of its block).
 bool trunk_quant_fits(const ModelCard& card, const std::string& quant) {
@@ -562,12 +560,12 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   // Trunk: stated quant, stated bits, or the declared plausible set.
   std::vector<std::pair<std::string, double>> trunks;
   if (claim.trunk_quant) {
-    const auto b = quant_bits(*claim.trunk_quant);
+    const auto b = published_quant_bits(*claim.trunk_quant);
     trunks.push_back({*claim.trunk_quant, claim.trunk_bits_per_weight.value_or(b.value_or(16))});
   } else if (claim.trunk_bits_per_weight) {
     trunks.push_back({"", *claim.trunk_bits_per_weight});
   } else {
-    for (const std::string& q : sets.trunk_quants) trunks.push_back({q, quant_bits(q).value_or(16)});
+    for (const std::string& q : sets.trunk_quants) trunks.push_back({q, published_quant_bits(q).value_or(16)});
   }
   std::vector<int> drives;
   if (claim.drives) {
@@ -601,7 +599,7 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
       if (std::isspace(static_cast<unsigned char>(ch)) || ch == '(' || ch == ',') break;
       q += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     }
-    named_bits = quant_bits(q);
+    named_bits = published_quant_bits(q);
   }
   const ParamCounts pc = card.parameter_counts();
   // Expert bits a container of `bytes` leaves beside a trunk of `tb` bits;
@@ -625,7 +623,7 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
                            " (experts alone " + gb(experts) + ") do not describe one model file: check the size, its unit and the bits";
     }
   }
-  std::string contradiction;
+  bool container_holds_a_trunk = true;
   if (from_container) {
     std::vector<std::pair<std::string, double>> held;
     for (const auto& t : trunks) {
@@ -633,9 +631,10 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
     }
     if (held.empty()) {
       const auto& smallest = *std::min_element(trunks.begin(), trunks.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
-      contradiction = "container_bytes " + gb(static_cast<double>(*claim.container_bytes)) + " leaves less than 1 bit per expert weight beside the trunk (" +
-                      gb(static_cast<double>(pc.trunk()) * smallest.second / 8) + " at " + format_fixed(smallest.second, 2) +
-                      " bits): check the size and its unit (GB or GiB), or state expert_bits_per_weight";
+      container_holds_a_trunk = false;
+      base.contradiction = "container_bytes " + gb(static_cast<double>(*claim.container_bytes)) + " leaves less than 1 bit per expert weight beside the trunk (" +
+                           gb(static_cast<double>(pc.trunk()) * smallest.second / 8) + " at " + format_fixed(smallest.second, 2) +
+                           " bits): check the size and its unit (GB or GiB), or state expert_bits_per_weight";
     } else {
       trunks = held;
     }
@@ -645,7 +644,7 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
     if (!claim.expert_bits_per_weight) {
       if (named_bits) {
         ebits = *named_bits;
-      } else if (from_container && contradiction.empty()) {
+      } else if (from_container && container_holds_a_trunk) {
         ebits = *left_bits(tb);
       }
     }
@@ -659,7 +658,6 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
           c.drives = d;
           c.context = ctx;
           c.speculative_speedup = sp;
-          if (!contradiction.empty()) c.contradiction = contradiction;
           if (!claim.trunk_quant && !claim.trunk_bits_per_weight) c.assumed.push_back({"trunk", tq});
           if (!claim.drives) c.assumed.push_back({"drives", std::to_string(d)});
           if (!claim.context_tokens) c.assumed.push_back({"context", format_fixed(ctx, 0)});
