@@ -248,15 +248,15 @@ MachineEstimate estimate_machine(const ModelCard& card, const MachineSetup& s, c
   c.expert_bits = qf ? qf->bits_per_weight() : 4.25;
   c.trunk_quant = s.trunk_quant.empty() ? card.trunk_quant : s.trunk_quant;
   c.trunk_bits = published_quant_bits(c.trunk_quant).value_or(16);  // a name outside the table scales the card's bytes
-  const double usable = usable_for(machine, s.engine_family);
-  c.memory_bytes = s.budget_bytes ? *s.budget_bytes : usable;
-  c.memory_how = s.budget_bytes ? "the budget" : "usable memory";
   c.drives = s.drives;
   c.context = static_cast<double>(s.context);
   c.gpus = machine.accelerators.has_value();
-  c.on_cpu = family_on_cpu(s.engine_family);
-  c.residency = family_residency(s.engine_family);
   c.family = s.engine_family;
+  apply_processor(c, std::nullopt, machine);
+  c.residency = family_residency(s.engine_family);
+  const double usable = usable_memory(machine, c.on_cpu);
+  c.memory_bytes = s.budget_bytes ? *s.budget_bytes : usable;
+  c.memory_how = s.budget_bytes ? "the budget" : "usable memory";
   c.routing = s.routing.empty() ? default_real_routing() : s.routing;
   c.label = "as planned";
   const CaseEstimate e = estimate_case(card, machine, c, eff);

@@ -57,9 +57,24 @@ std::optional<double> curve_bw(const std::vector<DriveReadPoint>& curve, std::ui
   return lo->second.second + x * (hi->second.second - lo->second.second);
 }
 
+// Random reads of 1 MiB and more with several in flight run at the drive's
+// sequential rate (sequential figures are measured at 128 KiB - 1 MiB blocks,
+// deep queues); past a curve's largest block the rate rises towards it.
+constexpr double kSequentialBlockBytes = 1048576;
+
 double one_drive_bw(const DriveProfile& d, std::uint64_t block, int qd, std::string* how) {
   if (auto c = curve_bw(d.read_curve, block, qd)) {
     if (how) *how = d.name + ": read curve at " + format_bytes(static_cast<double>(block)) + " QD" + std::to_string(qd);
+    double top_block = 0;
+    for (const DriveReadPoint& p : d.read_curve) {
+      if (p.pattern == "random") top_block = std::max(top_block, static_cast<double>(p.block_bytes));
+    }
+    const double seq = d.seq_read_bytes_s.value;
+    if (qd > 1 && static_cast<double>(block) > top_block && top_block < kSequentialBlockBytes && seq > *c) {
+      const double x = std::min(1.0, std::log(static_cast<double>(block) / top_block) / std::log(kSequentialBlockBytes / top_block));
+      if (how) *how += x >= 1 ? " (past the curve: the sequential rate)" : " (past the curve: towards the sequential rate)";
+      return *c + x * (seq - *c);
+    }
     return *c;
   }
   if (how) *how = d.name + ": sequential read figure × 0.85 (large random reads, no curve in the profile)";

@@ -439,7 +439,8 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
          format_fixed(rest / 1e9, 1) + " GFLOP at " + format_fixed(peak.flops / 1e12, 1) + " TFLOP/s, " + peak.how +
              (cpu_flops > 0 ? "; routed experts " + format_fixed(cpu_flops / 1e9, 1) + " GFLOP at " +
                                   format_fixed(cpu_peak.flops / 1e12, 1) + " TFLOP/s, " + cpu_peak.how
-                            : std::string()));
+                            : std::string()) +
+             (c.processor_how.empty() ? std::string() : "; processor " + c.processor_how));
   }
   // Per-layer fixed costs: ~12 kernel dispatches and a synchronisation per
   // layer (attention, norms, router, experts), ~10 µs each on CPU threads.
@@ -490,6 +491,25 @@ CaseTimes case_times(const CaseParts& p, const EngineEfficiency& eff) {
   return {token(0, eff.band_low, 0), token(1, 1, eff.overlap), token(2, eff.band_high, 1)};
 }
 
+void apply_processor(SetupCase& c, const std::optional<std::string>& stated, const MachineProfile& machine) {
+  std::optional<std::string> p = stated;
+  c.processor_how = stated ? "as stated" : "";
+  if (!stated) {
+    // A family default that this machine cannot host (hybrid needs a GPU
+    // with its own memory) leaves the machine's default.
+    const auto d = family_processor(c.family);
+    const bool hostable = d && (d->processor != "hybrid" || machine.accelerators.has_value());
+    if (hostable) {
+      p = d->processor;
+      c.processor_how = "the " + c.family + " default: " + d->source;
+    }
+  }
+  c.on_cpu = p && *p == "cpu";
+  if (c.on_cpu) c.gpus = false;
+  c.experts_on_cpu = p && *p == "hybrid";
+  if (p) c.processor_how = *p + " (" + c.processor_how + ")";
+}
+
 std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card, const MachineProfile& machine,
                                        const PlausibleSets& sets) {
   SetupCase base;
@@ -499,7 +519,7 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   base.family = engine_family(claim.engine.value_or(""));
   // Where it computes: as stated, else the family's default. A GPU the
   // profile does not have contradicts it.
-  base.on_cpu = claim.processor ? *claim.processor == "cpu" : family_on_cpu(base.family);
+  apply_processor(base, claim.processor, machine);
   const bool has_gpu = machine.accelerators.has_value() || (machine.compute && machine.compute->gpu_flops);
   if (claim.processor && *claim.processor != "cpu" && !has_gpu) {
     base.contradiction = "processor " + *claim.processor + " on hardware profile " + machine.name +
@@ -509,8 +529,6 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
     base.contradiction = "processor hybrid (experts in host RAM beside a GPU's memory) on " + machine.name +
                          ", whose GPU shares one memory with the CPU: use gpu or cpu";
   }
-  if (claim.processor && *claim.processor == "cpu") base.gpus = false;
-  if (claim.processor && *claim.processor == "hybrid") base.experts_on_cpu = true;
   // Stated nodes and GPUs: that part of the machine (more than it has
   // contradicts the profile).
   if (claim.nodes) {
@@ -630,14 +648,27 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
       if (left_bits(t.second)) held.push_back(t);
     }
     if (held.empty()) {
-      const auto& smallest = *std::min_element(trunks.begin(), trunks.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+      const auto& smallest =
+          *std::min_element(trunks.begin(), trunks.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
       container_holds_a_trunk = false;
-      base.contradiction = "container_bytes " + gb(static_cast<double>(*claim.container_bytes)) + " leaves less than 1 bit per expert weight beside the trunk (" +
+      base.contradiction = "container_bytes " + gb(static_cast<double>(*claim.container_bytes)) +
+                           " leaves less than 1 bit per expert weight beside the trunk (" +
                            gb(static_cast<double>(pc.trunk()) * smallest.second / 8) + " at " + format_fixed(smallest.second, 2) +
                            " bits): check the size and its unit (GB or GiB), or state expert_bits_per_weight";
     } else {
       trunks = held;
     }
+  }
+  // No quant, bits or file size at all: the expert precision is a range too.
+  const bool quant_unstated = std::find(claim.missing.begin(), claim.missing.end(), "quant") != claim.missing.end() &&
+                              !claim.expert_bits_per_weight && !named_bits && !claim.container_bytes;
+  std::vector<std::pair<std::string, double>> expert_set;
+  if (quant_unstated) {
+    for (const std::string& q : sets.expert_quants) {
+      const auto b = published_quant_bits(q);
+      if (b && *b < base.expert_bits) expert_set.push_back({q, *b});
+    }
+    expert_set.push_back({card.expert_quant, base.expert_bits});
   }
   for (const auto& [tq, tb] : trunks) {
     double ebits = base.expert_bits;
@@ -648,43 +679,34 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
         ebits = *left_bits(tb);
       }
     }
-    for (int d : drives) {
-      for (double ctx : contexts) {
-        for (double sp : specs) {
-          SetupCase c = base;
-          c.expert_bits = ebits;
-          c.trunk_quant = tq;
-          c.trunk_bits = tb;
-          c.drives = d;
-          c.context = ctx;
-          c.speculative_speedup = sp;
-          if (!claim.trunk_quant && !claim.trunk_bits_per_weight) c.assumed.push_back({"trunk", tq});
-          if (!claim.drives) c.assumed.push_back({"drives", std::to_string(d)});
-          if (!claim.context_tokens) c.assumed.push_back({"context", format_fixed(ctx, 0)});
-          if (!claim.speculative) c.assumed.push_back({"speculative decoding", sp > 1 ? "×" + format_fixed(sp, 1) : "none"});
-          std::vector<std::string> parts;
-          for (const auto& [name, value] : c.assumed) parts.push_back(name + " " + value);
-          c.label = parts.empty() ? "as stated" : join(parts, ", ");
-          out.push_back(c);
+    const std::vector<std::pair<std::string, double>> experts =
+        quant_unstated ? expert_set : std::vector<std::pair<std::string, double>>{{"", ebits}};
+    for (const auto& [eq, eb] : experts) {
+      for (int d : drives) {
+        for (double ctx : contexts) {
+          for (double sp : specs) {
+            SetupCase c = base;
+            c.expert_bits = eb;
+            c.trunk_quant = tq;
+            c.trunk_bits = tb;
+            c.drives = d;
+            c.context = ctx;
+            c.speculative_speedup = sp;
+            if (quant_unstated) c.assumed.push_back({"experts", eq});
+            if (!claim.trunk_quant && !claim.trunk_bits_per_weight) c.assumed.push_back({"trunk", tq});
+            if (!claim.drives) c.assumed.push_back({"drives", std::to_string(d)});
+            if (!claim.context_tokens) c.assumed.push_back({"context", format_fixed(ctx, 0)});
+            if (!claim.speculative) c.assumed.push_back({"speculative decoding", sp > 1 ? "×" + format_fixed(sp, 1) : "none"});
+            std::vector<std::string> parts;
+            for (const auto& [name, value] : c.assumed) parts.push_back(name + " " + value);
+            c.label = parts.empty() ? "as stated" : join(parts, ", ");
+            out.push_back(c);
+          }
         }
       }
     }
   }
   return out;
-}
-
-std::string engine_family(const std::string& engine) {
-  std::string w;
-  for (char ch : engine) {
-    if (std::isspace(static_cast<unsigned char>(ch)) || ch == '(' || ch == ',' || ch == '@') break;
-    w += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  }
-  return w.empty() ? "any" : w;
-}
-
-bool family_on_cpu(const std::string& family) {
-  // Engines that compute on the CPU cores even where a GPU shares the memory.
-  return family == "kimi-k3-in-c" || family == "ktransformers";
 }
 
 // Memory an engine can hold without paging: on a unified-memory machine an
@@ -697,11 +719,5 @@ double usable_memory(const MachineProfile& m, bool on_cpu) {
 }
 
 double usable_for(const MachineProfile& m, const std::string& family) { return usable_memory(m, family_on_cpu(family)); }
-
-Residency family_residency(const std::string& family) {
-  // Exactly these: forks that stream experts themselves name their own family.
-  return family == "llama.cpp" || family == "ik_llama.cpp" || family == "ollama" || family == "lm-studio" ? Residency::kMmap
-                                                                                                          : Residency::kStream;
-}
 
 }  // namespace moebench

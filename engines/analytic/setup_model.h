@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "engines/analytic/cost_model.h"
+#include "engines/analytic/engine_families.h"
 #include "vocab/claim.h"
 #include "vocab/engine_efficiency.h"
 #include "vocab/machine_profile.h"
@@ -61,11 +62,6 @@ namespace moebench {
 //   max(pre + post, pre + (1 − hidden)·io, io) + (1 − overlap)·min(io, post)
 double decode_token_time_s(double pre_s, double post_s, double io_s, double hidden, double overlap);
 
-// How an engine holds what does not fit memory.
-enum class Residency {
-  kStream,  // an explicit expert cache filled by large reads (WASTE, kimi-k3-in-c, moebench)
-  kMmap,    // the OS page cache over a mapped file: page-fault reads (llama.cpp beyond RAM)
-};
 
 // One combination of conditions.
 struct SetupCase {
@@ -82,6 +78,7 @@ struct SetupCase {
   bool gpus = false;              // GPUs hold weights
   bool on_cpu = false;            // the CPU cores compute (where a GPU shares the memory: not held to its wired limit)
   bool experts_on_cpu = false;    // hybrid: the GPU holds trunk and KV, the routed experts stay in RAM on the CPU
+  std::string processor_how;      // where it computes and why ("cpu (as stated)", "cpu (the waste default: …)")
   int gpu_count = 0;              // GPUs used (0: every one of the profile's)
   int nodes = 0;                  // linked nodes used (0: every one of the profile's)
   Residency residency = Residency::kStream;
@@ -143,6 +140,10 @@ struct PlausibleSets {
   std::vector<std::string> trunk_quants = {"q4_0", "q8_0", "bf16"};  // 4.5 to 16 bits
   std::vector<double> contexts = {0, 4096, 32768};
   std::vector<double> speculative_speedups = {1.0, 2.0};  // no draft; a draft accepting ~half its tokens
+  // Routed-expert quants when the source names none (nor bits nor a file
+  // size): the published low-bit builds of giant MoEs (Unsloth's UD-IQ1_S
+  // and Q2_K-class files) up to the card's native precision.
+  std::vector<std::string> expert_quants = {"iq1_s", "q2_k"};
 };
 
 // The cases a claim's conditions allow: stated conditions fixed, missing ones
@@ -153,15 +154,11 @@ struct PlausibleSets {
 std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card, const MachineProfile& machine,
                                        const PlausibleSets& sets = {});
 
-// An engine family from the engine as a source names it: its first word,
-// lowercased ("kimi-k3-in-c", "waste", "llama.cpp", ...).
-std::string engine_family(const std::string& engine);
-// How the family holds what does not fit (llama.cpp and its forks map the
-// file and page; the streaming engines read into their own cache).
-Residency family_residency(const std::string& family);
-// Whether the family computes on the CPU cores where a GPU shares memory
-// (the default when a claim does not state its `processor`).
-bool family_on_cpu(const std::string& family);
+// Where the case computes: the stated `processor` (cpu | gpu | hybrid), else
+// the family's default (engine_families.h) where the machine can host it;
+// sets on_cpu, gpus, experts_on_cpu and processor_how. The case's family
+// must be set.
+void apply_processor(SetupCase& c, const std::optional<std::string>& stated, const MachineProfile& machine);
 // Memory the family can hold on the machine before it pages (the GPU wired
 // limit on unified memory for GPU engines, else usable memory).
 double usable_for(const MachineProfile& machine, const std::string& family);

@@ -157,6 +157,8 @@ TEST_CASE("the shipped claims keep the figures the references give", "[claims]")
   // Three DGX Sparks, half-width quant.
   const Claim& sparks = get("article-llamacpp-rpc-k3-half-width-3-sparks");
   CHECK(sparks.decode_tok_s->low == Approx(2.42));
+  CHECK(sparks.card == "kimi-k3-half-width");
+  CHECK_FALSE(sparks.expert_bits_per_weight);  // not published: derived from the 308 GiB footprint
   CHECK(sparks.nodes == 3);
   CHECK(sparks.notes.has_value());
   // ComputingForGeeks: 0.10 tok/s on 4 x A100-40GB, 594 GB UD-IQ1_S.

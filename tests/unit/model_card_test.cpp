@@ -134,6 +134,18 @@ TEST_CASE("public parameter counts are matched by the card geometry", "[card]") 
   check_within(static_cast<double>(kl.total()), 48e9, 0.03, "kimi-linear total (name rounds 49.1 B)");
 }
 
+TEST_CASE("kimi-k3-half-width: every routed expert half as wide, the rest K3", "[card]") {
+  const ModelCard k3 = shipped("kimi-k3");
+  const ModelCard half = shipped("kimi-k3-half-width");
+  // article-k3-datacenter-only.txt: 896 experts x 92 layers = 82,432 kept; FFN 3072 -> 1536.
+  CHECK(half.moe.experts == 896);
+  CHECK(half.moe.active == 16);
+  CHECK(half.expert_bytes("mxfp4") * 2 == k3.expert_bytes("mxfp4"));
+  CHECK(half.parameter_counts().routed_experts * 2 == k3.parameter_counts().routed_experts);
+  check_within(static_cast<double>(half.parameter_counts().routed_experts), 1.361e12, 0.005, "half-width routed weights");
+  CHECK(half.trunk().layers == k3.trunk().layers);
+}
+
 TEST_CASE("scaling keeps bytes per expert and top-k and shrinks the rest", "[card]") {
   const ModelCard k3 = shipped("kimi-k3");
   auto scaled = apply_scale(k3, *parse_scale("layers=4,experts=112"));

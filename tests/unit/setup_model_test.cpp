@@ -9,6 +9,7 @@
 // the stored efficiencies are what the fit gives.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "engines/analytic/claim_check.h"
@@ -270,6 +271,61 @@ TEST_CASE("the split as stated, the processor as stated and streamed bytes as me
   }
 }
 
+TEST_CASE("an unstated processor is the family's documented default, where the machine can host it", "[setup][claims]") {
+  const ModelCard card = k3();
+  Claim cl = stated_claim(5);
+  cl.trunk_quant = "q8_0";
+  cl.missing.clear();
+  cl.ram_budget_bytes = 48'000'000'000ull;
+  // WASTE computes on the CPU cores (its Metal path is off by default): on a
+  // Mac it is not held to the GPU's wired limit and runs at the CPU peak.
+  const MachineProfile mac = catalog("macbook-pro-m5-pro-64gb");
+  cl.hardware = mac.name;
+  cl.engine = "WASTE";
+  for (const SetupCase& sc : plausible_cases(cl, card, mac)) {
+    CHECK(sc.on_cpu);
+    CHECK(sc.processor_how.find("docs/BACKENDS.md") != std::string::npos);
+  }
+  // A family without a documented default uses the machine's GPU.
+  cl.engine = "mlx-lm";
+  for (const SetupCase& sc : plausible_cases(cl, card, mac)) CHECK_FALSE(sc.on_cpu);
+  // ktransformers is hybrid beside a discrete GPU; on a machine without one
+  // that default cannot hold, and nothing is contradicted.
+  cl.engine = "ktransformers";
+  const MachineProfile gm = catalog("tr-pro-7965wx-256gb-a6000");
+  cl.hardware = gm.name;
+  for (const SetupCase& sc : plausible_cases(cl, card, gm)) {
+    CHECK(sc.experts_on_cpu);
+    CHECK(sc.contradiction.empty());
+  }
+  cl.hardware = mac.name;
+  for (const SetupCase& sc : plausible_cases(cl, card, mac)) {
+    CHECK_FALSE(sc.experts_on_cpu);
+    CHECK(sc.contradiction.empty());
+  }
+}
+
+TEST_CASE("reads larger than a drive curve's largest block rise to the sequential rate", "[setup][cost]") {
+  MachineProfile m;
+  DriveProfile d;
+  d.name = "nvme";
+  d.seq_read_bytes_s.value = 4.6e9;
+  DriveReadPoint p;
+  p.block_bytes = 131072;
+  p.queue_depth = 32;
+  p.pattern = "random";
+  p.read_bytes_s.value = 3.91e9;
+  d.read_curve = {p};
+  m.drives = {d};
+  CHECK(drive_set_read_bw(m, 1, 131072, 32, std::nullopt, nullptr) == Approx(3.91e9));
+  const double half_way = drive_set_read_bw(m, 1, 393216, 32, std::nullopt, nullptr);  // between 128 KiB and 1 MiB
+  CHECK(half_way > 3.91e9);
+  CHECK(half_way < 4.6e9);
+  CHECK(drive_set_read_bw(m, 1, 4u << 20, 32, std::nullopt, nullptr) == Approx(4.6e9));
+  // One read in flight does not reach it.
+  CHECK(drive_set_read_bw(m, 1, 4u << 20, 1, std::nullopt, nullptr) == Approx(3.91e9));
+}
+
 TEST_CASE("a figure beyond the fast end under every plausible combination is implausible", "[setup][claims]") {
   const ModelCard card = k3();
   const MachineProfile m = catalog("macbook-pro-m5-pro-64gb");
@@ -295,6 +351,41 @@ TEST_CASE("a figure that only a 4-bit trunk allows is consistent-if, naming that
   CHECK(j.reason.find("trunk q4_0") != std::string::npos);
   CHECK(j.reason.find("consistent only if trunk q4_0") != std::string::npos);
   CHECK(j.reason.find("bf16", j.reason.find("(not ")) != std::string::npos);
+}
+
+TEST_CASE("an unstated expert quant is a range: low-bit builds up to the card's native precision", "[setup][claims]") {
+  const ModelCard card = k3();
+  const MachineProfile m = catalog("mac-studio-m3-ultra-512gb");
+  Claim cl = stated_claim(1);
+  cl.hardware = m.name;
+  cl.ram_budget_bytes.reset();
+  cl.quant.reset();
+  cl.trunk_quant = "q4_0";
+  cl.missing = {"quant", "ram_budget"};
+  const auto cases = plausible_cases(cl, card, m);
+  std::vector<double> bits;
+  for (const SetupCase& c : cases) bits.push_back(c.expert_bits);
+  std::sort(bits.begin(), bits.end());
+  bits.erase(std::unique(bits.begin(), bits.end()), bits.end());
+  REQUIRE(bits.size() == 3);
+  CHECK(bits.front() == Approx(1.5625));  // iq1_s
+  CHECK(bits.back() == Approx(4.25));     // the card's mxfp4
+  // A figure only a low-bit build reaches on this machine names the values.
+  const ClaimJudgement probe = judge_claim(cl, &card, &m);
+  double fast_iq1 = 0, fast_native = 0;
+  for (const CaseBand& b : probe.cases) {
+    if (b.label.find("experts iq1_s") != std::string::npos) fast_iq1 = std::max(fast_iq1, b.fast_tok_s);
+    if (b.label.find("experts mxfp4") != std::string::npos) fast_native = std::max(fast_native, b.fast_tok_s);
+  }
+  REQUIRE(fast_iq1 > 1.2 * fast_native);
+  cl.decode_tok_s = Reported{fast_iq1, fast_iq1};
+  const ClaimJudgement j = judge_claim(cl, &card, &m);
+  CHECK(j.verdict == "consistent-if");
+  CHECK(j.reason.find("experts iq1_s") != std::string::npos);
+  CHECK(j.reason.find("mxfp4", j.reason.find("(not ")) != std::string::npos);
+  // A stated quant, bits or file size fixes it.
+  cl.container_bytes = 594'000'000'000ull;
+  for (const SetupCase& c : plausible_cases(cl, card, m)) CHECK(c.label.find("experts") == std::string::npos);
 }
 
 TEST_CASE("a figure far below the band is below-band, and a run average names first-token averaging", "[setup][claims]") {

@@ -1,0 +1,69 @@
+// engine_families.cpp — the engine-family facts table (see engine_families.h).
+#include "engines/analytic/engine_families.h"
+
+#include <array>
+#include <cctype>
+#include <string_view>
+
+namespace moebench {
+namespace {
+
+struct FamilyFacts {
+  std::string_view family;
+  std::string_view processor;  // default when a claim leaves it out; empty: the machine's GPU where it has one
+  Residency residency;
+  std::string_view source;
+};
+
+// One row per family the published figures name. Forks that stream experts
+// themselves name their own family, so only these page through mmap.
+constexpr std::array<FamilyFacts, 7> kFamilies{{
+    {"kimi-k3-in-c", "cpu", Residency::kStream,
+     "Speedstu/kimi-k3-in-c README.md @ 01a7334a: portable C99, CPU-only; an O_DIRECT trunk ring and expert cache"},
+    {"waste", "cpu", Residency::kStream,
+     "sqliteai/waste docs/BACKENDS.md @ d9b919a: the CPU path (NEON, AVX2, AVX-512) is the default; Metal is 'correct, "
+     "off by default, 22% slower'; experts are read into its own cache"},
+    {"ktransformers", "hybrid", Residency::kStream,
+     "kvcache-ai/ktransformers README.md: 'CPU-GPU Hybrid Inference' — routed experts computed on the CPU from host RAM, "
+     "attention and the dense part on the GPU"},
+    {"llama.cpp", "", Residency::kMmap, "ggml-org/llama.cpp: the model file is memory-mapped by default (--no-mmap turns it off)"},
+    {"ik_llama.cpp", "", Residency::kMmap, "ikawrakow/ik_llama.cpp: a llama.cpp fork; mmap by default as llama.cpp"},
+    {"ollama", "", Residency::kMmap, "ollama/ollama: runs llama.cpp's loader, which maps the model file"},
+    {"lm-studio", "", Residency::kMmap, "LM Studio: runs llama.cpp's loader, which maps the model file"},
+}};
+
+const FamilyFacts* find(const std::string& family) {
+  for (const FamilyFacts& f : kFamilies) {
+    if (f.family == family) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string engine_family(const std::string& engine) {
+  std::string w;
+  for (char ch : engine) {
+    if (std::isspace(static_cast<unsigned char>(ch)) || ch == '(' || ch == ',' || ch == '@') break;
+    w += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  return w.empty() ? "any" : w;
+}
+
+std::optional<ProcessorDefault> family_processor(const std::string& family) {
+  const FamilyFacts* f = find(family);
+  if (!f || f->processor.empty()) return std::nullopt;
+  return ProcessorDefault{std::string(f->processor), std::string(f->source)};
+}
+
+Residency family_residency(const std::string& family) {
+  const FamilyFacts* f = find(family);
+  return f ? f->residency : Residency::kStream;
+}
+
+bool family_on_cpu(const std::string& family) {
+  const auto p = family_processor(family);
+  return p && p->processor == "cpu";
+}
+
+}  // namespace moebench

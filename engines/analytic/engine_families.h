@@ -1,0 +1,42 @@
+// engine_families.h — what the model knows about an engine family before any
+// fitting: where it computes when a claim does not say (`processor`) and how
+// it holds what does not fit memory (its own expert cache or the OS page
+// cache over a mapped file). Each fact is a row of one table with the public
+// source it comes from, so `--explain` can cite it; the setup model
+// (setup_model.h) asks these functions, never an engine's name.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace moebench {
+
+// How an engine holds what does not fit memory.
+enum class Residency {
+  kStream,  // an explicit expert cache filled by large reads (WASTE, kimi-k3-in-c, moebench)
+  kMmap,    // the OS page cache over a mapped file: page-fault reads (llama.cpp beyond RAM)
+};
+
+// An engine family from the engine as a source names it: its first word,
+// lowercased ("kimi-k3-in-c", "waste", "llama.cpp", ...).
+std::string engine_family(const std::string& engine);
+
+// Where a family computes when a claim leaves `processor` out: "cpu" (every
+// weight on the CPU cores, even beside a GPU), "hybrid" (routed experts on the
+// CPU from host RAM, the rest on a discrete GPU) — with the source that says
+// so. No entry: the family uses the machine's GPU where it has one.
+struct ProcessorDefault {
+  std::string processor;
+  std::string source;
+};
+std::optional<ProcessorDefault> family_processor(const std::string& family);
+
+// How the family holds what does not fit (llama.cpp and its forks map the
+// file and page; the streaming engines read into their own cache).
+Residency family_residency(const std::string& family);
+
+// Whether the family computes on the CPU cores where a GPU shares memory
+// (its default processor is "cpu").
+bool family_on_cpu(const std::string& family);
+
+}  // namespace moebench
