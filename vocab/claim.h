@@ -36,8 +36,13 @@ struct Claim {
   std::optional<std::string> hardware;  // configs/hardware profile, when one matches
   std::optional<std::uint64_t> ram_budget_bytes;
   std::optional<int> drives;
-  std::optional<std::int64_t> context_tokens;
-  // Run shape, when the source says how long the run was.
+  std::optional<std::int64_t> context_tokens;  // tokens in the KV cache while the figure was measured
+  // The context the run was configured for (-c 131072, --cache_lens 32768,
+  // "full 1M context"): a bound on context_tokens, not what decode read.
+  std::optional<std::int64_t> context_window_tokens;
+  // Run shape, when the source says how long the run was. Without
+  // context_tokens, a stated prompt puts prompt + gen/2 tokens in the KV
+  // cache on average over the decode.
   std::optional<std::int64_t> prompt_tokens;
   std::optional<std::int64_t> gen_tokens;
   // What was loaded: the on-disk size of the file/container the source names

@@ -595,12 +595,26 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   } else {
     for (int d = 1; d <= std::max<int>(1, static_cast<int>(machine.drives.size())); ++d) drives.push_back(d);
   }
+  // Context: the KV the figure read — stated; else a stated prompt plus half
+  // the generated tokens (the mean over the decode); else the plausible set,
+  // bounded by a stated window (which is itself plausible: a full window).
   std::vector<double> contexts;
+  const auto window = claim.context_window_tokens;
   if (claim.context_tokens) {
     contexts.push_back(static_cast<double>(*claim.context_tokens));
+  } else if (claim.prompt_tokens) {
+    double filled = static_cast<double>(*claim.prompt_tokens) + static_cast<double>(claim.gen_tokens.value_or(0)) / 2;
+    if (window) filled = std::min(filled, static_cast<double>(*window));
+    contexts.push_back(filled);
   } else {
-    contexts = sets.contexts;
+    for (double ctx : sets.contexts) {
+      if (!window || ctx <= static_cast<double>(*window)) contexts.push_back(ctx);
+    }
+    if (window && std::find(contexts.begin(), contexts.end(), static_cast<double>(*window)) == contexts.end()) {
+      contexts.push_back(static_cast<double>(*window));
+    }
   }
+  const bool context_assumed = !claim.context_tokens && !claim.prompt_tokens;
   std::vector<double> specs;
   if (claim.speculative) {
     specs.push_back(*claim.speculative ? sets.speculative_speedups.back() : 1.0);
@@ -608,8 +622,9 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
     specs = sets.speculative_speedups;
   }
   std::vector<SetupCase> out;
-  // Expert bits: stated; else the claim's quant when it names one; else what
-  // the container leaves after the trunk (per trunk case); else the card's.
+  // Expert bits: stated; else what the container leaves after the trunk (per
+  // trunk case: the measured file says more than a quant's name); else the
+  // claim's quant when it names one; else the card's.
   std::optional<double> named_bits;
   if (claim.quant) {
     std::string q;
@@ -629,7 +644,7 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
     if (!(bits >= 1.0)) return std::nullopt;
     return std::min(bits, 16.0);
   };
-  const bool from_container = !claim.expert_bits_per_weight && !named_bits && claim.container_bytes && pc.routed_experts > 0;
+  const bool from_container = !claim.expert_bits_per_weight && claim.container_bytes && pc.routed_experts > 0;
   // Stated bits and a stated container must describe one file: the experts
   // alone cannot outgrow it, nor can it hold twice a bf16 trunk and them.
   if (claim.expert_bits_per_weight && claim.container_bytes && pc.routed_experts > 0) {
@@ -673,10 +688,10 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   for (const auto& [tq, tb] : trunks) {
     double ebits = base.expert_bits;
     if (!claim.expert_bits_per_weight) {
-      if (named_bits) {
-        ebits = *named_bits;
-      } else if (from_container && container_holds_a_trunk) {
+      if (from_container && container_holds_a_trunk) {
         ebits = *left_bits(tb);
+      } else if (named_bits) {
+        ebits = *named_bits;
       }
     }
     const std::vector<std::pair<std::string, double>> experts =
@@ -695,7 +710,7 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
             if (quant_unstated) c.assumed.push_back({"experts", eq});
             if (!claim.trunk_quant && !claim.trunk_bits_per_weight) c.assumed.push_back({"trunk", tq});
             if (!claim.drives) c.assumed.push_back({"drives", std::to_string(d)});
-            if (!claim.context_tokens) c.assumed.push_back({"context", format_fixed(ctx, 0)});
+            if (context_assumed) c.assumed.push_back({"context", format_fixed(ctx, 0)});
             if (!claim.speculative) c.assumed.push_back({"speculative decoding", sp > 1 ? "×" + format_fixed(sp, 1) : "none"});
             std::vector<std::string> parts;
             for (const auto& [name, value] : c.assumed) parts.push_back(name + " " + value);

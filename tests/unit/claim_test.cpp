@@ -175,6 +175,7 @@ TEST_CASE("the optional claim fields load", "[claims]") {
   Json c = valid_claim();
   c["prompt_tokens"] = 512;
   c["gen_tokens"] = 64;
+  c["context_window_tokens"] = 131072;
   c["container_bytes"] = "982GB";
   c["expert_bits_per_weight"] = 4.25;
   c["nodes"] = 4;
@@ -191,6 +192,7 @@ TEST_CASE("the optional claim fields load", "[claims]") {
   const Claim& got = claims->at(0);
   CHECK(got.prompt_tokens == 512);
   CHECK(got.gen_tokens == 64);
+  CHECK(got.context_window_tokens == 131072);
   CHECK(got.container_bytes == 982'000'000'000ULL);
   CHECK(got.expert_bits_per_weight == Approx(4.25));
   CHECK(got.nodes == 4);
@@ -249,6 +251,11 @@ TEST_CASE("a bad claim value names its JSON path", "[claims][config]") {
        "/claims/0/reported/aggregate_tok_s: an aggregate over concurrency 1 is a single-stream figure"},
       {"run longer than context", R"({"prompt_tokens": 4000, "gen_tokens": 200})",
        "/claims/0/prompt_tokens: prompt_tokens + gen_tokens (4200) exceed context_tokens (4096)"},
+      {"run longer than its window", R"({"context_window_tokens": 8192, "prompt_tokens": 8000, "gen_tokens": 200})",
+       "/claims/0/prompt_tokens: prompt_tokens + gen_tokens (8200) exceed context_window_tokens (8192)"},
+      {"cache fuller than its window", R"({"context_window_tokens": 2048})",
+       "/claims/0/context_tokens: context_tokens (4096) exceed context_window_tokens (2048)"},
+      {"empty window", R"({"context_window_tokens": 0})", "/claims/0/context_window_tokens"},
       {"bad id", R"({"id": "K3 laptop"})", "/claims/0/id: claim id \"K3 laptop\" must be lowercase letters"},
       {"empty title", R"({"title": ""})", "/claims/0/title: must not be empty"},
       {"empty quote", R"({"source": {"document": "claims-feed.txt", "quote": ""}})",

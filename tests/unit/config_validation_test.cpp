@@ -29,7 +29,7 @@ const BrokenCase kCases[] = {
     {"sweeps/wrong_type.json", "/repetitions: expected an integer, got a string (\"three\")"},
     {"sweeps/missing_model.json", "/axes/model: missing required field \"model\""},
     {"sweeps/unknown_quant.json", "/axes/quant/0: unknown quant \"q4_km\" (did you mean \"q4_k\"?)"},
-    {"sweeps/unknown_card.json", "/axes/model/0: no models config named \"kimi-k2\" (did you mean \"kimi-k3\"?)"},
+    {"sweeps/unknown_card.json", "/axes/model/0: no models config named \"kimi-k33\" (did you mean \"kimi-k3\"?)"},
     {"sweeps/unknown_policy.json", "/axes/cache_policy/0: unknown cache policy \"lru2\" (did you mean \"lru\"?)"},
     {"sweeps/one_gen_token.json", "/axes/gen_tokens/1: expected an integer of at least 2"},
     {"sweeps/bad_routing.json", "/axes/routing/1: zipf needs an exponent"},

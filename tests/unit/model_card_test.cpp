@@ -249,7 +249,7 @@ TEST_CASE("moebench card show: output and exit codes", "[card][cli]") {
   REQUIRE(golden.ok());
   CHECK(ok.out == *golden);
 
-  const ProcessResult unknown = run({"kimi-k2"});
+  const ProcessResult unknown = run({"kimi-k33"});
   CHECK(unknown.exit_code == 1);
   CHECK(unknown.err.find("did you mean \"kimi-k3\"") != std::string::npos);
   const ProcessResult bad_scale = run({"kimi-k3", "--scale", "layers=0"});

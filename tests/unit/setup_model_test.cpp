@@ -388,6 +388,29 @@ TEST_CASE("an unstated expert quant is a range: low-bit builds up to the card's 
   for (const SetupCase& c : plausible_cases(cl, card, m)) CHECK(c.label.find("experts") == std::string::npos);
 }
 
+TEST_CASE("context: the KV the figure read, not the window the run was configured with", "[setup][claims]") {
+  const ModelCard card = k3();
+  const MachineProfile m = catalog("macbook-pro-m5-pro-64gb");
+  Claim cl = stated_claim(0.5);
+  cl.trunk_quant = "q4_0";
+  cl.context_tokens.reset();
+  cl.missing = {"context_tokens"};
+  // Nothing said: the plausible set.
+  CHECK(plausible_cases(cl, card, m).size() == PlausibleSets{}.contexts.size());
+  // A window bounds the set and is itself plausible (a full window).
+  cl.context_window_tokens = 16384;
+  std::vector<double> ctx;
+  for (const SetupCase& c : plausible_cases(cl, card, m)) ctx.push_back(c.context);
+  CHECK(ctx == std::vector<double>{0, 4096, 16384});
+  // A stated prompt fixes it: the prompt plus half the generated tokens.
+  cl.prompt_tokens = 4096;
+  cl.gen_tokens = 1024;
+  const auto cases = plausible_cases(cl, card, m);
+  REQUIRE(cases.size() == 1);
+  CHECK(cases[0].context == 4608);
+  CHECK(cases[0].label == "as stated");
+}
+
 TEST_CASE("a figure far below the band is below-band, and a run average names first-token averaging", "[setup][claims]") {
   const ModelCard card = k3();
   const MachineProfile m = catalog("macbook-pro-m5-pro-64gb");
