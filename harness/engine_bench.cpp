@@ -13,6 +13,7 @@
 #include "engines/container/container_plan.h"
 #include "engines/container/gguf.h"
 #include "engines/registry.h"
+#include "harness/full_model.h"
 #include "probes/fio_adapter.h"
 #include "probes/memory_bandwidth.h"
 #include "vocab/clock.h"
@@ -34,6 +35,9 @@ std::string BenchLine::range() const {
 std::vector<BenchLine> EngineBenchResults::lines() const {
   std::vector<BenchLine> out = {reads.line,         overlap.uniform, overlap.causal_bound, overlap.sticky_prefetch,
                                 overlap.more_slots, overlap.pregate, resident.line,        zero_hits.line};
+  out.push_back(scale.resident_decode);
+  out.push_back(scale.resident_ttft);
+  out.push_back(scale.streaming_decode);
   if (scaling) {
     out.push_back(scaling->two);
     out.push_back(scaling->four);
@@ -213,6 +217,14 @@ Expected<EngineBenchResults> run_engine_benchmarks(const EngineBenchSetup& a, Pr
   l2d = {"2d overlap, uniform + pregate:0.9 (a predictor naming 90 % of the next layer's experts)", "", "",
          "<= 1.15", {}, true, 1.15};
   l3 = {"3 resident decode weight bytes / time", "", "", ">= 0.70", {}, false, 0.70};
+  ScaleBench& r6 = r.scale;
+  const std::string deeper = a.scale_text + " -> " + a.overlap_scale_text;
+  r6.resident_decode = {"6a scale extrapolation, resident decode s/token " + deeper, "", "", "<= 1.10", {}, true, 1.10};
+  r6.resident_ttft = {"6b scale extrapolation, resident TTFT " + deeper, "", "", "<= 1.10", {}, true, 1.10};
+  r6.streaming_decode = {"6c scale extrapolation, streaming decode s/token " + deeper + " (min budgets, uniform)", "", "",
+                         "<= 1.10", {}, true, 1.10};
+  std::vector<double> ttft_p, ttft_m;
+  auto worse = [](double p, double m) { return std::max(p / m, m / p); };
   std::vector<double>&achieved = r1.engine_bytes_s, &fio_bw = r1.fio_bytes_s, &ofio_bw = r2.fio_bytes_s,
       &t_u = r2.t_uniform, &io_u = r2.io_uniform, &c_u = r2.compute_uniform, &pre_u = r2.before_routing,
       &t_s = r2.t_sticky, &io_s = r2.io_sticky, &c_s = r2.compute_sticky, &t_r = r2.t_slots, &io_r = r2.io_slots,
@@ -270,6 +282,21 @@ Expected<EngineBenchResults> run_engine_benchmarks(const EngineBenchSetup& a, Pr
     const double after = ru->routed_phase_s_decode / decode_tokens(*ru);
     pre_u.push_back(c_u.back() - after);
     l2a.ratios.push_back(t_u.back() / std::max(io_u.back(), c_u.back()));
+    // 6: the main card's runs carried to this card.
+    auto fr = full_model_figures(a.card, a.overlap_card, *res, b.point("resident"));
+    if (!fr) return make_error("scale extrapolation (resident): " + fr.error().message);
+    r6.resident_predicted_s.push_back(fr->decode_s_per_token);
+    r6.resident_measured_s.push_back(per_token(*ru));
+    r6.resident_decode.ratios.push_back(worse(fr->decode_s_per_token, per_token(*ru)));
+    ttft_p.push_back(fr->ttft_s);
+    ttft_m.push_back(ru->prefill_s);
+    r6.resident_ttft.ratios.push_back(worse(fr->ttft_s, ru->prefill_s));
+    auto fs = full_model_figures(a.card, a.overlap_card, *stream, sp,
+                                 su->cache_slots ? std::optional<std::size_t>(*su->cache_slots) : std::nullopt);
+    if (!fs) return make_error("scale extrapolation (streaming): " + fs.error().message);
+    r6.streaming_predicted_s.push_back(fs->decode_s_per_token);
+    r6.streaming_measured_s.push_back(t_u.back());
+    r6.streaming_decode.ratios.push_back(worse(fs->decode_s_per_token, t_u.back()));
     l2a_bound.ratios.push_back(t_u.back() / (pre_u.back() + std::max(io_u.back(), after)));
     // Routing a lookahead can guess (sticky:0.8) and next-layer prefetch.
     Point rsp = ob.point("resident");
@@ -332,6 +359,12 @@ Expected<EngineBenchResults> run_engine_benchmarks(const EngineBenchSetup& a, Pr
   l2d.measured = med_s(t_g) + "/token";
   l2d.reference = "I/O " + med_s(io_g) + ", compute " + med_s(c_u);
   l3.measured = med_rate(res_rate) + " (" + format_bytes(static_cast<double>(r3.bytes_per_token)) + "/token)";
+  r6.resident_decode.measured = "predicted " + med_s(r6.resident_predicted_s) + "/token";
+  r6.resident_decode.reference = "measured " + med_s(r6.resident_measured_s) + "/token";
+  r6.resident_ttft.measured = "predicted " + med_s(ttft_p);
+  r6.resident_ttft.reference = "measured " + med_s(ttft_m);
+  r6.streaming_decode.measured = "predicted " + med_s(r6.streaming_predicted_s) + "/token";
+  r6.streaming_decode.reference = "measured " + med_s(r6.streaming_measured_s) + "/token";
   l3.reference = "memory read, " + std::to_string(r3.threads) + " threads: " + med_rate(mem_bw);
 
   // 4: bytes per token at 0 % hits (deterministic: measured once).

@@ -20,7 +20,10 @@
 //      below the whole model can hit) against the card's figure, from the
 //      engine's counters and from /proc/self/io;
 //   5. drive scaling: each drive directory throttled to 200 MB/s, 1 → 2 → 4
-//      directories (replicate), decode tok/s ratios.
+//      directories (replicate), decode tok/s ratios;
+//   6. scale extrapolation: the main card's resident and streaming runs
+//      carried to the deeper overlap card (harness/full_model.h) against the
+//      overlap card's own runs of the same repetition.
 // run_engine_benchmarks returns typed results (one struct per benchmark,
 // each with its table line(s)); write_engine_bench_table and
 // engine_bench_record are the pure writers. Nothing here is a unit test of
@@ -105,11 +108,21 @@ struct DriveScalingBench {
   BenchLine two, four;
 };
 
+// 6. the full-model arithmetic (harness/full_model.h) checked by
+// measurement: the main card's runs carried to the deeper overlap card
+// against that card's own runs in the same repetition. Ratios are the worse
+// of predicted ÷ measured and its inverse, so "<= 1.10" is "within 10 %".
+struct ScaleBench {
+  std::vector<double> resident_predicted_s, resident_measured_s, streaming_predicted_s, streaming_measured_s;
+  BenchLine resident_decode, resident_ttft, streaming_decode;
+};
+
 struct EngineBenchResults {
   StreamingReadsBench reads;
   OverlapBench overlap;
   ResidentBench resident;
   ZeroHitBench zero_hits;
+  ScaleBench scale;
   std::optional<DriveScalingBench> scaling;  // absent with skip_scaling
   std::vector<BenchLine> lines() const;      // in table order
 };

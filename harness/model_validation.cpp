@@ -249,8 +249,10 @@ ValidationReport validate_model(const std::vector<PublishedFigure>& figures, con
 
 std::string write_validation_table(const ValidationReport& r, const EfficiencyTable& table) {
   auto summary = [](const char* name, const HalfSummary& h) {
-    return fmt::format("| {} | {} | {} | {} % | {} % | {} of {} | {} of {} ({} %) | {} |\n", name, h.figures, h.judged,
-                       format_fixed(100 * h.median_abs_error, 1), format_fixed(100 * h.p75_abs_error, 1), h.within_25,
+    // An empty half has no error figures: "–", not 0.0 %.
+    auto pct = [&h](double v) { return h.judged ? format_fixed(100 * v, 1) + " %" : std::string("–"); };
+    return fmt::format("| {} | {} | {} | {} | {} | {} of {} | {} of {} ({} %) | {} |\n", name, h.figures, h.judged,
+                       pct(h.median_abs_error), pct(h.p75_abs_error), h.within_25,
                        h.judged, h.in_band, h.judged, h.judged ? format_fixed(100.0 * h.in_band / h.judged, 0) : "–",
                        h.figures - h.judged);
   };
@@ -299,9 +301,13 @@ Json validation_json(const ValidationReport& r) {
     rows.push_back(j);
   }
   auto half = [](const HalfSummary& h) {
-    return Json{{"figures", h.figures},           {"judged", h.judged},
-                {"in_band", h.in_band},           {"median_abs_error", h.median_abs_error},
-                {"p75_abs_error", h.p75_abs_error}, {"within_25", h.within_25}};
+    const Json none;  // null: an empty half has no error figures
+    return Json{{"figures", h.figures},
+                {"judged", h.judged},
+                {"in_band", h.in_band},
+                {"median_abs_error", h.judged ? Json(h.median_abs_error) : none},
+                {"p75_abs_error", h.judged ? Json(h.p75_abs_error) : none},
+                {"within_25", h.within_25}};
   };
   return {{"fit", half(r.fit)}, {"held_out", half(r.held_out)}, {"rows", rows}};
 }

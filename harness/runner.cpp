@@ -11,8 +11,11 @@
 
 #include <fmt/format.h>
 
+#include "harness/full_model.h"
 #include "vocab/deadline.h"
 #include "vocab/metrics.h"
+#include "vocab/stats.h"
+#include "vocab/text.h"
 #include "vocab/units.h"
 
 namespace moebench {
@@ -187,6 +190,34 @@ Repetitions run_repetitions(const Point& p, const SweepSpec& spec, Engine& engin
 
 // The repetitions into the row: a stop's status and reason, the aggregate
 // (medians, spread, samples, notes) of whatever ran, and the failure.
+// A scaled row also carries the full model's decode and TTFT
+// (full_model.h), one sample per recorded repetition; the derivation of the
+// first goes in the notes. Engines without per-layer timings add nothing.
+void add_full_model(ResultRow& row, const Repetitions& reps, const Point& p, const ModelCard& ran, const ModelCard& full) {
+  std::vector<double> tok_s, ttft;
+  std::string why_not;
+  std::vector<std::string> steps;
+  for (const Measurement& m : reps.recorded) {
+    auto f = full_model_figures(ran, full, m, p);
+    if (!f) {
+      why_not = f.error().message;
+      break;
+    }
+    if (steps.empty()) steps = f->steps;
+    tok_s.push_back(1 / std::max(1e-12, f->decode_s_per_token));
+    ttft.push_back(f->ttft_s);
+  }
+  if (!why_not.empty() || tok_s.empty()) {
+    if (!why_not.empty()) row.notes.push_back("no full-model figures: " + why_not);
+    return;
+  }
+  row.samples[metric::kFullDecodeTokS] = tok_s;
+  row.samples[metric::kFullTtftS] = ttft;
+  row.metrics[metric::kFullDecodeTokS] = summarize(tok_s);
+  row.metrics[metric::kFullTtftS] = summarize(ttft);
+  row.notes.push_back("full model (" + full.name + ", repetition 1): " + join(steps, "; "));
+}
+
 void fold(ResultRow& row, Repetitions& reps, const Point& p) {
   if (!reps.provenance.empty()) row.provenance = reps.provenance;
   if (reps.stopped) {
@@ -263,6 +294,9 @@ Expected<RunOutcome> run_sweep(const SweepSpec& spec, const std::vector<Point>& 
       return RunOutcome::kInterrupted;  // the point is not recorded; --resume re-runs it
     }
     fold(row, reps, p);
+    if (!p.scale.is_identity() && row.status == RowStatus::kOk) {
+      if (auto full = deps.find_card(p.model)) add_full_model(row, reps, p, prepared->card, *full);
+    }
     if (Status st = record(); !st) return st.error();
   }
   deps.progress.sweep_finished();

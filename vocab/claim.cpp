@@ -187,13 +187,19 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
   if (const Json* mb = r.get("measured_by", false)) {
     c.measured_by = read_enum(*mb, r.path_of("measured_by"), d, {"engine authors", "third party", "user report"}, "measurer");
   }
-  // The run fits its window; the KV the figure read fits the window too.
-  const std::optional<std::int64_t> bound = c.context_window_tokens ? c.context_window_tokens : c.context_tokens;
-  const char* bound_name = c.context_window_tokens ? "context_window_tokens" : "context_tokens";
-  if (bound && *bound > 0 && c.prompt_tokens && *c.prompt_tokens + c.gen_tokens.value_or(0) > *bound) {
-    d.add(r.path_of("prompt_tokens"),
-          "prompt_tokens + gen_tokens (" + std::to_string(*c.prompt_tokens + c.gen_tokens.value_or(0)) + ") exceed " +
-              bound_name + " (" + std::to_string(*bound) + ")");
+  // The run fits its window; the cache holds at least the prompt while it
+  // decodes, and no more than the window.
+  if (c.context_window_tokens && (c.prompt_tokens || c.gen_tokens) &&
+      c.prompt_tokens.value_or(0) + c.gen_tokens.value_or(0) > *c.context_window_tokens) {
+    d.add(r.path_of(c.prompt_tokens ? "prompt_tokens" : "gen_tokens"),
+          "prompt_tokens + gen_tokens (" + std::to_string(c.prompt_tokens.value_or(0) + c.gen_tokens.value_or(0)) +
+              ") exceed context_window_tokens (" + std::to_string(*c.context_window_tokens) + ")");
+  }
+  if (c.context_tokens && c.prompt_tokens && *c.context_tokens < *c.prompt_tokens) {
+    d.add(r.path_of("context_tokens"), "context_tokens (" + std::to_string(*c.context_tokens) + ") is less than prompt_tokens (" +
+                                           std::to_string(*c.prompt_tokens) +
+                                           "): the cache holds the prompt while the figure decodes; a configured window "
+                                           "is context_window_tokens");
   }
   if (c.context_window_tokens && c.context_tokens && *c.context_tokens > *c.context_window_tokens) {
     d.add(r.path_of("context_tokens"), "context_tokens (" + std::to_string(*c.context_tokens) + ") exceed context_window_tokens (" +

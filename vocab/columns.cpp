@@ -122,6 +122,13 @@ std::vector<Column> build() {
       rel_mad_of(metric::kTtftS));
   add(metric::kPrefillTokS, "tokens/s", T::kNumber, G::kMetric,
       "prompt_tokens / prefill interval, median", median_of(metric::kPrefillTokS), true, "prefill tok/s");
+  add(metric::kFullDecodeTokS, "tokens/s", T::kNumber, G::kMetric,
+      "a scaled row's full model: decode tok/s from the measured per-layer times × the full card's layers, the head "
+      "as measured, expert-read waits × the full cache's replayed misses (harness/full_model.h), median",
+      median_of(metric::kFullDecodeTokS), true, "full-model tok/s");
+  add(metric::kFullTtftS, "s", T::kNumber, G::kMetric,
+      "a scaled row's full model: TTFT by the same arithmetic over the prefill window, median",
+      median_of(metric::kFullTtftS), true, "full-model TTFT s");
   add(metric::kItlP50S, "s", T::kNumber, G::kMetric,
       "inter-token latency, 50th percentile over all decode tokens of all repetitions",
       median_of(metric::kItlP50S));

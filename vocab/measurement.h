@@ -61,6 +61,17 @@ struct Measurement {
   // whole trunk or none.
   std::optional<std::uint64_t> trunk_pinned_bytes;
   std::optional<std::uint64_t> trunk_read_bytes_decode;
+  // Where a token's time goes (executor engines; empty/absent otherwise):
+  // seconds in each layer (index among all the card's layers) and in the
+  // per-token head (embedding, routing draw, final norm, lm_head, pick), per
+  // window; the prefill window's I/O wait and expert misses; the expert
+  // cache's slot count. With the card they carry a scaled run to the full
+  // model (harness/full_model.h).
+  std::vector<double> layer_s_prefill, layer_s_decode;
+  std::optional<double> head_s_prefill, head_s_decode;
+  double io_wait_s_prefill = 0;
+  std::uint64_t expert_misses_prefill = 0;
+  std::optional<std::uint64_t> cache_slots;
   std::uint64_t peak_rss_bytes = 0;
   bool budget_enforced = false;  // engine promises to stay within ram_budget
 

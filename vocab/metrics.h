@@ -37,6 +37,9 @@ inline constexpr const char* kPeakRssBytes = "peak_rss_bytes";
 inline constexpr const char* kTrunkPinnedBytes = "trunk_pinned_bytes";
 inline constexpr const char* kTrunkReadBytesPerToken = "trunk_read_bytes_per_token";
 inline constexpr const char* kLoadS = "load_s";
+// A scaled row carried to the full model (harness/full_model.h).
+inline constexpr const char* kFullDecodeTokS = "full_decode_tok_s";
+inline constexpr const char* kFullTtftS = "full_ttft_s";
 }  // namespace metric
 
 // Tolerances of the row checks.

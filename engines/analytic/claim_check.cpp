@@ -161,6 +161,14 @@ ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const Mach
     j.reason = cases.front().contradiction;
     return j;
   }
+  if (!first && machine->drives.empty()) {
+    // The profile does not describe the machine's drives: the claim may
+    // stream from them; that says nothing against it.
+    j.verdict = "under-specified";
+    j.reason = "the model must stream on " + machine->name +
+               " and its hardware profile lists no drive: add the drives to the profile to judge the claim";
+    return j;
+  }
   if (!first) {
     j.verdict = "implausible";
     j.reason = "the model does not fit this machine's memory and drives under any plausible condition: " + deny.front();
@@ -203,8 +211,10 @@ ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const Mach
   if (reported_hi < slow_min / 1.25) {
     j.verdict = "below-band";
     std::vector<std::string> causes;
-    if (claim.figure == "run_average") causes.push_back("the figure averages the first token and start-up over " +
-                                                        std::to_string(claim.gen_tokens.value_or(0)) + " tokens");
+    if (claim.figure == "run_average") {
+      causes.push_back("the figure averages the first token and start-up over " +
+                       (claim.gen_tokens ? std::to_string(*claim.gen_tokens) : std::string("an unstated number of")) + " tokens");
+    }
     if (claim.ram_budget_bytes && static_cast<double>(*claim.ram_budget_bytes) > usable_memory(*machine, cases.front().on_cpu)) {
       causes.push_back("the budget exceeds usable memory, so cached experts page");
     }

@@ -42,11 +42,18 @@ const FamilyFacts* find(const std::string& family) {
 }  // namespace
 
 std::string engine_family(const std::string& engine) {
+  // The first word: letters, digits, '.', '-', '_' (so "llama.cpp's", a
+  // non-breaking space or "WASTE:" end it), lowercased.
   std::string w;
   for (char ch : engine) {
-    if (std::isspace(static_cast<unsigned char>(ch)) || ch == '(' || ch == ',' || ch == '@') break;
-    w += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const auto u = static_cast<unsigned char>(ch);
+    if (!(std::isalnum(u) || ch == '.' || ch == '-' || ch == '_')) {
+      if (w.empty()) continue;  // leading punctuation or spaces
+      break;
+    }
+    w += static_cast<char>(std::tolower(u));
   }
+  while (!w.empty() && (w.back() == '.' || w.back() == '-')) w.pop_back();
   return w.empty() ? "any" : w;
 }
 

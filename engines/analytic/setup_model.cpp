@@ -246,7 +246,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   step("routed experts", routed_total, "B", format_fixed(c.expert_bits, 2) + " bits per weight; one expert " + gb(expert_bytes));
   step("bytes per token", tr.pre_tok + tr.post_tok + routed_tok + kv_tok, "B",
        "trunk " + gb(tr.pre_tok + tr.post_tok) + " + " + format_fixed(k, 0) + " × " + format_fixed(L, 0) + " experts " +
-           gb(routed_tok) + " + KV/state " + gb(kv_tok) + " (context " + format_fixed(c.context, 0) + ")");
+           gb(routed_tok) + " + KV/state " + gb(kv_tok) + " (context " + format_fixed(c.context, 0) + (c.context_how.empty() ? "" : ": " + c.context_how) + ")");
 
   // 2. Memory: the fastest tier first.
   double usable = usable_memory(machine, c.on_cpu);
@@ -615,6 +615,11 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
     }
   }
   const bool context_assumed = !claim.context_tokens && !claim.prompt_tokens;
+  const std::string window_how = window ? "window " + std::to_string(*window) : "";
+  const std::string context_how = claim.context_tokens ? std::string()
+                                  : claim.prompt_tokens ? "the prompt + half the generated tokens" +
+                                                              (window ? ", within the " + window_how : std::string())
+                                                        : (window ? "plausible within the " + window_how : std::string());
   std::vector<double> specs;
   if (claim.speculative) {
     specs.push_back(*claim.speculative ? sets.speculative_speedups.back() : 1.0);
@@ -629,11 +634,13 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   if (claim.quant) {
     std::string q;
     for (char ch : *claim.quant) {
-      if (std::isspace(static_cast<unsigned char>(ch)) || ch == '(' || ch == ',') break;
+      if (std::isspace(static_cast<unsigned char>(ch)) || ch == '(' || ch == ',' || ch == ':' || ch == ';') break;
       q += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     }
     named_bits = published_quant_bits(q);
   }
+  // A quant whose name moebench does not know says nothing about its bits.
+  const bool quant_unknown = claim.quant && !named_bits;
   const ParamCounts pc = card.parameter_counts();
   // Expert bits a container of `bytes` leaves beside a trunk of `tb` bits;
   // nullopt below one bit per weight (the container cannot hold that trunk).
@@ -675,8 +682,9 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
     }
   }
   // No quant, bits or file size at all: the expert precision is a range too.
-  const bool quant_unstated = std::find(claim.missing.begin(), claim.missing.end(), "quant") != claim.missing.end() &&
-                              !claim.expert_bits_per_weight && !named_bits && !claim.container_bytes;
+  const bool quant_unstated =
+      (quant_unknown || std::find(claim.missing.begin(), claim.missing.end(), "quant") != claim.missing.end()) &&
+      !claim.expert_bits_per_weight && !named_bits && !claim.container_bytes;
   std::vector<std::pair<std::string, double>> expert_set;
   if (quant_unstated) {
     for (const std::string& q : sets.expert_quants) {
@@ -706,8 +714,9 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
             c.trunk_bits = tb;
             c.drives = d;
             c.context = ctx;
+            c.context_how = context_how;
             c.speculative_speedup = sp;
-            if (quant_unstated) c.assumed.push_back({"experts", eq});
+            if (quant_unstated) c.assumed.push_back({quant_unknown ? "experts (quant name not known)" : "experts", eq});
             if (!claim.trunk_quant && !claim.trunk_bits_per_weight) c.assumed.push_back({"trunk", tq});
             if (!claim.drives) c.assumed.push_back({"drives", std::to_string(d)});
             if (context_assumed) c.assumed.push_back({"context", format_fixed(ctx, 0)});

@@ -74,6 +74,7 @@ struct SetupCase {
   std::string memory_how;
   int drives = 1;                 // the profile's first `drives` drives (each its own bandwidth)
   double context = 0;             // tokens in the KV cache
+  std::string context_how;        // where that figure came from, when not stated
   double speculative_speedup = 1; // tokens per weight pass (1: no speculative decoding)
   bool gpus = false;              // GPUs hold weights
   bool on_cpu = false;            // the CPU cores compute (where a GPU shares the memory: not held to its wired limit)

@@ -165,6 +165,7 @@ Executor::Executor(const ModelCard& card, const TrunkWeights& trunk, ExpertSourc
                    RoutingGenerator& routing, TensorOps& ops, TrunkSource* trunk_source)
     : card_(card), trunk_(trunk), experts_(experts), routing_(routing), ops_(ops), trunk_source_(trunk_source) {
   for (const TrunkLayer& L : trunk_.layers) attention_.push_back(make_attention(card_, L.attention, L.attn));
+  layer_s_.assign(trunk_.layers.size(), 0.0);
 }
 
 void Executor::prepare(std::int64_t context_tokens, std::int64_t run_tokens, std::uint64_t seed) {
@@ -187,6 +188,9 @@ AttentionWork Executor::attention_work() const {
 }
 
 Status Executor::forward(std::size_t batch) {
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+  Clock::time_point mark = Clock::now();
   const std::size_t hidden = static_cast<std::size_t>(card_.hidden_size);
   x_.assign(batch * hidden, 0.0f);
   h_.resize(batch * hidden);
@@ -202,6 +206,9 @@ Status Executor::forward(std::size_t batch) {
     next_token_id_ = static_cast<std::int32_t>((static_cast<std::uint64_t>(next_token_id_) * 48271u + 11u) % 2147483647u);
   }
   std::vector<float> gain(hidden);
+  Clock::time_point now = Clock::now();
+  head_s_ += seconds(mark, now);
+  mark = now;
   for (std::size_t li = 0; li < trunk_.layers.size(); ++li) {
     const TrunkLayer* lp = &trunk_.layers[li];
     if (trunk_source_ != nullptr) {
@@ -232,6 +239,9 @@ Status Executor::forward(std::size_t batch) {
     }
     if (trunk_source_ != nullptr) trunk_source_->layer_done(static_cast<int>(li));
     for (std::size_t i = 0; i < x_.size(); ++i) x_[i] += a_[i];
+    now = Clock::now();
+    layer_s_[li] += seconds(mark, now);
+    mark = now;
   }
   // Logits for the last token only (prefill needs no more), greedy pick.
   ops_.load_vector(trunk_.output_norm, gain.data());
@@ -241,6 +251,7 @@ Status Executor::forward(std::size_t batch) {
   ops_.matvec(trunk_.lm_head, last, logits_.data());
   const auto best = std::max_element(logits_.begin(), logits_.end()) - logits_.begin();
   next_token_id_ = static_cast<std::int32_t>(best);
+  head_s_ += seconds(mark, Clock::now());
   return Status::success();
 }
 

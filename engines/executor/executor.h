@@ -147,6 +147,12 @@ class Executor {
   // whose reads landed). The rest of a token (embedding, attention, router,
   // lm_head) runs before the router has chosen and cannot hide those reads.
   double routed_phase_s() const { return routed_phase_s_; }
+  // Seconds spent, over the run, in each layer (by index among all layers,
+  // waits for its streamed weights and expert reads included) and in the
+  // per-token head (embedding rows, routing draw, final norm, lm_head,
+  // greedy pick): the split that carries a scaled run to the full model.
+  const std::vector<double>& layer_s() const { return layer_s_; }
+  double head_s() const { return head_s_; }
 
  private:
   Status moe(const TrunkLayer& L, std::size_t batch, const float* h, float* out);
@@ -163,6 +169,8 @@ class Executor {
   std::vector<std::vector<int>> token_routes_;  // per batch token: all layers' ids
   std::int32_t next_token_id_ = 1;
   double routed_phase_s_ = 0;
+  std::vector<double> layer_s_;
+  double head_s_ = 0;
   // scratch
   std::vector<float> x_, h_, a_, f_, logits_, router_, z_, zin_, g_, u_, y_, acc_, sh_g_, sh_u_;
 };

@@ -190,7 +190,10 @@ Status run_tokens(Executor& ex, const Point& point, RunContext& ctx, std::size_t
   const std::int64_t prompt = std::max<std::int64_t>(1, point.prompt_tokens);
   const std::int64_t gen = std::max<std::int64_t>(1, point.gen_tokens);
   m.prompt_tokens = prompt;
-  const std::uint64_t before_prefill = counters().read_bytes;
+  const EngineCounters before = counters();
+  const std::uint64_t before_prefill = before.read_bytes;
+  const std::vector<double> layers_at_start = ex.layer_s();
+  const double head_at_start = ex.head_s();
   const double t0 = ctx.clock.now_s();
   for (std::int64_t done = 0; done < prompt;) {
     if (ctx.cancelled()) return make_error("cancelled during prefill");
@@ -202,6 +205,18 @@ Status run_tokens(Executor& ex, const Point& point, RunContext& ctx, std::size_t
   m.token_times_s.push_back(m.prefill_s);
   const EngineCounters c0 = counters();
   m.read_bytes_prefill = c0.read_bytes - before_prefill;
+  m.io_wait_s_prefill = c0.io_wait_s - before.io_wait_s;
+  m.expert_misses_prefill = c0.misses - before.misses;
+  // Per-layer and head seconds of a window: the executor's running sums at
+  // its end less those at its start.
+  auto window = [&ex](const std::vector<double>& start, double head0, std::vector<double>& layers, std::optional<double>& head) {
+    layers = ex.layer_s();
+    for (std::size_t i = 0; i < layers.size() && i < start.size(); ++i) layers[i] -= start[i];
+    head = ex.head_s() - head0;
+  };
+  window(layers_at_start, head_at_start, m.layer_s_prefill, m.head_s_prefill);
+  const std::vector<double> layers_at_decode = ex.layer_s();
+  const double head_at_decode = ex.head_s();
   // Reads from a drive directory in RAM (tmpfs) measure memory: the row is
   // invalid, and decoding further would only time RAM.
   if (m.read_bytes_prefill > 0) {
@@ -232,6 +247,7 @@ Status run_tokens(Executor& ex, const Point& point, RunContext& ctx, std::size_t
   m.io_busy_s_decode = c1.io_busy_s - c0.io_busy_s;
   if (c0.trunk_read_bytes && c1.trunk_read_bytes) m.trunk_read_bytes_decode = *c1.trunk_read_bytes - *c0.trunk_read_bytes;
   m.routed_phase_s_decode = ex.routed_phase_s() - routed0;
+  window(layers_at_decode, head_at_decode, m.layer_s_decode, m.head_s_decode);
   const AttentionWork attn1 = ex.attention_work();
   m.kv_positions_decode = attn1.kv_positions - attn0.kv_positions;
   m.kv_bytes_decode = attn1.kv_bytes - attn0.kv_bytes;

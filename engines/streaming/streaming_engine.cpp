@@ -232,6 +232,7 @@ class StreamingEngine final : public Engine {
       }
       m.notes.push_back(t);
     }
+    m.cache_slots = static_cast<std::uint64_t>(plan.slots);
     m.notes.push_back("cache " + std::to_string(plan.slots) + " slots x " + format_bytes(static_cast<double>(cache->slot_bytes())) +
                       " (" + point.cache_policy + "), " + std::to_string(cache->evictions()) + " evictions; I/O " +
                       (*io)->backend() + ", qd " + std::to_string(qd_) + (packed_ ? ", packed records" : ", split tensors"));

@@ -1,0 +1,155 @@
+// full_model.cpp — a scaled run carried to a deeper card (see full_model.h).
+#include "harness/full_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include "engines/analytic/hit_rate.h"
+#include "vocab/text.h"
+
+namespace moebench {
+namespace {
+
+using Kind = std::pair<AttentionKind, FfnKind>;
+
+std::vector<Kind> layer_kinds(const ModelCard& c) {
+  std::vector<Kind> out;
+  for (const LayerGroup& g : c.layers) {
+    for (int i = 0; i < g.count; ++i) out.push_back({g.attention, g.ffn});
+  }
+  return out;
+}
+
+std::string kind_name(const Kind& k) { return std::string(to_string(k.first)) + "/" + to_string(k.second); }
+
+// Expert records read per MoE layer, per window, for a card's cache shape.
+struct ReadsPerLayer {
+  double prefill = 0, decode = 0;
+};
+Expected<ReadsPerLayer> replay_reads(const ModelCard& c, std::size_t slots, const Point& p) {
+  const CacheShape shape{c.moe_layers(), c.moe.experts, c.moe.active, slots};
+  ReplayPlan plan;
+  plan.routing = p.routing;
+  plan.prefetch = p.prefetch;
+  plan.policy = p.cache_policy == "lfu" ? CachePolicy::kLfu : CachePolicy::kLru;
+  plan.prompt_tokens = std::max<std::int64_t>(1, p.prompt_tokens);
+  plan.gen_tokens = std::max<std::int64_t>(1, p.gen_tokens);
+  const auto chunk = p.engine.options.find("chunk");
+  plan.chunk = chunk != p.engine.options.end() ? static_cast<std::size_t>(std::max(1L, std::atol(chunk->second.c_str()))) : 32;
+  auto r = fast_replay(shape, plan);
+  if (!r) return r.error();
+  const double L = std::max(1, c.moe_layers());
+  return ReadsPerLayer{static_cast<double>(r->prefill.reads) / L, static_cast<double>(r->decode.reads) / L};
+}
+
+// One window (prefill or decode) carried to the target: per-token seconds.
+struct Window {
+  const char* name;
+  double seconds = 0;   // the window's length
+  double tokens = 1;    // tokens it covers (decode: per token; prefill: the window)
+  const std::vector<double>* layer_s = nullptr;
+  double head_s = 0;
+  double io_wait_s = 0;
+  double miss_ratio = 1;
+};
+
+double carry(const Window& w, const std::vector<Kind>& ran, const std::vector<Kind>& target, int moe_ran,
+             std::vector<std::string>& steps) {
+  const double per = 1 / w.tokens;
+  const double io_layer = moe_ran > 0 ? w.io_wait_s / moe_ran * per : 0;
+  std::map<Kind, std::pair<double, int>> compute;  // kind -> (sum of per-layer compute seconds, layers)
+  double layers_sum = 0;
+  for (std::size_t i = 0; i < ran.size(); ++i) {
+    const double t = (*w.layer_s)[i] * per;
+    layers_sum += t;
+    auto& e = compute[ran[i]];
+    e.first += std::max(0.0, t - (ran[i].second == FfnKind::kMoe ? io_layer : 0));
+    e.second += 1;
+  }
+  const double head = w.head_s * per;
+  const double residual = std::max(0.0, w.seconds * per - head - layers_sum);
+  std::map<Kind, int> counts;
+  for (const Kind& k : target) counts[k] += 1;
+  double total = head + residual;
+  for (const auto& [k, n] : counts) {
+    double each = 0;
+    std::string how;
+    if (auto it = compute.find(k); it != compute.end()) {
+      each = it->second.first / it->second.second;
+      how = "measured";
+    } else {
+      // The kind did not run: a layer with the same attention, else any.
+      double sum = 0;
+      int m = 0;
+      for (const auto& [rk, v] : compute) {
+        if (rk.first == k.first) sum += v.first, m += v.second;
+      }
+      if (m == 0) {
+        for (const auto& [rk, v] : compute) sum += v.first, m += v.second;
+      }
+      each = m > 0 ? sum / m : 0;
+      how = "not in the scaled card: a measured layer with " + std::string(m > 0 ? "the same attention" : "any kind");
+    }
+    const double io = k.second == FfnKind::kMoe ? io_layer * w.miss_ratio : 0;
+    total += n * (each + io);
+    steps.push_back(std::string(w.name) + ": " + std::to_string(n) + " × " + kind_name(k) + " layer(s) at " +
+                    format_fixed(1e3 * each, 3) + " ms compute (" + how + ")" +
+                    (io > 0 ? " + " + format_fixed(1e3 * io, 3) + " ms expert-read wait" : std::string()));
+  }
+  steps.push_back(std::string(w.name) + ": head " + format_fixed(1e3 * head, 3) + " ms + outside the forward pass " +
+                  format_fixed(1e3 * residual, 3) + " ms; expert-read wait " + format_fixed(1e3 * io_layer, 3) +
+                  " ms per MoE layer measured, × " + format_fixed(w.miss_ratio, 3) + " for the target's cache");
+  return total;
+}
+
+}  // namespace
+
+Expected<FullModelFigures> full_model_figures(const ModelCard& ran, const ModelCard& target, const Measurement& m,
+                                              const Point& point, std::optional<std::size_t> known_target_slots) {
+  const std::vector<Kind> ran_kinds = layer_kinds(ran), target_kinds = layer_kinds(target);
+  if (m.layer_s_decode.size() != ran_kinds.size() || m.layer_s_prefill.size() != ran_kinds.size() || !m.head_s_decode ||
+      !m.head_s_prefill) {
+    return make_error("the measurement has no per-layer timings for the " + std::to_string(ran_kinds.size()) +
+                      " layers of " + ran.name + " (only the executor engines record them)");
+  }
+  if (m.token_times_s.size() < 2) return make_error("the measurement has no decode window");
+  FullModelFigures f;
+  f.steps.push_back("from " + std::to_string(ran_kinds.size()) + " layers (" + std::to_string(ran.moe_layers()) + " MoE, " +
+                    std::to_string(ran.moe.experts) + " experts) to " + std::to_string(target_kinds.size()) + " (" +
+                    std::to_string(target.moe_layers()) + " MoE, " + std::to_string(target.moe.experts) + " experts)");
+  // The expert cache at the target's size: slots scaled with the pool.
+  if (m.cache_slots && *m.cache_slots > 0 && ran.moe_layers() > 0 && target.moe_layers() > 0) {
+    const double pool_ratio = static_cast<double>(target.moe.experts) * target.moe_layers() /
+                              (static_cast<double>(ran.moe.experts) * ran.moe_layers());
+    const auto target_slots = known_target_slots.value_or(
+        static_cast<std::size_t>(std::llround(static_cast<double>(*m.cache_slots) * pool_ratio)));
+    auto r = replay_reads(ran, static_cast<std::size_t>(*m.cache_slots), point);
+    auto t = r ? replay_reads(target, std::max<std::size_t>(target_slots, static_cast<std::size_t>(target.moe.active)), point)
+               : Expected<ReadsPerLayer>(r.error());
+    if (!t) {
+      f.steps.push_back("expert reads per layer kept as measured: the replay failed (" + t.error().message + ")");
+    } else {
+      if (r->decode > 0) f.decode_miss_ratio = t->decode / r->decode;
+      if (r->prefill > 0) f.prefill_miss_ratio = t->prefill / r->prefill;
+      f.steps.push_back("expert cache " + std::to_string(*m.cache_slots) + " → " + std::to_string(target_slots) +
+                        " slots (" + std::string(known_target_slots ? "the target run's" : "× the expert pool") + "); replayed reads per MoE layer, routing " + point.routing +
+                        ", prefetch " + point.prefetch + ": decode " + format_fixed(r->decode, 1) + " → " +
+                        format_fixed(t->decode, 1) + ", prefill " + format_fixed(r->prefill, 1) + " → " +
+                        format_fixed(t->prefill, 1));
+    }
+  }
+  const double decode_tokens = static_cast<double>(m.token_times_s.size() - 1);
+  Window dec{"decode", m.token_times_s.back() - m.token_times_s.front(), decode_tokens, &m.layer_s_decode,
+             *m.head_s_decode, m.io_wait_s_decode, f.decode_miss_ratio};
+  Window pre{"prefill", m.prefill_s, 1, &m.layer_s_prefill, *m.head_s_prefill, m.io_wait_s_prefill, f.prefill_miss_ratio};
+  f.decode_s_per_token = carry(dec, ran_kinds, target_kinds, ran.moe_layers(), f.steps);
+  f.ttft_s = carry(pre, ran_kinds, target_kinds, ran.moe_layers(), f.steps);
+  f.steps.push_back("target: " + format_fixed(f.decode_s_per_token, 4) + " s/token decode (" +
+                    format_fixed(1 / std::max(1e-12, f.decode_s_per_token), 4) + " tok/s), TTFT " +
+                    format_fixed(f.ttft_s, 3) + " s");
+  return f;
+}
+
+}  // namespace moebench
