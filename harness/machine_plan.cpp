@@ -2,14 +2,68 @@
 #include "harness/machine_plan.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include <fmt/format.h>
 
+#include "vocab/claim.h"
 #include "vocab/machine_profile.h"
 #include "vocab/text.h"
 #include "vocab/units.h"
 
 namespace moebench {
+namespace {
+
+std::string first_word_lower(const std::string& text) {
+  std::string w;
+  for (char ch : text) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (std::isspace(u) || ch == '(' || ch == ',' || ch == ':') break;
+    w += static_cast<char>(std::tolower(u));
+  }
+  return w;
+}
+
+// Every stored claim's decode figure of `model` (unscaled) on `hardware`.
+Expected<std::vector<PlanEvidence>> stored_evidence(const ConfigStore& store, const std::string& model,
+                                                    const std::string& hardware, const std::string& quant) {
+  std::vector<PlanEvidence> out;
+  for (const std::string& name : store.names("claims")) {
+    auto src = store.find("claims", name);
+    if (!src) return src.error();
+    auto claims = load_config_text<std::vector<Claim>>(src->text, src->label, load_claims);
+    if (!claims) return claims.error();
+    for (const Claim& c : *claims) {
+      if (c.card != model || c.hardware != hardware || c.scale || !(c.decode_figure_tok_s() > 0)) continue;
+      if (c.concurrency && *c.concurrency > 1) continue;  // a serving figure, not single-stream decode
+      PlanEvidence e;
+      e.id = c.id;
+      e.quant = c.quant.value_or("not stated");
+      e.tok_s = c.decode_figure_tok_s();
+      e.figure = c.figure;
+      e.same_quant = c.quant && first_word_lower(*c.quant) == quant;
+      out.push_back(e);
+    }
+  }
+  return out;
+}
+
+std::string evidence_cell(const PlanRow& r) {
+  if (r.evidence.empty()) return "–";
+  std::vector<std::string> parts;
+  for (const PlanEvidence& e : r.evidence) {
+    std::string where;
+    if (r.e.fits && r.e.tok_s_real > 0) {
+      where = ", ×" + format_fixed(e.tok_s / r.e.tok_s_real, 2) + " the realistic, " +
+              (e.tok_s < r.e.tok_s_low ? "below the band" : e.tok_s > r.e.tok_s_high ? "above the band" : "in the band");
+    }
+    parts.push_back(format_fixed(e.tok_s, 3) + " tok/s (" + e.id + "; " + (e.same_quant ? "same quant" : "quant " + e.quant) +
+                    (e.figure == "run_average" ? "; run average" : "") + where + ")");
+  }
+  return join(parts, "; ");
+}
+
+}  // namespace
 
 Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const ModelCard& card, const PlanRequest& a,
                                              const std::vector<std::string>& sources, const std::string& this_machine,
@@ -69,6 +123,9 @@ Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const Mod
     } else {
       r.price_text = "–";
     }
+    auto evidence = stored_evidence(store, card.name, profile->name, a.quant);
+    if (!evidence) return evidence.error();
+    r.evidence = std::move(*evidence);
     rows.push_back(r);
   }
   // Meeting the target first (cheapest per tok/s, unpriced last), then the rest by speed.
@@ -89,24 +146,25 @@ std::string write_plan_table(const PlanRequest& a, const std::vector<PlanRow>& r
   std::string out = fmt::format("moebench plan: {}, experts in {}, trunk in {}, context {}, target >= {} tok/s decode{}\n\n",
                                 a.model, a.quant, a.trunk_quant.empty() ? std::string("the card's quant") : a.trunk_quant, a.context, format_fixed(a.min_tok_s, 3),
                                 a.max_ttft_s > 0 ? ", TTFT <= " + format_fixed(a.max_ttft_s, 1) + " s" : std::string());
-  out += "| rank | machine | meets | decode tok/s (realistic) | band | TTFT lower bound | drives | price | price per tok/s | why |\n"
-         "|---:|---|---|---:|---|---:|---:|---:|---:|---|\n";
+  out += "| rank | machine | meets | decode tok/s (realistic) | band | TTFT lower bound | drives | price | price per tok/s | why | published on this machine |\n"
+         "|---:|---|---|---:|---|---:|---:|---:|---:|---|---|\n";
   int rank = 0;
   for (const PlanRow& r : rows) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", ++rank, r.name,
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", ++rank, r.name,
                        r.meets ? "yes" : r.likely ? "likely" : r.unknown ? "unknown" : "no",
                        r.e.fits ? format_fixed(r.e.tok_s_real, 3) : "–",
                        r.e.fits ? format_fixed(r.e.tok_s_low, 3) + "–" + format_fixed(r.e.tok_s_high, 3) : "–",
                        r.e.fits ? format_fixed(r.e.ttft_low_s, 2) + " s" : "–",
                        r.e.fits ? std::to_string(r.e.drives) : "–", r.price_text,
                        r.price_per > 0 ? "$" + format_fixed(r.price_per, r.hourly ? 2 : 0) + (r.hourly ? "/h" : "") : "–",
-                       r.reason);
+                       r.reason, evidence_cell(r));
   }
   out += fmt::format("\nPredicted by the setup model (engines/analytic/setup_model.h) from each profile's figures (spec "
                      "ranges; measured for a probed machine) and the fitted engine efficiencies: \"yes\" needs the whole "
                      "band to clear the target, \"likely\" the realistic value; the band runs from the slow to the fast end. Streaming "
                      "setups pin the trunk first and cache experts in what is left. TTFT is a lower bound for a "
-                     "{}-token prompt.\n",
+                     "{}-token prompt. \"Published on this machine\": the decode figures of the claims database (configs/claims) "
+                     "for this model on that profile, as measured, with their quant; compare like with like.\n",
                      a.prompt);
   return out;
 }

@@ -28,6 +28,15 @@ struct PlanRequest {
   std::string routing;                   // "" = the fitted default_real_routing()
 };
 
+// A published measurement of the planned model on a row's machine, from
+// the claims database (configs/claims): its figure beside the prediction.
+struct PlanEvidence {
+  std::string id, quant;   // the claim, and its quant as stated
+  double tok_s = 0;        // decode figure (the geometric middle of a range)
+  std::string figure;      // steady_decode | run_average | unknown
+  bool same_quant = false; // the claim names the planned expert quant
+};
+
 struct PlanRow {
   std::string name, price_text;
   MachineEstimate e;
@@ -37,6 +46,7 @@ struct PlanRow {
   std::string reason;
   double price = 0, price_per = 0;
   bool hourly = false;
+  std::vector<PlanEvidence> evidence;
 };
 
 // `sources`: hardware names or profile files, looked up in `store`;

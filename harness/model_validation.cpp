@@ -54,12 +54,6 @@ bool is_held_out(const std::string& id) { return (fnv1a64(id) & 1) != 0; }
 namespace {
 
 // The measured decode tok/s of a figure (the middle of a range).
-double measured_tok_s(const Claim& c) {
-  if (c.decode_tok_s) return std::sqrt(c.decode_tok_s->low * c.decode_tok_s->high);
-  if (c.s_per_token) return 1 / std::sqrt(c.s_per_token->low * c.s_per_token->high);
-  return 0;
-}
-
 struct FitItem {
   ClaimJudgement j;
   double measured = 0;
@@ -122,7 +116,7 @@ std::vector<FitItem> judged_items(const std::vector<PublishedFigure>& figures, b
   const EfficiencyTable defaults;
   for (const PublishedFigure& f : figures) {
     if (is_held_out(f.claim.id) != held_out || !f.card || !f.machine) continue;
-    const double meas = measured_tok_s(f.claim);
+    const double meas = f.claim.decode_figure_tok_s();
     if (!(meas > 0)) continue;
     FitItem it;
     it.j = judge_claim(f.claim, &*f.card, &*f.machine, &defaults);
@@ -204,7 +198,7 @@ ValidationReport validate_model(const std::vector<PublishedFigure>& figures, con
     r.figure_kind = f.claim.figure;
     HalfSummary& h = r.held_out ? rep.held_out : rep.fit;
     ++h.figures;
-    r.measured_tok_s = measured_tok_s(f.claim);
+    r.measured_tok_s = f.claim.decode_figure_tok_s();
     if (!(r.measured_tok_s > 0)) {
       r.why_not = "no single-stream decode figure (prefill, TTFT or aggregate only)";
     } else if (!f.card) {

@@ -291,6 +291,12 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
 
 }  // namespace
 
+double Claim::decode_figure_tok_s() const {
+  if (decode_tok_s) return std::sqrt(decode_tok_s->low * decode_tok_s->high);
+  if (s_per_token) return 1 / std::sqrt(s_per_token->low * s_per_token->high);
+  return 0;
+}
+
 std::string Claim::source_label() const {
   if (!source_repository.empty()) {
     return source_repository + "/" + source_path + (source_commit.empty() ? "" : "@" + source_commit.substr(0, 12));

@@ -102,6 +102,10 @@ struct Claim {
   std::string source_repository, source_path, source_commit, source_page;
   // "repository/path@commit", the page, or the document: for tables.
   std::string source_label() const;
+  // The single-stream decode figure in tok/s (the geometric middle of a
+  // reported range; from s_per_token when that is what was reported), 0
+  // when the claim reports no decode figure.
+  double decode_figure_tok_s() const;
 };
 
 // Condition names that must be either given or listed in `missing`:

@@ -2,8 +2,11 @@
 // rows: the exact table text and the verdict filter.
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "harness/claim_review.h"
 #include "harness/machine_plan.h"
+#include "test_support.h"
 
 using namespace moebench;
 
@@ -70,15 +73,40 @@ TEST_CASE("plan table: header, ranked rows, footnote", "[plan]") {
   driveless.unknown = true;
   driveless.reason = "unknown: no drive";
   CHECK(write_plan_table(req, {fits, driveless}).find("| 2 | server | unknown | – |") != std::string::npos);
+  // A published measurement on the machine stands beside the prediction.
+  fits.evidence.push_back({"feed-box", "mxfp4", 1.2, "steady_decode", true});
+  fits.evidence.push_back({"feed-box-q2", "Q2_K", 3.0, "run_average", false});
   CHECK(write_plan_table(req, {fits, no}) ==
         "moebench plan: kimi-k3, experts in mxfp4, trunk in the card's quant, context 4096, target >= 1.000 tok/s decode, "
         "TTFT <= 10.0 s\n\n"
-        "| rank | machine | meets | decode tok/s (realistic) | band | TTFT lower bound | drives | price | price per tok/s | why |\n"
-        "|---:|---|---|---:|---|---:|---:|---:|---:|---|\n"
-        "| 1 | box | yes | 1.800 | 1.500–2.250 | 3.50 s | 2 | $2000 | $889 | streams |\n"
-        "| 2 | small | no | – | – | – | – | – | – | does not fit: too small |\n"
+        "| rank | machine | meets | decode tok/s (realistic) | band | TTFT lower bound | drives | price | price per tok/s | why | published on this machine |\n"
+        "|---:|---|---|---:|---|---:|---:|---:|---:|---|---|\n"
+        "| 1 | box | yes | 1.800 | 1.500–2.250 | 3.50 s | 2 | $2000 | $889 | streams | 1.200 tok/s (feed-box; same quant, "
+        "×0.67 the realistic, below the band); 3.000 tok/s (feed-box-q2; quant Q2_K; run average, ×1.67 the realistic, above the band) |\n"
+        "| 2 | small | no | – | – | – | – | – | – | does not fit: too small | – |\n"
         "\nPredicted by the setup model (engines/analytic/setup_model.h) from each profile's figures (spec ranges; "
         "measured for a probed machine) and the fitted engine efficiencies: \"yes\" needs the whole band to clear "
         "the target, \"likely\" the realistic value; the band runs from the slow to the fast end. Streaming setups pin the trunk first and cache "
-        "experts in what is left. TTFT is a lower bound for a 1000-token prompt.\n");
+        "experts in what is left. TTFT is a lower bound for a 1000-token prompt. \"Published on this machine\": the decode "
+        "figures of the claims database (configs/claims) for this model on that profile, as measured, with their quant; "
+        "compare like with like.\n");
+}
+
+TEST_CASE("plan rows carry the claims database's figures for that model on that machine", "[plan]") {
+  const ConfigStore& store = testing::shipped_store();
+  auto card = store.card("kimi-k3");
+  REQUIRE(card);
+  PlanRequest req{"kimi-k3", "mxfp4", 1, 4096, 1000, 0};
+  auto rows = plan_machines(store, *card, req, {"a100-40gb-x4", "macbook-pro-m5-max-128gb", "apple-m5-24gb"}, "");
+  REQUIRE(rows);
+  std::map<std::string, std::vector<PlanEvidence>> by;
+  for (const PlanRow& r : *rows) by[r.name] = r.evidence;
+  // ComputingForGeeks' 0.10 tok/s on 4 x A100 (UD-IQ1_S, another quant).
+  REQUIRE(by["a100-40gb-x4"].size() == 1);
+  CHECK(by["a100-40gb-x4"][0].id == "article-cfg-k3-ud-iq1s-4xa100-40gb");
+  CHECK(by["a100-40gb-x4"][0].tok_s == Approx(0.10));
+  CHECK_FALSE(by["a100-40gb-x4"][0].same_quant);
+  // The M5 Max drive ladder: one figure per drive count and length.
+  CHECK(by["macbook-pro-m5-max-128gb"].size() >= 4);
+  CHECK(by["apple-m5-24gb"].empty());
 }
