@@ -31,6 +31,9 @@ EngineBenchResults fixed_results(bool scaling) {
   r.overlap.pregate = {"2d", "m", "r", "<= 1.15", {1.0}, true, 1.15};
   r.resident.line = {"3 resident", "m", "r", ">= 0.70", {0.5}, false, 0.70};
   r.zero_hits.line = {"4 bytes/token", "m", "card", "within 2 %", {0.001}, true, 0.02};
+  r.scale.resident_decode = {"6a scale", "predicted 0.33 s/token", "measured 0.31 s/token", "<= 1.10", {1.06}, true, 1.10};
+  r.scale.resident_ttft = {"6b scale", "predicted 0.40 s", "measured 0.60 s", "<= 1.10", {1.5}, true, 1.10};
+  r.scale.streaming_decode = {"6c scale", "m", "r", "<= 1.10", {1.05, 1.01}, true, 1.10};
   if (scaling) {
     DriveScalingBench s;
     s.two = {"5 drive scaling 1 -> 2", "2.000 vs 1.000 tok/s", "", ">= 1.8", {2.0}, false, 1.8};
@@ -67,17 +70,20 @@ TEST_CASE("bench-engines table: header, one row per line in order, met or MISSED
         "| 2d | m | r | 1.000 |  | <= 1.15 | met |\n"
         "| 3 resident | m | r | 0.500 |  | >= 0.70 | MISSED |\n"
         "| 4 bytes/token | m | card | 0.001 |  | within 2 % | met |\n"
+        "| 6a scale | predicted 0.33 s/token | measured 0.31 s/token | 1.060 |  | <= 1.10 | met |\n"
+        "| 6b scale | predicted 0.40 s | measured 0.60 s | 1.500 |  | <= 1.10 | MISSED |\n"
+        "| 6c scale | m | r | 1.030 | 1.010–1.050 | <= 1.10 | met |\n"
         "| 5 drive scaling 1 -> 2 | 2.000 vs 1.000 tok/s |  | 2.000 |  | >= 1.8 | met |\n"
         "| 5 drive scaling 1 -> 4 | 3.000 vs 1.000 tok/s |  | 3.000 |  | >= 3.2 | MISSED |\n");
   // Without the scaling benchmark its two lines are absent.
   const std::string t2 = write_engine_bench_table(fixed_setup(), fixed_results(false), "build-x");
   CHECK(t2.find("drive scaling") == std::string::npos);
-  CHECK(fixed_results(false).lines().size() == 8);
+  CHECK(fixed_results(false).lines().size() == 11);
 }
 
 TEST_CASE("bench-engines record: every line with its ratios and verdict, and the run's labels", "[engine_bench]") {
   const Json j = engine_bench_record(fixed_setup(), fixed_results(false), "build-x");
-  REQUIRE(j["benchmarks"].size() == 8);
+  REQUIRE(j["benchmarks"].size() == 11);
   CHECK(j["benchmarks"][0]["name"] == "1 streaming decode reads");
   CHECK(j["benchmarks"][0]["ratios"] == Json::array({0.9, 0.91}));
   CHECK(j["benchmarks"][3]["met"] == false);
