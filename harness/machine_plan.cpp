@@ -2,48 +2,45 @@
 #include "harness/machine_plan.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include <fmt/format.h>
 
 #include "vocab/claim.h"
 #include "vocab/machine_profile.h"
+#include "vocab/quant_format.h"
 #include "vocab/text.h"
 #include "vocab/units.h"
 
 namespace moebench {
 namespace {
 
-std::string first_word_lower(const std::string& text) {
-  std::string w;
-  for (char ch : text) {
-    const auto u = static_cast<unsigned char>(ch);
-    if (std::isspace(u) || ch == '(' || ch == ',' || ch == ':') break;
-    w += static_cast<char>(std::tolower(u));
-  }
-  return w;
-}
-
-// Every stored claim's decode figure of `model` (unscaled) on `hardware`.
-Expected<std::vector<PlanEvidence>> stored_evidence(const ConfigStore& store, const std::string& model,
-                                                    const std::string& hardware, const std::string& quant) {
-  std::vector<PlanEvidence> out;
+// Every claim of the claims database, loaded once for all rows.
+Expected<std::vector<Claim>> stored_claims(const ConfigStore& store) {
+  std::vector<Claim> all;
   for (const std::string& name : store.names("claims")) {
     auto src = store.find("claims", name);
     if (!src) return src.error();
     auto claims = load_config_text<std::vector<Claim>>(src->text, src->label, load_claims);
     if (!claims) return claims.error();
-    for (const Claim& c : *claims) {
-      if (c.card != model || c.hardware != hardware || c.scale || !(c.decode_figure_tok_s() > 0)) continue;
-      if (c.concurrency && *c.concurrency > 1) continue;  // a serving figure, not single-stream decode
-      PlanEvidence e;
-      e.id = c.id;
-      e.quant = c.quant.value_or("not stated");
-      e.tok_s = c.decode_figure_tok_s();
-      e.figure = c.figure;
-      e.same_quant = c.quant && first_word_lower(*c.quant) == quant;
-      out.push_back(e);
-    }
+    all.insert(all.end(), claims->begin(), claims->end());
+  }
+  return all;
+}
+
+// The claims' single-stream decode figures of `model` (unscaled) on `hardware`.
+std::vector<PlanEvidence> evidence_for(const std::vector<Claim>& claims, const std::string& model,
+                                       const std::string& hardware, const std::string& quant) {
+  std::vector<PlanEvidence> out;
+  for (const Claim& c : claims) {
+    if (c.card != model || c.hardware != hardware || c.scale || !(c.decode_figure_tok_s() > 0)) continue;
+    if (c.concurrency && *c.concurrency > 1) continue;  // a serving figure, not single-stream decode
+    PlanEvidence e;
+    e.id = c.id;
+    e.quant = c.quant.value_or("not stated");
+    e.tok_s = c.decode_figure_tok_s();
+    e.figure = c.figure;
+    e.same_quant = c.quant && quant_name_of(*c.quant) == quant;
+    out.push_back(e);
   }
   return out;
 }
@@ -68,6 +65,8 @@ std::string evidence_cell(const PlanRow& r) {
 Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const ModelCard& card, const PlanRequest& a,
                                              const std::vector<std::string>& sources, const std::string& this_machine,
                                              const EfficiencyTable* efficiency) {
+  auto claims = stored_claims(store);
+  if (!claims) return claims.error();
   std::vector<PlanRow> rows;
   for (const std::string& name : sources) {
     auto src = store.find("hardware", name);
@@ -123,9 +122,7 @@ Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const Mod
     } else {
       r.price_text = "–";
     }
-    auto evidence = stored_evidence(store, card.name, profile->name, a.quant);
-    if (!evidence) return evidence.error();
-    r.evidence = std::move(*evidence);
+    r.evidence = evidence_for(*claims, card.name, profile->name, a.quant);
     rows.push_back(r);
   }
   // Meeting the target first (cheapest per tok/s, unpriced last), then the rest by speed.

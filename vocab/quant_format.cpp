@@ -3,6 +3,8 @@
 // Q4_K = 12, BF16 = 30, MXFP4 = 39).
 #include "vocab/quant_format.h"
 
+#include <cctype>
+
 #include <map>
 
 namespace moebench {
@@ -65,6 +67,16 @@ std::optional<double> published_quant_bits(std::string_view name) {
   auto it = t.find(name);
   if (it != t.end()) return it->second;
   return std::nullopt;
+}
+
+std::string quant_name_of(std::string_view stated) {
+  std::string q;
+  for (char ch : stated) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (std::isspace(u) || ch == '(' || ch == ',' || ch == ':' || ch == ';') break;
+    q += static_cast<char>(std::tolower(u));
+  }
+  return q;
 }
 
 std::vector<std::string> published_quant_names() {

@@ -39,5 +39,9 @@ std::vector<std::string> quant_names();
 // scale and bias per 64-group). nullopt for a name nobody here knows.
 std::optional<double> published_quant_bits(std::string_view name);
 std::vector<std::string> published_quant_names();
+// The quant a source's free text names ("MXFP4 experts (original …)",
+// "VQ3R: 3-bit …", "UD-Q4_K_XL (GGUF)"): its first word, lowercased, ending at
+// a space, '(', ',', ':' or ';' — the key published_quant_bits takes.
+std::string quant_name_of(std::string_view stated);
 
 }  // namespace moebench

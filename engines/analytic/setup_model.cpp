@@ -2,7 +2,6 @@
 #include "engines/analytic/setup_model.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -630,15 +629,7 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   // Expert bits: stated; else what the container leaves after the trunk (per
   // trunk case: the measured file says more than a quant's name); else the
   // claim's quant when it names one; else the card's.
-  std::optional<double> named_bits;
-  if (claim.quant) {
-    std::string q;
-    for (char ch : *claim.quant) {
-      if (std::isspace(static_cast<unsigned char>(ch)) || ch == '(' || ch == ',' || ch == ':' || ch == ';') break;
-      q += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    }
-    named_bits = published_quant_bits(q);
-  }
+  const std::optional<double> named_bits = claim.quant ? published_quant_bits(quant_name_of(*claim.quant)) : std::nullopt;
   // A quant whose name moebench does not know says nothing about its bits.
   const bool quant_unknown = claim.quant && !named_bits;
   const ParamCounts pc = card.parameter_counts();
