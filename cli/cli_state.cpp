@@ -1,6 +1,8 @@
 // cli_state.cpp — what every subcommand shares: the config store (--configs
 // directories, ./configs, the embedded configs), the sweep context (engines,
-// cards) and the number validator. main.cpp only builds the command tree.
+// cards), the number validator and the default probe path. main.cpp only builds the command tree.
+#include <unistd.h>
+
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -37,6 +39,12 @@ CLI::Validator positive_number() {
         return {};
       },
       "NUMBER>0", "positive_number");
+}
+
+std::string default_probe_path() {
+  char host[256] = {0};
+  if (gethostname(host, sizeof host - 1) != 0) return "results/probe.json";
+  return "results/probe-" + std::string(host) + ".json";
 }
 
 }  // namespace moebench

@@ -44,11 +44,7 @@ int calibrate_command(const CalibrateArgs& a, const CliState& state) {
   if (!results) return fail(results.error().message);
   const ConfigStore store = state.store();
   std::string machine_arg = a.machine;
-  if (machine_arg.empty()) {
-    char host[256] = {0};
-    gethostname(host, sizeof host - 1);
-    machine_arg = "results/probe-" + std::string(host) + ".json";
-  }
+  if (machine_arg.empty()) machine_arg = default_probe_path();
   auto msrc = store.find("hardware", machine_arg);
   if (!msrc) {
     return fail("--machine: " + msrc.error().message +

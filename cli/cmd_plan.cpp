@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "harness/claim_review.h"
 #include "harness/machine_plan.h"
+#include "harness/token_cost.h"
 #include "vocab/units.h"
 #include "vocab/quant_format.h"
 #include "vocab/text.h"
@@ -32,6 +33,11 @@ struct PlanArgs {
   std::vector<std::string> machines;  // extra profiles (files)
   std::string trunk_quant;
   std::string budget;
+  // The cost table (harness/token_cost.h): shown when --kwh-price or --api-price is given.
+  double kwh_price = -1;
+  std::string api_price;
+  double hours_per_day = 24;
+  double years = 3;
 };
 
 int plan_command(const PlanArgs& a, const CliState& state) {
@@ -59,14 +65,19 @@ int plan_command(const PlanArgs& a, const CliState& state) {
   if (!eff) return fail(eff.error().message);
   // The catalog, this machine's probe profile when present, then --machine files.
   std::vector<std::string> sources = store.names("hardware");
-  char host[256] = {0};
-  gethostname(host, sizeof host - 1);
-  const std::string probe = "results/probe-" + std::string(host) + ".json";
+  const std::string probe = default_probe_path();
   if (std::filesystem::exists(probe)) sources.push_back(probe);
   for (const std::string& m : a.machines) sources.push_back(m);
   auto rows = plan_machines(store, *card, req, sources, probe, &*eff);
   if (!rows) return fail(rows.error().message);
   fmt::print("{}", write_plan_table(req, *rows));
+  if (a.kwh_price >= 0 || !a.api_price.empty()) {
+    if (a.kwh_price < 0 || a.api_price.empty()) return fail("the cost table needs both --kwh-price and --api-price");
+    auto api = parse_api_price(a.api_price);
+    if (!api) return fail("--api-price: " + api.error().message);
+    CostRequest q{a.kwh_price, api->first, api->second, a.hours_per_day, a.years};
+    fmt::print("{}", write_cost_table(*rows, q, a.prompt));
+  }
   return 0;
 }
 
@@ -77,7 +88,8 @@ void add_plan_command(CLI::App& app, CliState& state) {
   CLI::App* cmd = app.add_subcommand("plan", "Rank machines for a model at a target decode speed (fits, tok/s, drives, price).");
   cmd->footer("Example:\n"
       "  moebench plan --model kimi-k3 --quant mxfp4 --min-decode-tok-s 1\n"
-      "  moebench plan --model deepseek-v3-671b --min-decode-tok-s 5 --context 32768 --max-ttft 10");
+      "  moebench plan --model deepseek-v3-671b --min-decode-tok-s 5 --context 32768 --max-ttft 10\n"
+      "  moebench plan --model kimi-k3 --min-decode-tok-s 1 --kwh-price 0.30 --api-price 3/15 --hours-per-day 8 --years 3");
   cmd->add_option("--model", args->model, "model card")->required();
   cmd->add_option("--quant", args->quant, "expert quant (default: the card's native)");
   cmd->add_option("--min-decode-tok-s", args->min_tok_s, "target single-stream decode speed")->required()->check(positive_number());
@@ -87,6 +99,12 @@ void add_plan_command(CLI::App& app, CliState& state) {
   cmd->add_option("--machine", args->machines, "also rank this profile file (repeatable)");
   cmd->add_option("--trunk-quant", args->trunk_quant, "quant of the trunk (default: the card's)");
   cmd->add_option("--budget", args->budget, "RAM budget for weights and cache, e.g. 48GiB (default: usable memory)");
+  cmd->add_option("--kwh-price", args->kwh_price, "electricity price in $ per kWh: adds the cost table (with --api-price)")
+      ->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--api-price", args->api_price, "API price IN/OUT in $ per million tokens, e.g. 3/15");
+  cmd->add_option("--hours-per-day", args->hours_per_day, "hours a day the machine works (default 24)")
+      ->check(CLI::Range(0.1, 24.0));
+  cmd->add_option("--years", args->years, "years the hardware's price is spread over (default 3)")->check(CLI::Range(0.1, 50.0));
   cmd->callback([args, &state] { state.exit_code = plan_command(*args, state); });
 }
 

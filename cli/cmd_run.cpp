@@ -40,13 +40,6 @@ struct RunArgs {
 
 const char* kCommand[2] = {"moebench run", "moebench predict"};
 
-// Where `moebench probe` writes this machine's profile by default.
-std::string default_probe_path() {
-  char host[256] = {0};
-  if (gethostname(host, sizeof host - 1) != 0) return "results/probe.json";
-  return "results/probe-" + std::string(host) + ".json";
-}
-
 // A number of seconds (positive_number() has checked the syntax) no longer
 // than the longest a point may run, 30 days.
 CLI::Validator at_most_30_days(const std::string& what) {

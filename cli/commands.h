@@ -22,6 +22,10 @@ struct CliState {
   SweepContext sweep_context(const ConfigStore& store) const;
 };
 
+// Where `moebench probe` writes this machine's profile by default:
+// results/probe-<host>.json.
+std::string default_probe_path();
+
 // A CLI11 check for options that take a number > 0, with a message that
 // names what was given (CLI::PositiveNumber prints DBL_MAX as the range).
 CLI::Validator positive_number();
@@ -41,5 +45,6 @@ void add_probe_command(CLI::App& app, CliState& state);
 void add_card_command(CLI::App& app, CliState& state);
 void add_container_command(CLI::App& app, CliState& state);
 void add_bench_command(CLI::App& app, CliState& state);
+void add_reproduce_command(CLI::App& app, CliState& state);
 
 }  // namespace moebench

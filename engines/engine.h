@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "vocab/clock.h"
+#include "vocab/energy_meter.h"
 #include "vocab/expected.h"
 #include "vocab/measurement.h"
 #include "vocab/model_card.h"
@@ -35,6 +36,7 @@ struct RunContext {
   bool warmup = false;
   double deadline_s = 0;    // clock time after which the engine must give up
   const std::atomic<bool>* interrupt = nullptr;  // user asked to stop (SIGINT)
+  EnergyMeter* energy = nullptr;  // read at the windows' edges when the machine has a counter
 
   bool cancelled() const {
     return (interrupt != nullptr && interrupt->load()) || clock.now_s() >= deadline_s;

@@ -123,6 +123,7 @@ Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const Mod
       r.price_text = "–";
     }
     r.evidence = evidence_for(*claims, card.name, profile->name, a.quant);
+    r.power = profile->power;
     rows.push_back(r);
   }
   // Meeting the target first (cheapest per tok/s, unpriced last), then the rest by speed.

@@ -12,6 +12,7 @@
 #include "engines/analytic/claim_check.h"
 #include "vocab/config_store.h"
 #include "vocab/expected.h"
+#include "vocab/machine_profile.h"
 #include "vocab/model_card.h"
 
 namespace moebench {
@@ -47,6 +48,7 @@ struct PlanRow {
   double price = 0, price_per = 0;
   bool hourly = false;
   std::vector<PlanEvidence> evidence;
+  std::optional<PowerInfo> power;  // the profile's, when it has one
 };
 
 // `sources`: hardware names or profile files, looked up in `store`;

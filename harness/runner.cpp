@@ -193,12 +193,13 @@ Repetitions run_repetitions(const Point& p, const SweepSpec& spec, Engine& engin
 // A scaled row also carries the full model's decode and TTFT
 // (full_model.h), one sample per recorded repetition; the derivation of the
 // first goes in the notes. Engines without per-layer timings add nothing.
-void add_full_model(ResultRow& row, const Repetitions& reps, const Point& p, const ModelCard& ran, const ModelCard& full) {
+void add_full_model(ResultRow& row, const Repetitions& reps, const Point& p, const ModelCard& ran, const ModelCard& full,
+                    std::optional<std::size_t> full_slots) {
   std::vector<double> tok_s, ttft;
   std::string why_not;
   std::vector<std::string> steps;
   for (const Measurement& m : reps.recorded) {
-    auto f = full_model_figures(ran, full, m, p);
+    auto f = full_model_figures(ran, full, m, p, full_slots);
     if (!f) {
       why_not = f.error().message;
       break;
@@ -288,6 +289,7 @@ Expected<RunOutcome> run_sweep(const SweepSpec& spec, const std::vector<Point>& 
 
     RunContext ctx{deps.clock, deps.progress, prepared->card, spec.drive_dirs, spec.seed, 0, false,
                    start_s + options.timeout_s, options.interrupt};
+    ctx.energy = deps.energy;
     Repetitions reps = run_repetitions(p, spec, *prepared->engine, ctx, deps, options);
     if (reps.interrupted) {
       watchdog.disarm();
@@ -295,8 +297,16 @@ Expected<RunOutcome> run_sweep(const SweepSpec& spec, const std::vector<Point>& 
     }
     fold(row, reps, p);
     if (!p.scale.is_identity() && row.status == RowStatus::kOk) {
-      if (auto full = deps.find_card(p.model)) add_full_model(row, reps, p, prepared->card, *full);
+      if (options.full_model_target) {
+        if (auto t = options.full_model_target(p)) add_full_model(row, reps, p, prepared->card, t->card, t->slots);
+      } else if (auto full = deps.find_card(p.model)) {
+        add_full_model(row, reps, p, prepared->card, *full, std::nullopt);
+      }
     }
+    if (!options.energy_note.empty() && row.status == RowStatus::kOk && row.provenance == "measured") {
+      row.notes.push_back(options.energy_note);
+    }
+    if (!options.provenance.empty() && row.provenance != "none") row.provenance = options.provenance;
     if (Status st = record(); !st) return st.error();
   }
   deps.progress.sweep_finished();

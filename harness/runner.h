@@ -17,6 +17,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,14 @@ struct RunnerDeps {
   Progress& progress;
   std::function<Expected<ModelCard>(const std::string& name)> find_card;
   std::function<Expected<std::unique_ptr<Engine>>(const EngineSpec&)> make_engine;
+  EnergyMeter* energy = nullptr;  // package energy counter (probes/powercap.h), when readable
+};
+
+// The card (and expert-cache slots) a scaled point's full-model figures
+// are for (harness/full_model.h); reproduce sets the claim's card and case.
+struct FullModelTarget {
+  ModelCard card;
+  std::optional<std::size_t> slots;  // nullopt: the run's slots × the expert pool ratio
 };
 
 struct RunnerOptions {
@@ -43,6 +52,14 @@ struct RunnerOptions {
   std::string run_id;
   const std::atomic<bool>* interrupt = nullptr;
   std::function<void(const RunResults&)> on_row;  // after each durable row
+  // Rows that ran get this provenance instead of their engine's ("" keeps
+  // the engine's): `reproduce` marks its rows "reproduced".
+  std::string provenance;
+  // Without an energy meter: why (a note on every measured row, beside the
+  // empty J/token columns).
+  std::string energy_note;
+  // A scaled point's full-model target; unset: the point's own card, full.
+  std::function<std::optional<FullModelTarget>(const Point&)> full_model_target;
 };
 
 enum class RunOutcome { kCompleted, kInterrupted };

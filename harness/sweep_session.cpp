@@ -14,6 +14,7 @@
 #include "engines/executor/run_support.h"
 #include "engines/io/throttled_engine.h"
 #include "harness/explain_writer.h"
+#include "probes/powercap.h"
 #include "reports/results_files.h"
 #include "vocab/file_io.h"
 #include "vocab/text.h"
@@ -51,7 +52,7 @@ Status prepare_drive_dirs(const SweepRequest& r, const SweepPlan& plan, const Sa
                                    "drive_dirs or pass --drive-dir once per drive",
                                    needed, plan.spec.drive_dirs.size()));
   }
-  if (r.predict) return {};
+  if (r.predict || r.dry_run) return {};
   for (const std::string& dir : plan.spec.drive_dirs) {
     std::error_code ec;
     if (std::filesystem::exists(dir, ec)) continue;
@@ -67,7 +68,7 @@ Status prepare_drive_dirs(const SweepRequest& r, const SweepPlan& plan, const Sa
 // shared by quants and hard-linked replicas counted once): said, and
 // refused when it does not fit the drive directories' free space.
 Status check_disk_need(const SweepRequest& r, const SweepPlan& plan, const ConfigStore& store, const SayFn& say) {
-  if (r.predict) return {};
+  if (r.predict || r.dry_run) return {};
   std::vector<Point> drive_points;
   for (const Point& p : plan.points) {
     if (uses_drives(plan, p.engine.name)) drive_points.push_back(p);
@@ -110,7 +111,8 @@ const EngineInfo* SweepPlan::runs_point(const std::string& name) const {
 
 Expected<SweepPlan> plan_sweep(const SweepRequest& r, const ConfigStore& store, SweepContext ctx,
                                const SayFn& say) {
-  auto src = store.find("sweeps", r.sweep);
+  auto src = r.sweep_text.empty() ? store.find("sweeps", r.sweep)
+                                   : Expected<ConfigSource>(ConfigSource{r.sweep_label, r.sweep_text, "."});
   if (!src) return prefixed(r, src.error().message);
   SweepPlan plan;
   // The engine that runs a point: its own, or for `predict` the registry's
@@ -188,12 +190,25 @@ SweepRunEnd run_sweep_session(const SweepRequest& r, const SweepPlan& plan, cons
                         std::move(*made), e->caps.reads_drives_decoding, *io_cap));
                   }};
   RunnerOptions opts;
+  // Package energy where Linux powercap is readable; otherwise rows say why.
+  std::unique_ptr<PowercapMeter> meter;
+  if (!r.predict) {
+    auto m = PowercapMeter::open();
+    if (m) {
+      meter = std::move(*m);
+      deps.energy = meter.get();
+    } else {
+      opts.energy_note = m.error().message;
+    }
+  }
   opts.timeout_s = r.timeout_s > 0 ? r.timeout_s : plan.spec.timeout_s;
   opts.hard_grace_s = r.hard_grace_s;
   opts.machine_label = session.machine_label;
   opts.build_label = session.env.build_label();
   opts.run_id = session.env.run_id;
   opts.interrupt = interrupt;
+  opts.provenance = r.provenance;
+  opts.full_model_target = r.full_model_target;
   double last_write_s = -1;
   bool write_warned = false;
   opts.on_row = [&](const RunResults& results) {

@@ -51,6 +51,12 @@ struct SweepRequest {
   std::optional<double> io_cap_bytes_s;  // --io-throttle
   bool predict = false;                  // every point through the predicting engine
   std::string command_line;              // recorded in the environment
+  // A sweep made by the caller (reproduce): its JSON text and a label for
+  // messages; `sweep` is then not looked up.
+  std::string sweep_text, sweep_label;
+  bool dry_run = false;                  // plan only: no drive directory is created
+  std::string provenance;                // rows' provenance ("" = the engine's): RunnerOptions
+  std::function<std::optional<FullModelTarget>(const Point&)> full_model_target;  // RunnerOptions
 };
 
 using SayFn = std::function<void(const std::string& line)>;

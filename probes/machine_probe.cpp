@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -18,6 +19,7 @@
 #include "probes/kernel_throughput.h"
 #include "probes/memory_bandwidth.h"
 #include "probes/memory_limits.h"
+#include "probes/powercap.h"
 #include "probes/read_pairs.h"
 #include "probes/test_file.h"
 #include "engines/executor/topology.h"
@@ -482,7 +484,32 @@ Expected<MachineProfile> run_probe(const ProbeOptions& o, Progress& progress) {
                       : std::vector<std::string>{"bf16", "f16", "q8_0", "q4_0", "q4_k", "mxfp4", "q3_k", "q2_k"};
   ko.max_threads = m.topology && m.topology->cores > 0 ? m.topology->cores : static_cast<int>(m.cores.value);
   ko.min_time_s = o.quick ? 0.05 : 0.3;
+  // Package energy (Linux powercap/RAPL) over an idle second and over the
+  // kernel phase, where readable: a note, never the machine's wall power.
+  auto meter = PowercapMeter::open();
+  std::optional<double> idle_w, kernel_w;
+  if (meter) {
+    const auto a = (*meter)->joules();
+    const auto ta = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    const auto b = (*meter)->joules();
+    const double idle_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - ta).count();
+    if (a && b) idle_w = (*b - *a) / idle_s;
+  }
+  const std::optional<double> k0 = meter ? (*meter)->joules() : std::nullopt;
+  const auto tk = std::chrono::steady_clock::now();
   auto kernels = probe_kernel_throughput(ko, progress);
+  if (meter && k0) {
+    const double ks = std::chrono::duration<double>(std::chrono::steady_clock::now() - tk).count();
+    if (const auto k1 = (*meter)->joules(); k1 && ks > 0) kernel_w = (*k1 - *k0) / ks;
+  }
+  if (!meter) {
+    notes.add(meter.error().message);
+  } else if (idle_w && kernel_w) {
+    notes.add("energy: " + (*meter)->what() + ": " + format_fixed(*idle_w, 1) + " W idle (1 s), " +
+              format_fixed(*kernel_w, 1) + " W averaged over the kernel phase (1 and all threads); runs carry J/token. "
+              "Package power is not wall power: it is not written as the profile's power figure");
+  }
   if (kernels) {
     for (const KernelThroughput& k : *kernels) {
       KernelFigure f;

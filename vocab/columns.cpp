@@ -173,6 +173,13 @@ std::vector<Column> build() {
   add(metric::kLoadS, "s", T::kNumber, G::kMetric,
       "open/load time (empty when set-up was reused from the previous point), median",
       median_of(metric::kLoadS));
+  add(metric::kJPerDecodeToken, "J/token", T::kNumber, G::kMetric,
+      "package energy per decode token (Linux powercap/RAPL: CPU packages only), median; empty where no counter "
+      "is readable (the row's notes say why)",
+      median_of(metric::kJPerDecodeToken));
+  add(metric::kJPerPromptToken, "J/token", T::kNumber, G::kMetric,
+      "package energy per prompt token over the prefill window (powercap/RAPL), median",
+      median_of(metric::kJPerPromptToken));
   add("repetitions", "count", T::kInteger, G::kMetric, "recorded repetitions (warm-ups excluded)",
       [](const ResultRow& r) { return num(r.repetitions); });
   // Conditions.

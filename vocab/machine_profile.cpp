@@ -24,7 +24,7 @@ const char* to_string(Provenance p) {
 
 namespace {
 
-enum class FigureKind { kSize, kRate, kCount, kSeconds, kMoney, kFlops, kShare };
+enum class FigureKind { kSize, kRate, kCount, kSeconds, kMoney, kFlops, kShare, kWatts };
 
 // A compute peak beyond this is no machine's (a zettaFLOP/s), only a typo.
 constexpr double kMaxFlops = 1e21;
@@ -46,6 +46,18 @@ std::optional<double> read_figure_value(const Json& j, const std::string& path, 
       auto v = read_number(j, path, d);
       if (v && !(*v > 0 && *v <= kMaxFlops)) {
         d.add(path, "expected a peak greater than zero and at most 1e21, got " + dump_untrusted(j));
+        return std::nullopt;
+      }
+      return v;
+    }
+    case FigureKind::kWatts: {
+      if (j.is_string()) {
+        d.add(path, "expected a plain number of watts, e.g. 140, got " + dump_untrusted(j));
+        return std::nullopt;
+      }
+      auto v = read_number(j, path, d);
+      if (v && !(*v > 0 && *v <= 1e8)) {
+        d.add(path, "expected watts greater than zero and at most 1e8, got " + dump_untrusted(j));
         return std::nullopt;
       }
       return v;
@@ -494,6 +506,19 @@ std::optional<MachineProfile> load_machine_profile(const Json& j, Diagnostics& d
   m.nodes = static_cast<int>(r.integer("nodes", false, 1, 4096).value_or(1));
   m.interconnect_bytes_s = read_figure(r, "interconnect_bw", m.nodes > 1, FigureKind::kRate);
   m.sync_s_per_token = read_figure(r, "sync_s_per_token", false, FigureKind::kSeconds);
+  if (const Json* pw = r.object("power", false)) {
+    ObjectReader pr(*pw, r.path_of("power"), d);
+    const auto load = read_figure(pr, "load_w", true, FigureKind::kWatts);
+    const auto idle = read_figure(pr, "idle_w", true, FigureKind::kWatts);
+    pr.finish();
+    if (load && idle) {
+      if (idle->value > load->value) {
+        d.add(pr.path_of("idle_w"), "idle power " + format_fixed(idle->value, 0) + " W is above the load power " +
+                                        format_fixed(load->value, 0) + " W: check which figure is which");
+      }
+      m.power = PowerInfo{*load, *idle};
+    }
+  }
   m.price_usd = read_figure(r, "price_usd", false, FigureKind::kMoney);
   m.price_basis = r.enumeration("price_basis", m.price_usd.has_value(), {"purchase", "hourly"}, "price basis");
   if (const Json* cal = r.object("calibration", false)) {

@@ -157,6 +157,15 @@ struct KernelFigure {
   std::optional<double> gflop_s;  // 2 flops per weight per batch row
 };
 
+// Electrical power of the whole setup at the wall, in watts (catalog
+// profiles, each figure with its source): while it decodes one stream, and
+// idle with the model loaded. The energy per token of a prediction is
+// load_w × seconds per token (harness/machine_plan.h: the cost table).
+struct PowerInfo {
+  Figure load_w;
+  Figure idle_w;
+};
+
 struct CacheInfo {
   int level = 0;
   std::string kind;
@@ -268,6 +277,7 @@ struct MachineProfile {
   int nodes = 1;                               // linked machines acting as one
   std::optional<Figure> interconnect_bytes_s;  // per node, one direction (required when nodes > 1)
   std::optional<Figure> sync_s_per_token;      // added to each decode token by linking the nodes
+  std::optional<PowerInfo> power;              // whole setup, at the wall
   std::optional<Figure> price_usd;             // whole setup
   std::optional<std::string> price_basis;      // "purchase" | "hourly"
   // Written by `moebench probe`; absent in hand-written catalog entries.

@@ -113,6 +113,12 @@ OJson machine_profile_to_json(const MachineProfile& m) {
   if (m.nodes != 1) j["nodes"] = m.nodes;
   if (m.interconnect_bytes_s) j["interconnect_bw"] = figure(*m.interconnect_bytes_s);
   if (m.sync_s_per_token) j["sync_s_per_token"] = figure(*m.sync_s_per_token);
+  if (m.power) {
+    OJson pw = OJson::object();
+    pw["load_w"] = figure(m.power->load_w);
+    pw["idle_w"] = figure(m.power->idle_w);
+    j["power"] = pw;
+  }
   if (m.price_usd) j["price_usd"] = figure(*m.price_usd);
   if (m.price_basis) j["price_basis"] = *m.price_basis;
   if (m.calibration) {

@@ -72,6 +72,9 @@ struct Measurement {
   double io_wait_s_prefill = 0;
   std::uint64_t expert_misses_prefill = 0;
   std::optional<std::uint64_t> cache_slots;
+  // Package energy in each window (vocab/energy_meter.h), when the run
+  // context has a meter: absent, never zero, where the machine exposes none.
+  std::optional<double> energy_j_prefill, energy_j_decode;
   std::uint64_t peak_rss_bytes = 0;
   bool budget_enforced = false;  // engine promises to stay within ram_budget
 

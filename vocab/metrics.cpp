@@ -82,6 +82,10 @@ RepMetrics derive_metrics(const Measurement& m) {
   if (m.trunk_read_bytes_decode) {
     r[metric::kTrunkReadBytesPerToken] = static_cast<double>(*m.trunk_read_bytes_decode) / decode_tokens;
   }
+  if (m.energy_j_decode) r[metric::kJPerDecodeToken] = *m.energy_j_decode / decode_tokens;
+  if (m.energy_j_prefill && m.prompt_tokens > 0) {
+    r[metric::kJPerPromptToken] = *m.energy_j_prefill / static_cast<double>(m.prompt_tokens);
+  }
   return r;
 }
 

@@ -37,6 +37,8 @@ inline constexpr const char* kPeakRssBytes = "peak_rss_bytes";
 inline constexpr const char* kTrunkPinnedBytes = "trunk_pinned_bytes";
 inline constexpr const char* kTrunkReadBytesPerToken = "trunk_read_bytes_per_token";
 inline constexpr const char* kLoadS = "load_s";
+inline constexpr const char* kJPerDecodeToken = "j_per_decode_token";
+inline constexpr const char* kJPerPromptToken = "j_per_prompt_token";
 // A scaled row carried to the full model (harness/full_model.h).
 inline constexpr const char* kFullDecodeTokS = "full_decode_tok_s";
 inline constexpr const char* kFullTtftS = "full_ttft_s";

@@ -372,6 +372,7 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
                         " % of the cache would page, so those hits become page-fault reads (predicted collapse)");
     }
     slots = static_cast<std::size_t>(n);
+    m.cache_slots = plan.slots;
     step("cache slots", n, "slots", "budget − head − pinned trunk − buffers − KV/state − process − margin, ÷ slot " + format_bytes(slot));
   }
 

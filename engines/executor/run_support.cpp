@@ -194,6 +194,7 @@ Status run_tokens(Executor& ex, const Point& point, RunContext& ctx, std::size_t
   const std::uint64_t before_prefill = before.read_bytes;
   const std::vector<double> layers_at_start = ex.layer_s();
   const double head_at_start = ex.head_s();
+  const std::optional<double> e0 = ctx.energy ? ctx.energy->joules() : std::nullopt;
   const double t0 = ctx.clock.now_s();
   for (std::int64_t done = 0; done < prompt;) {
     if (ctx.cancelled()) return make_error("cancelled during prefill");
@@ -203,6 +204,8 @@ Status run_tokens(Executor& ex, const Point& point, RunContext& ctx, std::size_t
   }
   m.prefill_s = ctx.clock.now_s() - t0;
   m.token_times_s.push_back(m.prefill_s);
+  const std::optional<double> e1 = ctx.energy ? ctx.energy->joules() : std::nullopt;
+  if (e0 && e1) m.energy_j_prefill = *e1 - *e0;
   const EngineCounters c0 = counters();
   m.read_bytes_prefill = c0.read_bytes - before_prefill;
   m.io_wait_s_prefill = c0.io_wait_s - before.io_wait_s;
@@ -234,6 +237,9 @@ Status run_tokens(Executor& ex, const Point& point, RunContext& ctx, std::size_t
     if (ctx.cancelled()) return make_error("cancelled during decode (token " + std::to_string(t + 1) + ")");
     if (Status st = ex.forward(1); !st) return st;
     m.token_times_s.push_back(ctx.clock.now_s() - t0);
+  }
+  if (e1 && ctx.energy) {
+    if (const auto e2 = ctx.energy->joules()) m.energy_j_decode = *e2 - *e1;
   }
   const EngineCounters c1 = counters();
   const auto proc1 = proc_read_bytes();
