@@ -623,3 +623,54 @@ TEST_CASE("a non-finite repeat is refused with its path", "[profile]") {
   CHECK_FALSE(load_machine_profile(j, d2).has_value());
   CHECK_THAT(d2.render(), Catch::Contains("/drives/0/read_curve/0/read_bw_repeats/samples/1: expected a finite number"));
 }
+
+TEST_CASE("a power block loads with its sources, every catalog machine has one, and bad watts name the path", "[profile]") {
+  const std::string good = R"("power": {"load_w": {"value": 140, "provenance": "measured", "range": [110, 160], "source": "wall meter"},
+                                      "idle_w": {"value": 10, "provenance": "spec", "source": "vendor"}},)";
+  std::string text = with_compute(kGoodCompute);
+  text.insert(text.find("\"drives\""), good + "\n    ");
+  auto p = load_config_text<MachineProfile>(text, "soc.json", load_machine_profile);
+  REQUIRE(p);
+  REQUIRE(p->power);
+  CHECK(p->power->load_w.value == 140);
+  CHECK(*p->power->load_w.low == 110);
+  CHECK(p->power->idle_w.source == "vendor");
+  auto again = load_config_text<MachineProfile>(machine_profile_to_json(*p).dump(), "again.json", load_machine_profile);
+  REQUIRE(again);
+  REQUIRE(again->power);
+  CHECK(again->power->load_w.value == 140);
+
+  struct Case {
+    std::string block;
+    const char* expected;
+  };
+  const std::vector<Case> cases = {
+      {R"("power": {"load_w": {"value": "140W", "provenance": "spec", "source": "x"}, "idle_w": {"value": 1, "provenance": "spec", "source": "x"}},)",
+       "soc.json: /power/load_w/value: expected a plain number of watts"},
+      {R"("power": {"load_w": {"value": 0, "provenance": "spec", "source": "x"}, "idle_w": {"value": 1, "provenance": "spec", "source": "x"}},)",
+       "soc.json: /power/load_w/value: expected watts greater than zero"},
+      {R"("power": {"load_w": {"value": 10, "provenance": "spec", "source": "x"}, "idle_w": {"value": 50, "provenance": "spec", "source": "x"}},)",
+       "soc.json: /power/idle_w: idle power 50 W is above the load power 10 W"},
+      {R"("power": {"load_w": {"value": 10, "provenance": "spec", "source": "x"}},)", "soc.json: /power/idle_w: missing required field"},
+      {R"("power": {"load_w": {"value": 10, "provenance": "spec"}, "idle_w": {"value": 5, "provenance": "spec", "source": "x"}},)",
+       "soc.json: /power/load_w/source"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.block);
+    std::string t = with_compute(kGoodCompute);
+    t.insert(t.find("\"drives\""), c.block + "\n    ");
+    auto bad = load_config_text<MachineProfile>(t, "soc.json", load_machine_profile);
+    REQUIRE_FALSE(bad.ok());
+    CHECK_THAT(bad.error().message, Catch::Contains(c.expected));
+  }
+  // The plan's cost table reads every catalog machine's power, with its source.
+  for (const std::string& path : catalog_files()) {
+    INFO(path);
+    auto m = load_machine_profile_file(path);
+    REQUIRE(m);
+    REQUIRE(m->power);
+    CHECK_FALSE(m->power->load_w.source.empty());
+    CHECK(m->power->load_w.low);
+    CHECK(m->power->idle_w.value <= m->power->load_w.value);
+  }
+}
