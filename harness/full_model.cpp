@@ -53,12 +53,15 @@ struct Window {
   double head_s = 0;
   double io_wait_s = 0;
   double miss_ratio = 1;
+  double routed_s = 0;       // routed-expert compute over the window, all MoE layers (I/O waits excluded)
+  double routed_scale = 1;   // the target's routed compute per MoE layer ÷ the run's
 };
 
 double carry(const Window& w, const std::vector<Kind>& ran, const std::vector<Kind>& target, int moe_ran,
              std::vector<std::string>& steps) {
   const double per = 1 / w.tokens;
   const double io_layer = moe_ran > 0 ? w.io_wait_s / moe_ran * per : 0;
+  const double routed_layer = moe_ran > 0 ? w.routed_s / moe_ran * per : 0;
   std::map<Kind, std::pair<double, int>> compute;  // kind -> (sum of per-layer compute seconds, layers)
   double layers_sum = 0;
   for (std::size_t i = 0; i < ran.size(); ++i) {
@@ -93,6 +96,10 @@ double carry(const Window& w, const std::vector<Kind>& ran, const std::vector<Ki
       how = "not in the scaled card: a measured layer with " + std::string(m > 0 ? "the same attention" : "any kind");
     }
     const double io = k.second == FfnKind::kMoe ? io_layer * w.miss_ratio : 0;
+    if (k.second == FfnKind::kMoe && w.routed_scale != 1) {
+      each = std::max(0.0, each - routed_layer) + routed_layer * w.routed_scale;
+      how += ", routed experts ×" + format_fixed(w.routed_scale, 3);
+    }
     total += n * (each + io);
     steps.push_back(std::string(w.name) + ": " + std::to_string(n) + " × " + kind_name(k) + " layer(s) at " +
                     format_fixed(1e3 * each, 3) + " ms compute (" + how + ")" +
@@ -102,6 +109,53 @@ double carry(const Window& w, const std::vector<Kind>& ran, const std::vector<Ki
                   format_fixed(1e3 * residual, 3) + " ms; expert-read wait " + format_fixed(1e3 * io_layer, 3) +
                   " ms per MoE layer measured, × " + format_fixed(w.miss_ratio, 3) + " for the target's cache");
   return total;
+}
+
+// Distinct routed experts a forward pass of n tokens computes in one MoE
+// layer under uniform routing: E·(1 − (1 − k/E)^n).
+double distinct_experts(const ModelCard& c, double n) {
+  const double e = c.moe.experts, k = c.moe.active;
+  return e > 0 ? e * (1 - std::pow(1 - k / e, n)) : 0;
+}
+
+// A prefill pass computes each distinct expert once (its weights streamed,
+// α per expert) and each token routed to it (β per token-expert pair); a
+// decode token is one pass of one token: k·(α + β). The run's decode and
+// prefill routed-expert times give α and β; the target's prefill is then
+// α·(its distinct experts) + β·(tokens × k), summed over passes of the
+// engine's chunk. Returns the target's routed prefill time per MoE layer ÷
+// the run's (1 when the measurement cannot say).
+double prefill_routed_scale(const ModelCard& ran, const ModelCard& target, const Measurement& m, const Point& p,
+                            double decode_tokens, std::vector<std::string>& steps) {
+  const int moe = ran.moe_layers();
+  const double k = ran.moe.active;
+  if (moe <= 0 || k <= 0 || decode_tokens <= 0 || m.routed_phase_s_prefill <= 0 || m.routed_phase_s_decode <= 0) return 1;
+  const double r_dec = std::max(0.0, m.routed_phase_s_decode - m.io_wait_s_decode) / (moe * decode_tokens);
+  const double r_pre = std::max(0.0, m.routed_phase_s_prefill - m.io_wait_s_prefill) / moe;
+  if (r_dec <= 0 || r_pre <= 0) return 1;
+  const auto chunk_opt = p.engine.options.find("chunk");
+  const double chunk = chunk_opt != p.engine.options.end() ? std::max(1.0, std::atof(chunk_opt->second.c_str())) : 32;
+  const double prompt = std::max<std::int64_t>(1, p.prompt_tokens);
+  double d_ran = 0, d_target = 0;
+  for (double done = 0; done < prompt; done += chunk) {
+    const double n = std::min(chunk, prompt - done);
+    d_ran += distinct_experts(ran, n);
+    d_target += distinct_experts(target, n);
+  }
+  const double pairs = prompt * k;
+  const double u = r_dec / k;  // α + β
+  double alpha = pairs - d_ran > 1e-9 ? (pairs * u - r_pre) / (pairs - d_ran) : u;
+  alpha = std::clamp(alpha, 0.0, u);
+  const double beta = u - alpha;
+  const double target_pre = alpha * d_target + beta * pairs;
+  const double scale = target_pre / r_pre;
+  steps.push_back("prefill routed experts: " + format_fixed(1e3 * r_pre, 3) + " ms per MoE layer over " +
+                  format_fixed(d_ran, 1) + " distinct experts (uniform routing) and " + format_fixed(pairs, 0) +
+                  " token-expert pairs; decode " + format_fixed(1e3 * r_dec, 3) + " ms per layer per token for " +
+                  format_fixed(k, 0) + " pairs: per distinct expert " + format_fixed(1e3 * alpha, 4) + " ms, per pair " +
+                  format_fixed(1e3 * beta, 4) + " ms; the target's " + format_fixed(d_target, 1) +
+                  " distinct experts make it ×" + format_fixed(scale, 3));
+  return scale;
 }
 
 }  // namespace
@@ -141,9 +195,11 @@ Expected<FullModelFigures> full_model_figures(const ModelCard& ran, const ModelC
     }
   }
   const double decode_tokens = static_cast<double>(m.token_times_s.size() - 1);
+  const double prefill_scale = prefill_routed_scale(ran, target, m, point, decode_tokens, f.steps);
   Window dec{"decode", m.token_times_s.back() - m.token_times_s.front(), decode_tokens, &m.layer_s_decode,
              *m.head_s_decode, m.io_wait_s_decode, f.decode_miss_ratio};
-  Window pre{"prefill", m.prefill_s, 1, &m.layer_s_prefill, *m.head_s_prefill, m.io_wait_s_prefill, f.prefill_miss_ratio};
+  Window pre{"prefill", m.prefill_s, 1, &m.layer_s_prefill, *m.head_s_prefill, m.io_wait_s_prefill, f.prefill_miss_ratio,
+             std::max(0.0, m.routed_phase_s_prefill - m.io_wait_s_prefill), prefill_scale};
   f.decode_s_per_token = carry(dec, ran_kinds, target_kinds, ran.moe_layers(), f.steps);
   f.ttft_s = carry(pre, ran_kinds, target_kinds, ran.moe_layers(), f.steps);
   f.steps.push_back("target: " + format_fixed(f.decode_s_per_token, 4) + " s/token decode (" +

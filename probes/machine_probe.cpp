@@ -480,7 +480,7 @@ Expected<MachineProfile> run_probe(const ProbeOptions& o, Progress& progress) {
   if (m.drives.empty()) notes.add("no drive directory could be probed: the profile has no storage figures");
   if (all_targets.size() > 1) timings.push_back(lap("all drives"));
   KernelThroughputOptions ko;
-  ko.quants = o.quick ? std::vector<std::string>{"mxfp4", "q4_k", "q8_0", "bf16"}
+  ko.quants = o.quick ? std::vector<std::string>{"mxfp4", "q4_k", "q4_0", "q2_k", "q8_0", "bf16"}
                       : std::vector<std::string>{"bf16", "f16", "q8_0", "q4_0", "q4_k", "mxfp4", "q3_k", "q2_k"};
   ko.max_threads = m.topology && m.topology->cores > 0 ? m.topology->cores : static_cast<int>(m.cores.value);
   ko.min_time_s = o.quick ? 0.05 : 0.3;

@@ -51,6 +51,7 @@ struct Measurement {
   double io_wait_s_decode = 0;                         // compute blocked on reads
   double io_busy_s_decode = 0;                         // time with ≥ 1 read outstanding
   double routed_phase_s_decode = 0;  // MoE layers' routing decision → expert output (Executor::routed_phase_s)
+  double routed_phase_s_prefill = 0; // the same over the prefill window
   // Attention work (counted, not timed; engines/executor/attention.h), summed
   // over layers; absent for engines that run no attention (null, analytic):
   std::optional<std::uint64_t> kv_positions_decode;  // cached positions visited

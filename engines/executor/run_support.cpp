@@ -194,6 +194,7 @@ Status run_tokens(Executor& ex, const Point& point, RunContext& ctx, std::size_t
   const std::uint64_t before_prefill = before.read_bytes;
   const std::vector<double> layers_at_start = ex.layer_s();
   const double head_at_start = ex.head_s();
+  const double routed_p0 = ex.routed_phase_s();
   const std::optional<double> e0 = ctx.energy ? ctx.energy->joules() : std::nullopt;
   const double t0 = ctx.clock.now_s();
   for (std::int64_t done = 0; done < prompt;) {
@@ -204,6 +205,7 @@ Status run_tokens(Executor& ex, const Point& point, RunContext& ctx, std::size_t
   }
   m.prefill_s = ctx.clock.now_s() - t0;
   m.token_times_s.push_back(m.prefill_s);
+  m.routed_phase_s_prefill = ex.routed_phase_s() - routed_p0;
   const std::optional<double> e1 = ctx.energy ? ctx.energy->joules() : std::nullopt;
   if (e0 && e1) m.energy_j_prefill = *e1 - *e0;
   const EngineCounters c0 = counters();
