@@ -211,7 +211,7 @@ void add_history_command(CLI::App& app, CliState& state) {
   showc->add_option("--machine", show->filter.machine, "only this machine (profile name, or unprofiled:HOST)");
   showc->add_option("--point", show->filter.point, "only this point id (or a prefix of it)");
   showc->add_option("--provenance", show->filter.provenance, "only measured, predicted or synthetic rows")
-      ->check(CLI::IsMember({"measured", "predicted", "synthetic"}));
+      ->check(CLI::IsMember({"measured", "predicted", "reproduced", "synthetic"}));
   showc->add_option("--sweep", show->filter.sweep, "only runs of this sweep name");
   showc->add_option("--last", show->last, "only the last N runs of each series (default all)");
   showc->add_option("--threshold", show->threshold, "smallest change of level reported as a step (default 5%)");

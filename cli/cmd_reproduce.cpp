@@ -185,7 +185,7 @@ void add_reproduce_command(CLI::App& app, CliState& state) {
   cmd->footer("Builds the sweep that emulates the claim here: the card scaled to fit this machine, the memory split and "
       "expert-cache share carried over, the drives throttled to the claimed machine's rate divided by the two "
       "machines' kernel-throughput ratio (time dilation), quants and context as stated (unstated ones over their "
-      "plausible range: the slowest and fastest cases are run). The rows' full-model figures, divided back, give "
+      "plausible range: the slowest and fastest cases are run). The rows' full-model times, divided by the dilation, give "
       "the claimed machine's decode rate: printed beside the claim and moebench's prediction with a verdict. Claims "
       "on GPUs, linked nodes or speculative decoding cannot be emulated here, and say why.\n\n"
       "Example:\n"

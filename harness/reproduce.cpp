@@ -200,11 +200,10 @@ Expected<ReproductionPlan> plan_reproduction(const Claim& claim, const ModelCard
   }
 
   // The scale.
+  // A part --scale leaves out takes its default.
   Scale scale = o.scale;
-  if (scale.is_identity()) {
-    scale.layers = std::min(card.total_layers(), 2);
-    scale.experts = std::min(card.moe.experts, 64);
-  }
+  if (!scale.layers) scale.layers = std::min(card.total_layers(), 2);
+  if (!scale.experts) scale.experts = std::min(card.moe.experts, 64);
   auto scaled_base = apply_scale(card, scale);
   if (!scaled_base) return make_error("--scale " + scale.to_string() + ": " + scaled_base.error().message);
   plan.scale = scale.to_string();

@@ -58,7 +58,7 @@
 namespace moebench {
 
 struct ReproduceOptions {
-  Scale scale;                      // identity: layers min(L, 2), experts min(E, 64)
+  Scale scale;                      // a part left out: layers min(L, 2), experts min(E, 64)
   int repetitions = 2;
   std::int64_t gen_tokens = 8;      // decode window = gen − 1 tokens (the first leaves with prefill)
   std::int64_t max_prompt_tokens = 256;  // longer stated prompts run this many (TTFT then not compared)

@@ -184,7 +184,8 @@ std::vector<Column> build() {
       [](const ResultRow& r) { return num(r.repetitions); });
   // Conditions.
   add("provenance", "", T::kString, G::kCondition,
-      "measured | predicted | synthetic (null engine: test data, not a measurement)",
+      "measured | predicted | reproduced (moebench reproduce: measured here, emulating a claim) | synthetic (null "
+      "engine: test data, not a measurement)",
       [](const ResultRow& r) { return text(r.provenance); }, true, "provenance");
   add("machine", "", T::kString, G::kCondition, "machine profile of the run",
       [](const ResultRow& r) { return text(r.machine); });

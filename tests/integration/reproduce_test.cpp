@@ -153,6 +153,13 @@ TEST_CASE("reproduce: --dry-run prints the plan and writes nothing", "[reproduce
   CHECK(has(r.out, "dilation D = 2.500"));
   CHECK_FALSE(std::filesystem::exists(dir.file("d0")));
   CHECK_FALSE(std::filesystem::exists(dir.file("out")));
+  // A --scale that names one part takes the default for the other.
+  auto one = run_moebench({"--configs", kData + "/configs", "reproduce", "fab-stream-2drives", "--machine",
+                           kData + "/here.json", "--dry-run", "--scale", "layers=1"},
+                          dir.path());
+  INFO(one.out + one.err);
+  REQUIRE(one.exit_code == 0);
+  CHECK(has(one.out, "Dry run: 1 point(s) of layers=1,experts=64"));
 }
 
 TEST_CASE("reproduce: claims this machine cannot emulate say why", "[reproduce]") {

@@ -55,7 +55,7 @@ TEST_CASE("token cost: energy, electricity, amortized hardware and break-even by
   CHECK(c.break_even.rfind(format_fixed(3600 / margin, 0) + " M in + M out", 0) == 0);
 }
 
-TEST_CASE("token cost: a rented machine's electricity is in its price; missing figures say so", "[cost]") {
+TEST_CASE("token cost: a rented machine's electricity is in its price, and missing figures say so", "[cost]") {
   const CostRequest q{0.30, 3, 15, 24, 3};
   const TokenCost rented = token_cost(row(36, true), q, 1000);  // $36 an hour = $0.01 a second
   CHECK(rented.electricity_in_price);
