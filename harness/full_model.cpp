@@ -24,6 +24,12 @@ std::vector<Kind> layer_kinds(const ModelCard& c) {
 
 std::string kind_name(const Kind& k) { return std::string(to_string(k.first)) + "/" + to_string(k.second); }
 
+// Tokens per prefill forward pass: the engine's `chunk` option (default 32).
+std::size_t prefill_chunk(const Point& p) {
+  const auto chunk = p.engine.options.find("chunk");
+  return chunk != p.engine.options.end() ? static_cast<std::size_t>(std::max(1L, std::atol(chunk->second.c_str()))) : 32;
+}
+
 // Expert records read per MoE layer, per window, for a card's cache shape.
 struct ReadsPerLayer {
   double prefill = 0, decode = 0;
@@ -36,8 +42,7 @@ Expected<ReadsPerLayer> replay_reads(const ModelCard& c, std::size_t slots, cons
   plan.policy = p.cache_policy == "lfu" ? CachePolicy::kLfu : CachePolicy::kLru;
   plan.prompt_tokens = std::max<std::int64_t>(1, p.prompt_tokens);
   plan.gen_tokens = std::max<std::int64_t>(1, p.gen_tokens);
-  const auto chunk = p.engine.options.find("chunk");
-  plan.chunk = chunk != p.engine.options.end() ? static_cast<std::size_t>(std::max(1L, std::atol(chunk->second.c_str()))) : 32;
+  plan.chunk = prefill_chunk(p);
   auto r = fast_replay(shape, plan);
   if (!r) return r.error();
   const double L = std::max(1, c.moe_layers());
@@ -111,13 +116,6 @@ double carry(const Window& w, const std::vector<Kind>& ran, const std::vector<Ki
   return total;
 }
 
-// Distinct routed experts a forward pass of n tokens computes in one MoE
-// layer under uniform routing: E·(1 − (1 − k/E)^n).
-double distinct_experts(const ModelCard& c, double n) {
-  const double e = c.moe.experts, k = c.moe.active;
-  return e > 0 ? e * (1 - std::pow(1 - k / e, n)) : 0;
-}
-
 // A prefill pass computes each distinct expert once (its weights streamed,
 // α per expert) and each token routed to it (β per token-expert pair); a
 // decode token is one pass of one token: k·(α + β). The run's decode and
@@ -133,14 +131,13 @@ double prefill_routed_scale(const ModelCard& ran, const ModelCard& target, const
   const double r_dec = std::max(0.0, m.routed_phase_s_decode - m.io_wait_s_decode) / (moe * decode_tokens);
   const double r_pre = std::max(0.0, m.routed_phase_s_prefill - m.io_wait_s_prefill) / moe;
   if (r_dec <= 0 || r_pre <= 0) return 1;
-  const auto chunk_opt = p.engine.options.find("chunk");
-  const double chunk = chunk_opt != p.engine.options.end() ? std::max(1.0, std::atof(chunk_opt->second.c_str())) : 32;
+  const double chunk = static_cast<double>(prefill_chunk(p));
   const double prompt = std::max<std::int64_t>(1, p.prompt_tokens);
   double d_ran = 0, d_target = 0;
   for (double done = 0; done < prompt; done += chunk) {
     const double n = std::min(chunk, prompt - done);
-    d_ran += distinct_experts(ran, n);
-    d_target += distinct_experts(target, n);
+    d_ran += distinct_experts_uniform(ran.moe.experts, ran.moe.active, n);
+    d_target += distinct_experts_uniform(target.moe.experts, target.moe.active, n);
   }
   const double pairs = prompt * k;
   const double u = r_dec / k;  // α + β

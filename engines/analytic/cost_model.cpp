@@ -421,7 +421,7 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
       double distinct = 0;
       for (double done = 0; done < static_cast<double>(prompt); done += chunk) {
         const double c = std::min(chunk, static_cast<double>(prompt) - done);
-        distinct += L * E * (1 - std::pow(1 - static_cast<double>(k) / E, c));
+        distinct += L * distinct_experts_uniform(E, k, c);
       }
       pre.reads = static_cast<std::uint64_t>(std::llround(distinct * (1 - h)));
       pre.misses = pre.reads;
@@ -507,7 +507,7 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
     // Memory: trunk weights once per chunk, each distinct expert once;
     // compute: 2 flops per weight per token. Before routing as in decode.
     const double distinct = streaming ? static_cast<double>(pre.needs()) / n_chunks
-                                      : L * E * (1 - std::pow(1 - static_cast<double>(k) / E, c));
+                                      : L * distinct_experts_uniform(E, k, c);
     const double tbpw = static_cast<double>(find_quant(card.trunk_quant)->bits_per_weight()) / 8;
     const double flops_pre = 2.0 * c * split.pre_bytes / tbpw, flops_post = 2.0 * c * split.post_bytes / tbpw;
     const double flops_e = 2.0 * c * static_cast<double>(k) * L * expert_bytes / (qf->bits_per_weight() / 8);

@@ -544,4 +544,8 @@ Expected<HitEstimate> estimate_hits(const CacheShape& s, const std::string& rout
   return h;
 }
 
+double distinct_experts_uniform(double experts, double active, double tokens) {
+  return experts > 0 ? experts * (1 - std::pow(1 - active / experts, tokens)) : 0;
+}
+
 }  // namespace moebench

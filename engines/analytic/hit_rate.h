@@ -48,6 +48,11 @@ struct CacheShape {
 
 double uniform_lru_hit_rate(const CacheShape& s);
 
+// Distinct experts one MoE layer computes in a forward pass of `tokens`
+// tokens under uniform routing: E·(1 − (1 − k/E)^tokens) (a prefill chunk,
+// a batch of streams; k for one token).
+double distinct_experts_uniform(double experts, double active, double tokens);
+
 // p[l][e]: probability that one token's layer l uses expert e (each layer's
 // probabilities sum to k).
 double che_lru_hit_rate(const CacheShape& s, const std::vector<std::vector<double>>& p);

@@ -236,7 +236,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   // A pass of `batch` tokens reads each distinct expert once.
   const double b = std::max(1, c.batch);
   const double routed_tok = b <= 1 ? static_cast<double>(pc.routed_active) * c.expert_bits / 8
-                                   : L * E * (1 - std::pow(1 - k / std::max(1.0, E), b)) * expert_bytes;
+                                   : L * distinct_experts_uniform(E, k, b) * expert_bytes;
   const TrunkAt tr = trunk_at(card, c);
   const double kv_total = static_cast<double>(card.cache_bytes(static_cast<std::uint64_t>(c.context)));
   const double kv_tok = b * (static_cast<double>(card.kv_bytes_per_token()) * c.context + 2.0 * static_cast<double>(card.linear_state_bytes()));
