@@ -19,6 +19,16 @@ ConfigStore CliState::store() const {
   return ConfigStore(dirs);
 }
 
+Expected<CliState::ScaledCard> CliState::scaled_card(const std::string& name, const std::string& scale_text) const {
+  auto card = store().card(name);
+  if (!card) return card.error();
+  auto scale = parse_scale(scale_text);
+  if (!scale) return make_error("--scale: " + scale.error().message);
+  auto scaled = apply_scale(*card, *scale);
+  if (!scaled) return make_error("--scale: " + scaled.error().message);
+  return ScaledCard{std::move(*card), *scale, std::move(*scaled)};
+}
+
 SweepContext CliState::sweep_context(const ConfigStore& store) const {
   SweepContext ctx;
   add_engines_to_context(ctx);

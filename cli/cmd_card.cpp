@@ -29,12 +29,10 @@ int show_card(const ShowArgs& args, const CliState& state) {
     fmt::print(stderr, "moebench card show: {}\n", message);
     return 1;
   };
-  auto card = state.store().card(args.name);
-  if (!card) return fail(card.error().message);
-  auto scale = parse_scale(args.scale);
-  if (!scale) return fail("--scale: " + scale.error().message);
-  auto scaled = apply_scale(*card, *scale);
-  if (!scaled) return fail("--scale: " + scaled.error().message);
+  auto sc = state.scaled_card(args.name, args.scale);
+  if (!sc) return fail(sc.error().message);
+  const Scale* scale = &sc->scale;
+  const ModelCard* scaled = &sc->scaled;
   CardReportOptions options;
   options.scale = *scale;
   options.quant = args.quant;

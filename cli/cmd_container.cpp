@@ -43,12 +43,11 @@ int make_command(const MakeArgs& a, const CliState& state) {
     fmt::print(stderr, "moebench container make: {}\n", m);
     return 1;
   };
-  auto card = state.store().card(a.model);
-  if (!card) return fail(card.error().message);
-  auto scale = parse_scale(a.scale);
-  if (!scale) return fail("--scale: " + scale.error().message);
-  auto scaled = apply_scale(*card, *scale);
-  if (!scaled) return fail("--scale: " + scaled.error().message);
+  auto sc = state.scaled_card(a.model, a.scale);
+  if (!sc) return fail(sc.error().message);
+  const ModelCard* card = &sc->card;
+  const Scale* scale = &sc->scale;
+  const ModelCard* scaled = &sc->scaled;
   ContainerSpec spec;
   spec.card_name = card->name;
   spec.card = *scaled;

@@ -19,6 +19,14 @@ struct CliState {
   std::string command_line;
 
   ConfigStore store() const;
+  // A card by name with --scale applied: the card as stored, the scale and
+  // the scaled card; errors name --scale when the scale is at fault.
+  struct ScaledCard {
+    ModelCard card;
+    Scale scale;
+    ModelCard scaled;
+  };
+  Expected<ScaledCard> scaled_card(const std::string& name, const std::string& scale_text) const;
   SweepContext sweep_context(const ConfigStore& store) const;
 };
 
@@ -46,5 +54,7 @@ void add_card_command(CLI::App& app, CliState& state);
 void add_container_command(CLI::App& app, CliState& state);
 void add_bench_command(CLI::App& app, CliState& state);
 void add_reproduce_command(CLI::App& app, CliState& state);
+void add_export_command(CLI::App& app, CliState& state);
+void add_bench_peer_command(CLI::App& app, CliState& state);
 
 }  // namespace moebench

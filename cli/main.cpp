@@ -41,6 +41,8 @@ int main(int argc, char** argv) {
   moebench::add_container_command(app, state);
   moebench::add_bench_command(app, state);
   moebench::add_reproduce_command(app, state);
+  moebench::add_export_command(app, state);
+  moebench::add_bench_peer_command(app, state);
   moebench::add_validate_command(app, state);
   moebench::add_schema_command(app, state);
   try {

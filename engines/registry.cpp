@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "engines/analytic/analytic_engine.h"
+#include "engines/llamacpp/llama_bench_engine.h"
 #include "engines/null/null_engine.h"
 #include "engines/resident/resident_engine.h"
 #include "engines/streaming/streaming_engine.h"
@@ -26,6 +27,12 @@ const std::vector<EngineInfo>& engine_table() {
        "set into an expert cache sized by the RAM budget; real compute as the resident engine",
        EngineCaps{true, true, true}, streaming_engine_options,
        [](const EngineSpec& spec) -> std::unique_ptr<Engine> { return make_streaming_engine(spec); }},
+      {"llama-bench",
+       "llama.cpp as the peer: the point's container exported as a GGUF llama.cpp loads, llama-bench run on it with "
+       "the point's threads, prompt, generation, context depth (-d) and RAM budget (memory cgroup), its JSON turned "
+       "into the row; option path= names the llama-bench binary",
+       EngineCaps{true, false, true}, llama_bench_engine_options,
+       [](const EngineSpec& spec) -> std::unique_ptr<Engine> { return make_llama_bench_engine(spec); }},
       {"analytic",
        "the cost model: predicts the measurement the point's real engine would give on a profiled machine "
        "(calibration applied), loading and reading nothing; rows carry provenance \"predicted\"",

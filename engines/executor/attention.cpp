@@ -202,9 +202,7 @@ class GqaLayer final : public AttentionLayer {
     q_.resize(batch * heads * hd);
     kn_.resize(batch * kvw);
     vn_.resize(batch * kvw);
-    ops.matmul(w_.q, x, batch, q_.data());
-    ops.matmul(w_.k, x, batch, kn_.data());
-    ops.matmul(w_.v, x, batch, vn_.data());
+    ops.matmul_many({{&w_.q, x, batch, q_.data()}, {&w_.k, x, batch, kn_.data()}, {&w_.v, x, batch, vn_.data()}});
     const std::int64_t first = tokens_;
     for (std::size_t b = 0; b < batch; ++b) {
       for (std::size_t i = 0; i < kvw; ++i) {

@@ -324,33 +324,72 @@ Status Executor::moe(const TrunkLayer& L, std::size_t batch, const float* h, flo
     zin = z_.data();
   }
   acc_.assign(batch * ed, 0.0f);
-  std::vector<int> remaining = distinct;
+  std::vector<int> remaining = distinct, group;
+  std::vector<ExpertWeights> weights;
+  std::vector<std::size_t> first;  // per group member: its first row in the stacked buffers
+  std::vector<TensorOps::Product> products;
   while (!remaining.empty()) {
-    // The first expert whose reads have landed, else the first listed
-    // (acquire then waits for it).
-    const int ready = experts_.pick_ready(l, remaining);
-    const std::size_t at = ready >= 0 ? static_cast<std::size_t>(ready) : 0;
-    const int e = remaining[at];
-    remaining.erase(remaining.begin() + static_cast<std::ptrdiff_t>(at));
-    auto w = experts_.acquire(l, e);
-    if (!w) return w.error();
-    const auto& us = users[e];
-    const std::size_t n = us.size();
-    const std::size_t inter = static_cast<std::size_t>(w->gate.rows);
-    zin_.resize(n * ed);
-    for (std::size_t i = 0; i < n; ++i) std::copy_n(zin + us[i].first * ed, ed, zin_.data() + i * ed);
-    g_.resize(n * inter);
-    u_.resize(n * inter);
-    y_.resize(n * ed);
-    ops_.matmul(w->gate, zin_.data(), n, g_.data());
-    ops_.matmul(w->up, zin_.data(), n, u_.data());
-    silu_mul(g_.data(), u_.data(), n * inter);
-    ops_.matmul(w->down, g_.data(), n, y_.data());
-    experts_.release(l, e);
-    for (std::size_t i = 0; i < n; ++i) {
-      float* dst = acc_.data() + us[i].first * ed;
-      const float wt = us[i].second;
-      for (std::size_t c = 0; c < ed; ++c) dst[c] += wt * y_[i * ed + c];
+    // Every expert whose weights are in memory now, computed together in
+    // one dispatch per matrix kind; when none is, the first listed (acquire
+    // then waits for it). A resident source has them all at once.
+    group.clear();
+    for (int ready; !remaining.empty() && (ready = experts_.pick_ready(l, remaining)) >= 0;) {
+      group.push_back(remaining[static_cast<std::size_t>(ready)]);
+      remaining.erase(remaining.begin() + ready);
+    }
+    if (group.empty()) {
+      group.push_back(remaining.front());
+      remaining.erase(remaining.begin());
+    }
+    weights.clear();
+    first.clear();
+    std::size_t rows = 0, inter_rows = 0;
+    for (const int e : group) {
+      auto w = experts_.acquire(l, e);
+      if (!w) return w.error();
+      weights.push_back(*w);
+      first.push_back(rows);
+      rows += users[e].size();
+      inter_rows = std::max<std::size_t>(inter_rows, static_cast<std::size_t>(w->gate.rows));
+    }
+    const std::size_t inter = inter_rows;
+    zin_.resize(rows * ed);
+    g_.resize(rows * inter);
+    u_.resize(rows * inter);
+    y_.resize(rows * ed);
+    // Each expert's input rows: a single token's row in place (then every
+    // expert of a decode step reads one input, quantized once), several
+    // tokens' rows gathered.
+    products.clear();
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      const auto& us = users[group[i]];
+      const float* in = zin + us[0].first * ed;
+      if (us.size() > 1) {
+        for (std::size_t j = 0; j < us.size(); ++j) {
+          std::copy_n(zin + us[j].first * ed, ed, zin_.data() + (first[i] + j) * ed);
+        }
+        in = zin_.data() + first[i] * ed;
+      }
+      products.push_back({&weights[i].gate, in, us.size(), g_.data() + first[i] * inter});
+      products.push_back({&weights[i].up, in, us.size(), u_.data() + first[i] * inter});
+    }
+    ops_.matmul_many(products);
+    silu_mul(g_.data(), u_.data(), rows * inter);
+    products.clear();
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      const std::size_t n = users[group[i]].size();
+      products.push_back({&weights[i].down, g_.data() + first[i] * inter, n, y_.data() + first[i] * ed});
+    }
+    ops_.matmul_many(products);
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      experts_.release(l, group[i]);
+      const auto& us = users[group[i]];
+      for (std::size_t j = 0; j < us.size(); ++j) {
+        float* dst = acc_.data() + us[j].first * ed;
+        const float wt = us[j].second;
+        const float* src = y_.data() + (first[i] + j) * ed;
+        for (std::size_t c = 0; c < ed; ++c) dst[c] += wt * src[c];
+      }
     }
   }
   routed_phase_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - routed_at).count();

@@ -27,7 +27,53 @@ std::uint64_t rows_per_task(const TensorView& w, int threads) {
 }
 }  // namespace
 
+Expected<TensorOps::DotMode> TensorOps::parse_dot_mode(const std::string& s) {
+  if (s == "auto") return DotMode::kAuto;
+  if (s == "int8") return DotMode::kInt8;
+  if (s == "float") return DotMode::kFloat;
+  return make_error("kernels: \"" + s + "\" is not auto, int8 or float");
+}
+
+bool TensorOps::uses_integer_dot(const TensorView& w, std::size_t batch) const {
+  if (dot_mode_ == DotMode::kFloat || !has_q8_kernel(w.format.name, static_cast<std::size_t>(w.row_len))) return false;
+  if (dot_mode_ == DotMode::kInt8) return true;
+  return w.format.name == "q4_0" && batch <= 4 && std::string_view(q8_kernel_name(level_)) == "avx2";
+}
+
+std::string TensorOps::kernel_description() const {
+  const std::string q8 = q8_kernel_name(level_);
+  switch (dot_mode_) {
+    case DotMode::kFloat: return "float kernels for every format";
+    case DotMode::kInt8:
+      return "integer-dot " + q8 + " for q4_0/q8_0/mxfp4/q4_k (8-bit activations), float kernels for the rest";
+    case DotMode::kAuto: break;
+  }
+  if (q8 == "avx2") return "integer-dot avx2 for q4_0 at <= 4 activation rows (8-bit activations), float kernels for the rest";
+  return "float kernels (kernels=auto: the integer-dot " + q8 + " kernels were not faster on this kind of CPU)";
+}
+
+// The input of a product as 8-bit blocks when its weights have an integer
+// kernel (else nullptr): quantized once per dispatch and input.
+const Q8Activations* TensorOps::quantized(const TensorView& w, const float* x, std::size_t batch) {
+  if (!uses_integer_dot(w, batch)) return nullptr;
+  const std::size_t cols = static_cast<std::size_t>(w.row_len);
+  for (std::size_t i = 0; i < qin_used_; ++i) {
+    if (qin_[i].x == x && qin_[i].batch == batch && qin_[i].cols == cols) return &qin_[i].acts;
+  }
+  if (qin_.size() <= qin_used_) qin_.resize(qin_used_ + 1);
+  QuantizedInput& q = qin_[qin_used_++];
+  q.x = x;
+  q.batch = batch;
+  q.cols = cols;
+  quantize_activations(x, cols, batch, q.acts);
+  return &q.acts;
+}
+
 void TensorOps::matvec(const TensorView& w, const float* x, float* y) {
+  matmul_many({{&w, x, 1, y}});
+}
+
+void TensorOps::matvec_float(const TensorView& w, const float* x, float* y) {
   const std::uint64_t per = rows_per_task(w, pool_.threads());
   const std::size_t tasks = static_cast<std::size_t>((w.rows + per - 1) / per);
   pool_.parallel_for(tasks, [&](std::size_t t) {
@@ -40,8 +86,12 @@ void TensorOps::matvec(const TensorView& w, const float* x, float* y) {
 }
 
 void TensorOps::matmul(const TensorView& w, const float* x, std::size_t batch, float* y) {
+  matmul_many({{&w, x, batch, y}});
+}
+
+void TensorOps::matmul_float(const TensorView& w, const float* x, std::size_t batch, float* y) {
   if (batch == 1) {
-    matvec(w, x, y);
+    matvec_float(w, x, y);
     return;
   }
   // Kernels write Y as batch × rows; split rows into blocks computed into a
@@ -61,6 +111,56 @@ void TensorOps::matmul(const TensorView& w, const float* x, std::size_t batch, f
     maybe_poll();
   });
   weight_bytes_touched += w.bytes();
+}
+
+void TensorOps::matmul_many(const std::vector<Product>& products) {
+  qin_used_ = 0;
+  std::vector<const Q8Activations*> acts(products.size());
+  bool any = false;
+  for (std::size_t p = 0; p < products.size(); ++p) {
+    acts[p] = quantized(*products[p].w, products[p].x, products[p].batch);
+    any = any || acts[p] != nullptr;
+  }
+  if (products.size() == 1 && !any) {
+    matmul_float(*products[0].w, products[0].x, products[0].batch, products[0].y);
+    return;
+  }
+  tasks_.clear();
+  for (std::size_t p = 0; p < products.size(); ++p) {
+    const TensorView& w = *products[p].w;
+    const std::uint64_t per = rows_per_task(w, pool_.threads());
+    for (std::uint64_t r0 = 0; r0 < w.rows; r0 += per) {
+      tasks_.push_back({static_cast<std::uint32_t>(p), r0, std::min(per, w.rows - r0)});
+    }
+    weight_bytes_touched += w.bytes();
+  }
+  if (scratch_.size() < tasks_.size()) scratch_.resize(tasks_.size());
+  pool_.parallel_for(tasks_.size(), [&](std::size_t t) {
+    const Task& task = tasks_[t];
+    const Product& p = products[task.product];
+    const TensorView& w = *p.w;
+    const std::uint8_t* rows = w.data + task.r0 * w.row_bytes();
+    if (acts[task.product] != nullptr) {
+      std::vector<float>& buf = scratch_[t];
+      float* out = p.y + task.r0;
+      if (p.batch > 1) {
+        buf.resize(static_cast<std::size_t>(task.n) * p.batch);
+        out = buf.data();
+      }
+      (void)matmul_q8(w.format.name, rows, task.n, w.row_len, *acts[task.product], out, level_);
+      if (p.batch > 1) {
+        for (std::size_t b = 0; b < p.batch; ++b) std::copy_n(buf.data() + b * task.n, task.n, p.y + b * w.rows + task.r0);
+      }
+    } else if (p.batch == 1) {
+      (void)moebench::matvec(w.format.name, rows, task.n, w.row_len, p.x, p.y + task.r0, level_);
+    } else {
+      std::vector<float>& buf = scratch_[t];
+      buf.resize(static_cast<std::size_t>(task.n) * p.batch);
+      (void)moebench::matmul(w.format.name, rows, task.n, w.row_len, p.x, p.batch, buf.data(), level_);
+      for (std::size_t b = 0; b < p.batch; ++b) std::copy_n(buf.data() + b * task.n, task.n, p.y + b * w.rows + task.r0);
+    }
+    maybe_poll();
+  });
 }
 
 void TensorOps::matvec_transposed(const TensorView& w, const float* x, float* y) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <thread>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "engines/executor/thread_pool.h"
 #include "engines/quant/kernels.h"
+#include "engines/quant/kernels_q8.h"
 #include "vocab/quant_format.h"
 #include "vocab/expected.h"
 
@@ -36,6 +38,24 @@ class TensorOps {
   TensorOps(ThreadPool& pool, SimdLevel level)
       : pool_(pool), level_(level), owner_(std::this_thread::get_id()) {}
   ThreadPool& pool() { return pool_; }
+  // Which products use the integer-dot kernels of kernels_q8.h
+  // (activations quantized to 8 bits once per product, or once per group of
+  // products sharing an input, as llama.cpp computes) instead of the float
+  // kernels of kernels.h:
+  //   kFloat  none;
+  //   kInt8   every product whose format has an integer kernel;
+  //   kAuto   where they measured faster on this machine kind (bench
+  //           quant_bench and the README's kernel table): q4_0 with at most
+  //           4 activation rows on AVX2-level kernels (+28..54 %); elsewhere
+  //           the float kernels were as fast or faster.
+  enum class DotMode { kAuto, kInt8, kFloat };
+  void set_dot_mode(DotMode m) { dot_mode_ = m; }
+  DotMode dot_mode() const { return dot_mode_; }
+  static Expected<DotMode> parse_dot_mode(const std::string& s);
+  // Which kernels the engine runs, for its rows' notes: "integer-dot
+  // avx512-vnni for q4_0/q8_0/mxfp4/q4_k (8-bit activations), float
+  // kernels for the rest".
+  std::string kernel_description() const;
   // Called by the engine thread between its row tasks of every matvec and
   // matmul: a streaming engine reaps read completions there, so they are
   // seen (and the next reads issued) while long matrices compute.
@@ -45,6 +65,17 @@ class TensorOps {
   void matvec(const TensorView& w, const float* x, float* y);
   // Y[b] = W X[b] for b < batch (weights decoded once per row block).
   void matmul(const TensorView& w, const float* x, std::size_t batch, float* y);
+  // Several independent products in one dispatch: the row blocks of every
+  // job are dealt out to the pool together (a layer's routed experts: all
+  // gate and up matrices in one job, all down matrices in the next), so a
+  // decode token pays one pool hand-off per group, not one per matrix.
+  struct Product {
+    const TensorView* w;
+    const float* x;
+    std::size_t batch;
+    float* y;  // batch × w->rows
+  };
+  void matmul_many(const std::vector<Product>& products);
   // y = Wᵀ x (x has w.rows entries, y has w.row_len): MLA's absorbed query
   // and output. Rows are decoded into a float scratch row by row.
   void matvec_transposed(const TensorView& w, const float* x, float* y);
@@ -57,8 +88,26 @@ class TensorOps {
   ThreadPool& pool_;
   SimdLevel level_;
   std::vector<std::vector<float>> scratch_;  // per task, for the transposed product
+  struct Task {
+    std::uint32_t product;
+    std::uint64_t r0, n;
+  };
+  std::vector<Task> tasks_;
+  DotMode dot_mode_ = DotMode::kAuto;
+  bool uses_integer_dot(const TensorView& w, std::size_t batch) const;
+  // Quantized inputs of the current dispatch, one per distinct input.
+  struct QuantizedInput {
+    const float* x;
+    std::size_t batch, cols;
+    Q8Activations acts;
+  };
+  std::deque<QuantizedInput> qin_;  // deque: growing it keeps earlier entries in place
+  std::size_t qin_used_ = 0;
+  const Q8Activations* quantized(const TensorView& w, const float* x, std::size_t batch);
   std::thread::id owner_;
   std::function<void()> poll_;
+  void matvec_float(const TensorView& w, const float* x, float* y);
+  void matmul_float(const TensorView& w, const float* x, std::size_t batch, float* y);
   void maybe_poll() {
     if (poll_ && std::this_thread::get_id() == owner_) poll_();
   }

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "engines/quant/dequantize.h"
@@ -284,9 +286,42 @@ const char* to_string(SimdLevel level) {
   return "unknown";
 }
 
-SimdLevel best_simd_level() {
+SimdLevel detected_simd_level() {
   static const SimdLevel level = detect();
   return level;
+}
+
+std::optional<SimdLevel> simd_cap() {
+  static const std::optional<SimdLevel> cap = []() -> std::optional<SimdLevel> {
+    const char* v = std::getenv("MOEBENCH_SIMD");
+    if (v == nullptr || *v == '\0') return std::nullopt;
+    const std::string s(v);
+    if (s == "scalar") return SimdLevel::kScalar;
+    if (s == "avx2") return SimdLevel::kAvx2;
+    if (s == "avx512") return SimdLevel::kAvx512;
+    return std::nullopt;  // simd_description() says it was ignored
+  }();
+  return cap;
+}
+
+SimdLevel best_simd_level() {
+  const SimdLevel det = detected_simd_level();
+  const auto cap = simd_cap();
+  return cap && static_cast<int>(*cap) < static_cast<int>(det) ? *cap : det;
+}
+
+std::string simd_description() {
+  const SimdLevel best = best_simd_level(), det = detected_simd_level();
+  const char* v = std::getenv("MOEBENCH_SIMD");
+  std::string s = to_string(best);
+  if (v != nullptr && *v != '\0') {
+    if (!simd_cap()) {
+      s += std::string(" (MOEBENCH_SIMD=\"") + v + "\" ignored: use scalar, avx2 or avx512)";
+    } else if (best != det) {
+      s += std::string(" (MOEBENCH_SIMD=") + v + " caps this CPU's " + to_string(det) + ")";
+    }
+  }
+  return s;
 }
 
 std::vector<SimdLevel> available_simd_levels() {

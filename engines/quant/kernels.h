@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,7 +28,13 @@ namespace moebench {
 enum class SimdLevel { kScalar, kAvx2, kAvx512 };
 
 const char* to_string(SimdLevel level);  // "scalar", "avx2", "avx512"
-SimdLevel best_simd_level();               // runtime detection, cached
+// Runtime detection (cached), capped by the environment variable
+// MOEBENCH_SIMD=scalar|avx2|avx512 when set: how an AVX-512 host measures
+// the AVX2 paths. simd_description() is the level with the cap, if any, as
+// rows and probes record it ("avx2 (MOEBENCH_SIMD=avx2 caps this CPU's avx512)").
+SimdLevel best_simd_level();
+SimdLevel detected_simd_level();
+std::string simd_description();
 std::vector<SimdLevel> available_simd_levels();  // scalar first
 
 // y[r] = sum_c W[r][c] * x[c] for r < rows.

@@ -165,6 +165,7 @@ class ResidentEngine final : public Engine {
     const int threads = point.threads > 0 ? point.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     ThreadPool pool(threads);
     TensorOps ops(pool, best_simd_level());
+    ops.set_dot_mode(*TensorOps::parse_dot_mode(EngineOptions(resident_engine_options(), spec_).text("kernels")));  // a choice option: always valid
     Executor ex(ctx.card, *trunk_, source, **routing, ops);
     ex.prepare(point.context_tokens, point.prompt_tokens + point.gen_tokens, ctx.seed);
     auto counters = [&] {
@@ -175,7 +176,7 @@ class ResidentEngine final : public Engine {
     if (Status st = run_tokens(ex, point, ctx, chunk_, counters, m); !st) return st.error();
     m.peak_rss_bytes = peak_rss_bytes();
     m.notes.push_back("routing " + (*routing)->describe() + ", " + std::to_string(threads) + " threads, kernels " +
-                      to_string(best_simd_level()));
+                      simd_description() + ": " + ops.kernel_description());
     return m;
   }
 
@@ -200,6 +201,10 @@ const OptionTable& resident_engine_options() {
       {"packed", OptionKind::kFlag, "0", "container layout: one record per expert", 0, 0, {}, {}},
       {"mlock", OptionKind::kFlag, "0", "lock the weights in RAM", 0, 0, {}, {}},
       {"chunk", OptionKind::kCount, "32", "prefill chunk, tokens", 1, 4096, {}, {}},
+      {"kernels", OptionKind::kChoice, "auto",
+       "int8: integer-dot kernels with 8-bit activations where the format has one (as llama.cpp); float: "
+       "dequantize to float for every format; auto: int8 where it measured faster (q4_0, <= 4 rows, AVX2-level "
+       "CPUs)", 0, 0, {"auto", "int8", "float"}, {}},
   };
   return kTable;
 }

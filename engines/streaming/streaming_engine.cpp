@@ -78,6 +78,7 @@ class StreamingEngine final : public Engine {
     const int threads = point.threads > 0 ? point.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     ThreadPool pool(threads);
     TensorOps ops(pool, best_simd_level());
+    ops.set_dot_mode(*TensorOps::parse_dot_mode(EngineOptions(streaming_engine_options(), spec_).text("kernels")));  // a choice option: always valid
 
     // Slot size: the largest aligned footprint of any expert.
     std::vector<const ExpertTable*> tables;
@@ -237,7 +238,7 @@ class StreamingEngine final : public Engine {
                       " (" + point.cache_policy + "), " + std::to_string(cache->evictions()) + " evictions; I/O " +
                       (*io)->backend() + ", qd " + std::to_string(qd_) + (packed_ ? ", packed records" : ", split tensors"));
     m.notes.push_back("routing " + (*routing)->describe() + ", " + std::to_string(threads) + " threads, kernels " +
-                      to_string(best_simd_level()));
+                      simd_description() + ": " + ops.kernel_description());
     return m;
   }
 
@@ -355,6 +356,10 @@ const OptionTable& streaming_engine_options() {
       {"qd", OptionKind::kCount, "32", "reads in flight", 1, 1024, {}, {}},
       {"io", OptionKind::kChoice, "auto", "read path", 0, 0, {"auto", "io_uring", "pread"}, {}},
       {"chunk", OptionKind::kCount, "32", "prefill chunk, tokens", 1, 4096, {}, {}},
+      {"kernels", OptionKind::kChoice, "auto",
+       "int8: integer-dot kernels with 8-bit activations where the format has one (as llama.cpp); float: "
+       "dequantize to float for every format; auto: int8 where it measured faster (q4_0, <= 4 rows, AVX2-level "
+       "CPUs)", 0, 0, {"auto", "int8", "float"}, {}},
       {"trunk", OptionKind::kChoice, "auto",
        "per-layer trunk: auto (the split decides what is pinned, the rest is read every token), resident (all "
        "pinned), stream (none pinned)", 0, 0, {"auto", "resident", "stream"}, {}},

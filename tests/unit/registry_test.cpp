@@ -47,13 +47,13 @@ TEST_CASE("the analytic engine is made with a machine, through the table", "[reg
 
 TEST_CASE("a sweep cannot name the predicting engine", "[registry]") {
   const SweepContext ctx = testing::shipped_context();
-  CHECK(ctx.engine_names == std::vector<std::string>{"null", "resident", "streaming"});
+  CHECK(ctx.engine_names == std::vector<std::string>{"null", "resident", "streaming", "llama-bench"});
   CHECK_FALSE(ctx.engine_uses_drives("analytic"));
   CHECK(ctx.check_engine_options(*parse_engine_spec("analytic")) == "unknown engine \"analytic\"");
   auto s = load_sweep_text(R"({"name": "t", "axes": {"engine": ["analytic"], "model": ["tiny-moe"]}})", "t.json", ctx);
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().message.find("unknown engine \"analytic\"") != std::string::npos);
-  CHECK(s.error().message.find("available engines: null, resident, streaming") != std::string::npos);
+  CHECK(s.error().message.find("available engines: null, resident, streaming, llama-bench") != std::string::npos);
 }
 
 TEST_CASE("a point's flag options are read through its engine's option table", "[registry]") {
