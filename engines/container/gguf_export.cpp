@@ -357,7 +357,7 @@ std::vector<GgufKv> metadata(const ContainerSpec& spec, const std::string& arch)
                      static_cast<std::uint64_t>(c.dense_ffn ? c.dense_ffn->intermediate : c.moe.expert_intermediate)));
     kv.push_back(u32("leading_dense_block_count", static_cast<std::uint64_t>(dense_lead)));
     kv.push_back(u32("attention.head_count", static_cast<std::uint64_t>(m.heads)));
-    kv.push_back(u32("attention.head_count_kv", static_cast<std::uint64_t>(m.heads)));
+    kv.push_back(u32("attention.head_count_kv", 1));  // MLA caches one latent "head" per token: MQA to llama.cpp
     if (m.q_lora_rank > 0) kv.push_back(u32("attention.q_lora_rank", static_cast<std::uint64_t>(m.q_lora_rank)));
     kv.push_back(u32("attention.kv_lora_rank", static_cast<std::uint64_t>(m.kv_lora_rank)));
     kv.push_back(u32("attention.key_length", static_cast<std::uint64_t>(m.kv_lora_rank + m.qk_rope_head_dim)));

@@ -25,6 +25,19 @@ std::uint64_t rows_per_task(const TensorView& w, int threads) {
                                    (static_cast<std::uint64_t>(threads) * 4);
   return std::max(by_bytes, by_threads);
 }
+
+// Rows per task of one product in a dispatch of several with more than one
+// activation row: a batched kernel call repacks its activations (and sets up
+// its accumulators) once per call, so tasks are made as large as the
+// balance of the whole dispatch allows — about 8 per thread over all
+// products, at least 64 KiB and at most 1 MiB of weights each. A prefill
+// chunk's experts (hundreds of products of a few rows each) then repack
+// their activations a few times per matrix, not once per 64 KiB.
+std::uint64_t rows_per_batched_task(const TensorView& w, std::uint64_t dispatch_bytes, int threads) {
+  const std::uint64_t target = std::clamp<std::uint64_t>(dispatch_bytes / (static_cast<std::uint64_t>(threads) * 8),
+                                                         64u << 10, 1u << 20);
+  return std::clamp<std::uint64_t>(target / std::max<std::uint64_t>(1, w.row_bytes()), 1, std::max<std::uint64_t>(1, w.rows));
+}
 }  // namespace
 
 Expected<TensorOps::DotMode> TensorOps::parse_dot_mode(const std::string& s) {
@@ -96,7 +109,7 @@ void TensorOps::matmul_float(const TensorView& w, const float* x, std::size_t ba
   }
   // Kernels write Y as batch × rows; split rows into blocks computed into a
   // per-task buffer, then scattered into place.
-  const std::uint64_t per = rows_per_task(w, pool_.threads());
+  const std::uint64_t per = rows_per_batched_task(w, w.bytes(), pool_.threads());
   const std::size_t tasks = static_cast<std::size_t>((w.rows + per - 1) / per);
   if (scratch_.size() < tasks) scratch_.resize(tasks);
   pool_.parallel_for(tasks, [&](std::size_t t) {
@@ -126,9 +139,12 @@ void TensorOps::matmul_many(const std::vector<Product>& products) {
     return;
   }
   tasks_.clear();
+  std::uint64_t dispatch_bytes = 0;
+  for (const Product& p : products) dispatch_bytes += p.w->bytes();
   for (std::size_t p = 0; p < products.size(); ++p) {
     const TensorView& w = *products[p].w;
-    const std::uint64_t per = rows_per_task(w, pool_.threads());
+    const std::uint64_t per = products[p].batch > 1 ? rows_per_batched_task(w, dispatch_bytes, pool_.threads())
+                                                    : rows_per_task(w, pool_.threads());
     for (std::uint64_t r0 = 0; r0 < w.rows; r0 += per) {
       tasks_.push_back({static_cast<std::uint32_t>(p), r0, std::min(per, w.rows - r0)});
     }

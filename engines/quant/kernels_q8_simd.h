@@ -147,12 +147,12 @@ inline float hsum(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
-constexpr std::size_t kPrefetchAhead = 1024;  // bytes ahead in each row's stream
+#include "engines/quant/prefetch_simd.h"  // Prefetcher (inside this unnamed namespace)
 
 // R weight rows × T activation rows from row r0 and activation row b0: y
 // (y[b·rows + r]) gets the whole dot product over all blocks.
 template <bool kVnni, class F, int R, int T>
-void tile(const Q8Args& a, std::size_t r0, std::size_t b0) {
+void tile(const Q8Args& a, std::size_t r0, std::size_t b0, Prefetcher& pf) {
   const Q8Activations& x = *a.x;
   const std::size_t nb = x.blocks(), groups = nb / F::kGroup;
   __m256 acc[R][T], mins[R][T];
@@ -172,10 +172,10 @@ void tile(const Q8Args& a, std::size_t r0, std::size_t b0) {
   }
   alignas(32) float sw[R][F::kGroup], cw[R][F::kGroup];
   for (std::size_t g = 0; g < groups; ++g) {
-    for (int r = 0; r < R; ++r) {
-      _mm_prefetch(reinterpret_cast<const char*>(rows[r] + g * F::kGroupBytes + kPrefetchAhead), _MM_HINT_T0);
-      F::scales(rows[r], g, sw[r], cw[r]);
-    }
+    // The R rows are contiguous: one stream through them, read R groups
+    // at a time; the prefetcher runs kPrefetchBytes ahead of its front.
+    pf.upto(rows[0] + static_cast<std::size_t>(R) * (g + 1) * F::kGroupBytes);
+    for (int r = 0; r < R; ++r) F::scales(rows[r], g, sw[r], cw[r]);
     for (int j = 0; j < F::kGroup; ++j) {
       const std::size_t k = g * F::kGroup + static_cast<std::size_t>(j);
       __m256i u[R];
@@ -210,16 +210,17 @@ void tile(const Q8Args& a, std::size_t r0, std::size_t b0) {
 template <bool kVnni, class F, int R, int T>
 void run_format(const Q8Args& a) {
   const std::size_t batch = a.x->batch;
+  Prefetcher pf(a.w, a.rows * a.row_bytes);
   std::size_t r0 = 0;
   for (; r0 + R <= a.rows; r0 += R) {
     std::size_t b0 = 0;
-    for (; b0 + T <= batch; b0 += T) tile<kVnni, F, R, T>(a, r0, b0);
-    for (; b0 < batch; ++b0) tile<kVnni, F, R, 1>(a, r0, b0);
+    for (; b0 + T <= batch; b0 += T) tile<kVnni, F, R, T>(a, r0, b0, pf);
+    for (; b0 < batch; ++b0) tile<kVnni, F, R, 1>(a, r0, b0, pf);
   }
   for (; r0 < a.rows; ++r0) {
     std::size_t b0 = 0;
-    for (; b0 + T <= batch; b0 += T) tile<kVnni, F, 1, T>(a, r0, b0);
-    for (; b0 < batch; ++b0) tile<kVnni, F, 1, 1>(a, r0, b0);
+    for (; b0 + T <= batch; b0 += T) tile<kVnni, F, 1, T>(a, r0, b0, pf);
+    for (; b0 < batch; ++b0) tile<kVnni, F, 1, 1>(a, r0, b0, pf);
   }
 }
 

@@ -152,19 +152,7 @@ float tail_one(const u8* p) {
   }
 }
 
-// Software prefetch running kPrefetchBytes ahead of the weight stream, one
-// prefetch per cache line: rows are read once, front to back, and the
-// hardware prefetchers alone leave DRAM bandwidth unused.
-constexpr std::uintptr_t kPrefetchBytes = 8192;
-struct Prefetcher {
-  std::uintptr_t next, end;
-  Prefetcher(const u8* w, std::size_t bytes)
-      : next(reinterpret_cast<std::uintptr_t>(w) & ~std::uintptr_t{63}), end(reinterpret_cast<std::uintptr_t>(w) + bytes) {}
-  void upto(const u8* p) {
-    const std::uintptr_t want = reinterpret_cast<std::uintptr_t>(p) + kPrefetchBytes;
-    for (; next < want && next < end; next += 64) _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_T0);
-  }
-};
+#include "engines/quant/prefetch_simd.h"  // Prefetcher (inside this unnamed namespace)
 
 // acc[...] += one unit (weights at w, activations at x) for a unit at index
 // parity kParity. Formats with a per-unit scale: raw products in two chains,
@@ -248,13 +236,29 @@ void tile(const float* wbuf, const float* xs, std::size_t len, float* acc) {
   }
 }
 
-struct FloatArray {  // heap buffer without std:: templates (see file comment)
-  explicit FloatArray(std::size_t n) : p(new (std::align_val_t{64}) float[n]) {}
-  ~FloatArray() { ::operator delete[](p, std::align_val_t{64}); }
-  FloatArray(const FloatArray&) = delete;
-  FloatArray& operator=(const FloatArray&) = delete;
-  float* p;
+// A per-thread buffer that only grows (heap memory without std::
+// templates, see the file comment): the repacked activations and the
+// accumulators of a batched call, without an allocation per call (glibc
+// serves ≥ 128 KiB from mmap and returns it on free).
+struct ScratchFloats {
+  float* p = nullptr;
+  std::size_t n = 0;
+  ScratchFloats() = default;
+  ScratchFloats(const ScratchFloats&) = delete;
+  ScratchFloats& operator=(const ScratchFloats&) = delete;
+  ~ScratchFloats() {
+    if (p != nullptr) ::operator delete[](p, std::align_val_t{64});
+  }
+  float* get(std::size_t want) {
+    if (want > n) {
+      if (p != nullptr) ::operator delete[](p, std::align_val_t{64});
+      p = new (std::align_val_t{64}) float[want];
+      n = want;
+    }
+    return p;
+  }
 };
+inline thread_local ScratchFloats scratch_xp, scratch_acc;
 
 // Batch > 1. X is first repacked tile-major (tile t, row b → 256
 // contiguous floats, zero-padded): activation rows cols·4 bytes apart would
@@ -267,7 +271,9 @@ void matmul(const Ctx& c, const MatmulArgs& a, std::size_t row_bytes) {
   constexpr int L = Isa::kLanes, kRows = Isa::kRows;
   alignas(sizeof(V)) float wbuf[kRows * kTile];
   const std::size_t tiles = (a.cols + kTile - 1) / kTile;
-  FloatArray xp(tiles * a.batch * kTile);
+  struct {
+    float* p;
+  } xp{scratch_xp.get(tiles * a.batch * kTile)};
   for (std::size_t t = 0; t < tiles; ++t) {
     const std::size_t c0 = t * kTile, len = a.cols - c0 < kTile ? a.cols - c0 : kTile;
     for (std::size_t b = 0; b < a.batch; ++b) {
@@ -277,8 +283,14 @@ void matmul(const Ctx& c, const MatmulArgs& a, std::size_t row_bytes) {
     }
   }
   const std::size_t acc_len = a.batch * kRows * L;
-  FloatArray acc(acc_len);
+  struct {
+    float* p;
+  } acc{scratch_acc.get(acc_len)};
   constexpr std::size_t kElemBytes = F::kB / F::kW;
+  // The kRows rows of a group are contiguous and read a tile at a time, all
+  // rows together: one stream, prefetched ahead of its front (without it the
+  // next group's rows start cold: perf showed the decode loads stalling).
+  Prefetcher pf(a.w, a.rows * row_bytes);
   for (std::size_t r0 = 0; r0 < a.rows; r0 += kRows) {
     const std::size_t nr = a.rows - r0 < kRows ? a.rows - r0 : kRows;
     if (nr < kRows) std::memset(wbuf + nr * kTile, 0, (kRows - nr) * kTile * sizeof(float));
@@ -286,6 +298,7 @@ void matmul(const Ctx& c, const MatmulArgs& a, std::size_t row_bytes) {
     for (std::size_t t = 0; t < tiles; ++t) {
       const std::size_t c0 = t * kTile, len = a.cols - c0 < kTile ? a.cols - c0 : kTile;
       const std::size_t units = len / F::kW, tail = len % F::kW;
+      pf.upto(a.w + r0 * row_bytes + nr * ((c0 + len) / F::kW * F::kB + tail * kElemBytes));
       for (std::size_t r = 0; r < nr; ++r) {
         const u8* p = a.w + (r0 + r) * row_bytes + c0 / F::kW * F::kB;
         float* out = wbuf + r * kTile;

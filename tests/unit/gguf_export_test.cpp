@@ -169,6 +169,8 @@ TEST_CASE("export: an MLA card becomes deepseek2 with attn_kv_b split into k_b a
   CHECK(g.get_string("general.architecture").value() == "deepseek2");
   CHECK(g.get_uint("deepseek2.leading_dense_block_count").value() == 1);
   CHECK(g.get_uint("deepseek2.attention.kv_lora_rank").value() == 64);
+  CHECK(g.get_uint("deepseek2.attention.head_count").value() == 4);
+  CHECK(g.get_uint("deepseek2.attention.head_count_kv").value() == 1);  // MLA as MQA, as llama.cpp's converter writes it
   CHECK(g.get_uint("deepseek2.attention.key_length").value() == 64 + 32);
   CHECK(g.get_uint("deepseek2.attention.value_length").value() == 64);
   CHECK(g.get_uint("deepseek2.attention.key_length_mla").value() == 32 + 32);
