@@ -50,7 +50,16 @@ Expected<TensorOps::DotMode> TensorOps::parse_dot_mode(const std::string& s) {
 bool TensorOps::uses_integer_dot(const TensorView& w, std::size_t batch) const {
   if (dot_mode_ == DotMode::kFloat || !has_q8_kernel(w.format.name, static_cast<std::size_t>(w.row_len))) return false;
   if (dot_mode_ == DotMode::kInt8) return true;
-  return w.format.name == "q4_0" && batch <= 4 && std::string_view(q8_kernel_name(level_)) == "avx2";
+  // kAuto, from measurements (README, "llama.cpp beside moebench"): over
+  // DRAM-sized matrices the integer kernels win at ≤ 4 activation rows for
+  // q4_0, q8_0 and q4_k on AVX2 (×1.05–1.68), lose for mxfp4, and lose to
+  // the float register tiles from about 16 rows on; with AVX-512 the float
+  // matvec (1 row) was as fast or faster single-threaded and faster at 2
+  // threads in the engine (bench-peer decode ×0.73–0.88 of llama.cpp with
+  // the integer matvec, ×0.94–1.23 with the float one).
+  const std::string_view f = w.format.name;
+  if (batch > 4 || (f != "q4_0" && f != "q8_0" && f != "q4_k")) return false;
+  return !(batch == 1 && level_ == SimdLevel::kAvx512);
 }
 
 std::string TensorOps::kernel_description() const {
@@ -61,8 +70,9 @@ std::string TensorOps::kernel_description() const {
       return "integer-dot " + q8 + " for q4_0/q8_0/mxfp4/q4_k (8-bit activations), float kernels for the rest";
     case DotMode::kAuto: break;
   }
-  if (q8 == "avx2") return "integer-dot avx2 for q4_0 at <= 4 activation rows (8-bit activations), float kernels for the rest";
-  return "float kernels (kernels=auto: the integer-dot " + q8 + " kernels were not faster on this kind of CPU)";
+  return "integer-dot " + q8 + " for q4_0/q8_0/q4_k at " +
+         std::string(level_ == SimdLevel::kAvx512 ? "2-4" : "<= 4") + " activation rows" +
+         " (8-bit activations), float kernels for the rest (kernels=auto)";
 }
 
 // The input of a product as 8-bit blocks when its weights have an integer

@@ -44,10 +44,9 @@ class TensorOps {
   // kernels of kernels.h:
   //   kFloat  none;
   //   kInt8   every product whose format has an integer kernel;
-  //   kAuto   where they measured faster on this machine kind (bench
-  //           quant_bench and the README's kernel table): q4_0 with at most
-  //           4 activation rows on AVX2-level kernels (+28..54 %); elsewhere
-  //           the float kernels were as fast or faster.
+  //   kAuto   where they measured faster (README, "llama.cpp beside
+  //           moebench"): q4_0, q8_0 and q4_k with at most 4 activation
+  //           rows (2 to 4 with AVX-512); the float kernels elsewhere.
   enum class DotMode { kAuto, kInt8, kFloat };
   void set_dot_mode(DotMode m) { dot_mode_ = m; }
   DotMode dot_mode() const { return dot_mode_; }

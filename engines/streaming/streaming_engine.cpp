@@ -358,8 +358,8 @@ const OptionTable& streaming_engine_options() {
       {"chunk", OptionKind::kCount, "32", "prefill chunk, tokens", 1, 4096, {}, {}},
       {"kernels", OptionKind::kChoice, "auto",
        "int8: integer-dot kernels with 8-bit activations where the format has one (as llama.cpp); float: "
-       "dequantize to float for every format; auto: int8 where it measured faster (q4_0, <= 4 rows, AVX2-level "
-       "CPUs)", 0, 0, {"auto", "int8", "float"}, {}},
+       "dequantize to float for every format; auto: int8 where it measured faster (q4_0/q8_0/q4_k at <= 4 "
+       "rows; 2-4 with AVX-512)", 0, 0, {"auto", "int8", "float"}, {}},
       {"trunk", OptionKind::kChoice, "auto",
        "per-layer trunk: auto (the split decides what is pinned, the rest is read every token), resident (all "
        "pinned), stream (none pinned)", 0, 0, {"auto", "resident", "stream"}, {}},
