@@ -31,10 +31,8 @@ int show_card(const ShowArgs& args, const CliState& state) {
   };
   auto sc = state.scaled_card(args.name, args.scale);
   if (!sc) return fail(sc.error().message);
-  const Scale* scale = &sc->scale;
-  const ModelCard* scaled = &sc->scaled;
   CardReportOptions options;
-  options.scale = *scale;
+  options.scale = sc->scale;
   options.quant = args.quant;
   if (!args.contexts.empty()) {
     options.contexts.clear();
@@ -44,7 +42,7 @@ int show_card(const ShowArgs& args, const CliState& state) {
       options.contexts.push_back(*n);
     }
   }
-  auto report = render_card_report(*scaled, options);
+  auto report = render_card_report(sc->scaled, options);
   if (!report) return fail("--quant: " + report.error().message);
   std::fputs(report->c_str(), stdout);
   return 0;

@@ -45,14 +45,11 @@ int make_command(const MakeArgs& a, const CliState& state) {
   };
   auto sc = state.scaled_card(a.model, a.scale);
   if (!sc) return fail(sc.error().message);
-  const ModelCard* card = &sc->card;
-  const Scale* scale = &sc->scale;
-  const ModelCard* scaled = &sc->scaled;
   ContainerSpec spec;
-  spec.card_name = card->name;
-  spec.card = *scaled;
-  spec.scale = *scale;
-  spec.quant = a.quant.empty() ? card->expert_quant : a.quant;
+  spec.card_name = sc->card.name;
+  spec.card = sc->scaled;
+  spec.scale = sc->scale;
+  spec.quant = a.quant.empty() ? sc->card.expert_quant : a.quant;
   spec.seed = a.seed;
   spec.drive_dirs = a.drives;
   spec.drive_layout = a.layout;

@@ -27,19 +27,16 @@ int export_command(const ExportArgs& a, const CliState& state) {
   };
   auto sc = state.scaled_card(a.model, a.scale);
   if (!sc) return fail(sc.error().message);
-  const ModelCard* card = &sc->card;
-  const Scale* scale = &sc->scale;
-  ModelCard* scaled = &sc->scaled;
   if (!a.trunk_quant.empty()) {
     if (!find_quant(a.trunk_quant)) return fail("--trunk-quant: unknown quant \"" + a.trunk_quant + "\"");
-    scaled->trunk_quant = a.trunk_quant;
+    sc->scaled.trunk_quant = a.trunk_quant;
   }
-  if (auto arch = llama_architecture_for(*scaled); !arch) return fail(arch.error().message);
+  if (auto arch = llama_architecture_for(sc->scaled); !arch) return fail(arch.error().message);
   ContainerSpec spec;
-  spec.card_name = card->name;
-  spec.card = *scaled;
-  spec.scale = *scale;
-  spec.quant = a.quant.empty() ? card->expert_quant : a.quant;
+  spec.card_name = sc->card.name;
+  spec.card = sc->scaled;
+  spec.scale = sc->scale;
+  spec.quant = a.quant.empty() ? sc->card.expert_quant : a.quant;
   if (!find_quant(spec.quant)) return fail("--quant: unknown quant \"" + spec.quant + "\"");
   spec.seed = a.seed;
   const std::filesystem::path out(a.out);

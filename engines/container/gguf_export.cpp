@@ -78,10 +78,9 @@ std::string quant_of_type(std::uint32_t ggml_type) {
 class Exporter {
  public:
   Exporter(const ContainerSpec& spec, const Source& trunk, const Source& experts)
-      : spec_(spec), card_(spec.card), trunk_(trunk), experts_(experts) {}
+      : card_(spec.card), trunk_(trunk), experts_(experts) {}
 
-  Status plan(const std::string& arch) {
-    arch_ = arch;
+  Status plan() {
     if (Status st = copy("token_embd.weight"); !st) return st;
     if (Status st = to_f32("output_norm.weight"); !st) return st;
     if (!card_.tied_embeddings) {
@@ -282,11 +281,9 @@ class Exporter {
     return Status::success();
   }
 
-  const ContainerSpec& spec_;
   const ModelCard& card_;
   const Source& trunk_;
   const Source& experts_;
-  std::string arch_;
   std::vector<Planned> out_;
   std::vector<std::string> notes_;
 };
@@ -449,7 +446,7 @@ Expected<ExportReport> export_llama_gguf(const ContainerSpec& spec, const std::s
   if (Status st = check_tensor_table(experts.header, spec, ContainerPart::kExperts, 0); !st) return st.error();
   if (Status st = check_trunk_pairing(experts.header, trunk.header); !st) return st.error();
   Exporter ex(spec, trunk, experts);
-  if (Status st = ex.plan(*arch); !st) return st.error();
+  if (Status st = ex.plan(); !st) return st.error();
   std::vector<GgufTensorInfo> infos;
   for (const Planned& p : ex.tensors()) infos.push_back(p.info);
   auto layout = gguf_layout(metadata(spec, *arch), infos, kExportAlignment);
