@@ -200,9 +200,7 @@ Status Executor::forward(std::size_t batch) {
     routing_.next_token(token_routes_[b]);
     // Embedding: one row of the table per token.
     const std::uint64_t row = static_cast<std::uint64_t>(next_token_id_) % trunk_.embedding.rows;
-    (void)dequantize(trunk_.embedding.format.name, trunk_.embedding.data + row * trunk_.embedding.row_bytes(),
-                     x_.data() + b * hidden, hidden);
-    ops_.weight_bytes_touched += trunk_.embedding.row_bytes();
+    ops_.load_row(trunk_.embedding, row, x_.data() + b * hidden);
     next_token_id_ = static_cast<std::int32_t>((static_cast<std::uint64_t>(next_token_id_) * 48271u + 11u) % 2147483647u);
   }
   std::vector<float> gain(hidden);

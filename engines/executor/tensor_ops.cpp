@@ -17,6 +17,19 @@ TensorView TensorView::slice_rows(std::uint64_t r0, std::uint64_t n) const {
 }
 
 namespace {
+// Row r of w as floats, from either layout.
+void dequantize_row(const TensorView& w, std::uint64_t r, float* out) {
+  const std::size_t len = static_cast<std::size_t>(w.row_len);
+  if (!w.rows8) {
+    (void)dequantize(w.format.name, w.data + r * w.row_bytes(), out, len);
+    return;
+  }
+  thread_local std::vector<std::uint8_t> bytes;
+  bytes.resize(static_cast<std::size_t>(w.row_bytes()));
+  deinterleave_row(w.format.name, w.data, static_cast<std::size_t>(r), len, bytes.data());
+  (void)dequantize(w.format.name, bytes.data(), out, len);
+}
+
 // Rows per task: enough tasks to balance the pool, few enough that the
 // dispatch cost stays far below the work (a task is at least ~64 KiB).
 std::uint64_t rows_per_task(const TensorView& w, int threads) {
@@ -48,6 +61,7 @@ Expected<TensorOps::DotMode> TensorOps::parse_dot_mode(const std::string& s) {
 }
 
 bool TensorOps::uses_integer_dot(const TensorView& w, std::size_t batch) const {
+  if (w.rows8) return true;  // only the integer kernels read the layout
   if (dot_mode_ == DotMode::kFloat || !has_q8_kernel(w.format.name, static_cast<std::size_t>(w.row_len))) return false;
   if (dot_mode_ == DotMode::kInt8) return true;
   // kAuto, from measurements (README, "llama.cpp beside moebench"): over
@@ -67,12 +81,13 @@ std::string TensorOps::kernel_description() const {
   switch (dot_mode_) {
     case DotMode::kFloat: return "float kernels for every format";
     case DotMode::kInt8:
-      return "integer-dot " + q8 + " for q4_0/q8_0/mxfp4/q4_k (8-bit activations), float kernels for the rest";
+      return "integer-dot " + q8 + " (8-bit activations) for q4_0/q8_0 in 8-row groups and mxfp4/q4_k, float kernels "
+             "for the rest";
     case DotMode::kAuto: break;
   }
-  return "integer-dot " + q8 + " for q4_0/q8_0/q4_k at " +
-         std::string(level_ == SimdLevel::kAvx512 ? "2-4" : "<= 4") + " activation rows" +
-         " (8-bit activations), float kernels for the rest (kernels=auto)";
+  return "integer-dot " + q8 + " (8-bit activations) for q4_0/q8_0 in 8-row groups, q4_k at " +
+         std::string(level_ == SimdLevel::kAvx512 ? "2-4" : "<= 4") + " activation rows; float kernels for the rest "
+         "(kernels=auto)";
 }
 
 // The input of a product as 8-bit blocks when its weights have an integer
@@ -153,8 +168,9 @@ void TensorOps::matmul_many(const std::vector<Product>& products) {
   for (const Product& p : products) dispatch_bytes += p.w->bytes();
   for (std::size_t p = 0; p < products.size(); ++p) {
     const TensorView& w = *products[p].w;
-    const std::uint64_t per = products[p].batch > 1 ? rows_per_batched_task(w, dispatch_bytes, pool_.threads())
-                                                    : rows_per_task(w, pool_.threads());
+    std::uint64_t per = products[p].batch > 1 ? rows_per_batched_task(w, dispatch_bytes, pool_.threads())
+                                              : rows_per_task(w, pool_.threads());
+    if (w.rows8) per = (per + kRows8 - 1) / kRows8 * kRows8;  // whole groups of 8 rows
     for (std::uint64_t r0 = 0; r0 < w.rows; r0 += per) {
       tasks_.push_back({static_cast<std::uint32_t>(p), r0, std::min(per, w.rows - r0)});
     }
@@ -173,7 +189,11 @@ void TensorOps::matmul_many(const std::vector<Product>& products) {
         buf.resize(static_cast<std::size_t>(task.n) * p.batch);
         out = buf.data();
       }
-      (void)matmul_q8(w.format.name, rows, task.n, w.row_len, *acts[task.product], out, level_);
+      if (w.rows8) {
+        (void)matmul_q8_rows8(w.format.name, rows, task.n, w.row_len, *acts[task.product], out, level_);
+      } else {
+        (void)matmul_q8(w.format.name, rows, task.n, w.row_len, *acts[task.product], out, level_);
+      }
       if (p.batch > 1) {
         for (std::size_t b = 0; b < p.batch; ++b) std::copy_n(buf.data() + b * task.n, task.n, p.y + b * w.rows + task.r0);
       }
@@ -205,7 +225,7 @@ void TensorOps::matvec_transposed(const TensorView& w, const float* x, float* y)
     const std::uint64_t r0 = t * per;
     const std::uint64_t r1 = std::min(w.rows, r0 + per);
     for (std::uint64_t r = r0; r < r1; ++r) {
-      (void)dequantize(w.format.name, w.data + r * w.row_bytes(), row.data(), len);
+      dequantize_row(w, r, row.data());
       const float xr = x[r];
       for (std::size_t c = 0; c < len; ++c) acc[c] += xr * row[c];
     }
@@ -218,8 +238,17 @@ void TensorOps::matvec_transposed(const TensorView& w, const float* x, float* y)
 }
 
 void TensorOps::load_vector(const TensorView& w, float* out) {
-  (void)dequantize(w.format.name, w.data, out, static_cast<std::size_t>(w.rows * w.row_len));
+  if (w.rows8) {
+    for (std::uint64_t r = 0; r < w.rows; ++r) dequantize_row(w, r, out + r * w.row_len);
+  } else {
+    (void)dequantize(w.format.name, w.data, out, static_cast<std::size_t>(w.rows * w.row_len));
+  }
   weight_bytes_touched += w.bytes();
+}
+
+void TensorOps::load_row(const TensorView& w, std::uint64_t r, float* out) {
+  dequantize_row(w, r, out);
+  weight_bytes_touched += w.row_bytes();
 }
 
 void rms_norm(float* x, std::size_t n, const float* gain) {

@@ -26,10 +26,14 @@ struct TensorView {
   QuantFormat format{};
   std::uint64_t rows = 0;
   std::uint64_t row_len = 0;
+  // The 8-row interleaved layout of kernels_q8.h (rewritten in place at
+  // load by interleave_rows8()): the same bytes per 8 rows, read only by the
+  // integer-dot kernels; the other products take rows back out of it.
+  bool rows8 = false;
   std::uint64_t row_bytes() const { return format.bytes_for(row_len); }
   std::uint64_t bytes() const { return rows * row_bytes(); }
   bool valid() const { return data != nullptr && rows > 0; }
-  // Rows [r0, r0 + n) as a view.
+  // Rows [r0, r0 + n) as a view (rows8: r0 and n multiples of 8, or up to the end).
   TensorView slice_rows(std::uint64_t r0, std::uint64_t n) const;
 };
 
@@ -45,8 +49,12 @@ class TensorOps {
   //   kFloat  none;
   //   kInt8   every product whose format has an integer kernel;
   //   kAuto   where they measured faster (README, "llama.cpp beside
-  //           moebench"): q4_0, q8_0 and q4_k with at most 4 activation
-  //           rows (2 to 4 with AVX-512); the float kernels elsewhere.
+  //           moebench"): every rows8 matrix (q4_0, q8_0 interleaved at
+  //           load); q4_0, q8_0 and q4_k in the row layout with at most 4
+  //           activation rows (2 to 4 with AVX-512); the float kernels
+  //           elsewhere.
+  // A rows8 matrix takes the integer kernels in every mode: nothing else
+  // reads that layout (kFloat engines do not interleave).
   enum class DotMode { kAuto, kInt8, kFloat };
   void set_dot_mode(DotMode m) { dot_mode_ = m; }
   DotMode dot_mode() const { return dot_mode_; }
@@ -80,6 +88,8 @@ class TensorOps {
   void matvec_transposed(const TensorView& w, const float* x, float* y);
   // The 16-bit vector of a norm (or any 1-row tensor) as floats.
   void load_vector(const TensorView& w, float* out);
+  // Row r of w as floats (an embedding lookup). Counts the row's bytes.
+  void load_row(const TensorView& w, std::uint64_t r, float* out);
 
   std::uint64_t weight_bytes_touched = 0;
 

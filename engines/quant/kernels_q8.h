@@ -60,6 +60,36 @@ const char* q8_kernel_name(SimdLevel level);
 Status matmul_q8(std::string_view quant, const void* w, std::size_t rows, std::size_t cols, const Q8Activations& x,
                  float* y, SimdLevel level);
 
+// ---- the 8-row interleaved layout ("rows8") -------------------------------
+// q4_0, q8_0 and mxfp4 matrices can be rewritten in place, group of 8 rows
+// by group of 8 rows, so that one 32-byte load holds 4 (q8_0) or 8 (q4_0,
+// mxfp4: two nibbles) consecutive weights of each of the 8 rows: a dot with
+// an activation's 4 bytes broadcast to every lane then yields the 8 rows'
+// sums in one register, and a block's scales apply to all 8 rows with one
+// multiply-add, where the row layout needs one per row and a horizontal sum
+// at the end. The bytes per group are the same (8 rows × row bytes), so
+// slicing by groups of 8 rows and every byte count stay as they were.
+//
+// Per group and 32-column block k, at group offset k·8·block_bytes:
+//   the 8 rows' block scales, row order (fp16: 16 bytes; mxfp4's e8m0: 8)
+//   q4_0, mxfp4  4 chunks of 32 bytes; chunk c, byte 4r + j: low nibble =
+//                the 4-bit value of row r, column 8c + j; high nibble =
+//                that of column 8c + 4 + j
+//   q8_0         8 chunks of 32 bytes; chunk c, byte 4r + j = the int8 of
+//                row r, column 4c + j
+inline constexpr std::size_t kRows8 = 8;
+
+// Whether `quant` has the layout (q4_0, q8_0, mxfp4) and the matrix suits
+// it (rows a multiple of 8, cols of 32).
+bool has_rows8_layout(std::string_view quant, std::size_t rows, std::size_t cols);
+// Rewrites rows × cols weights at `w` (row layout) into rows8, in place.
+Status interleave_rows8(std::string_view quant, void* w, std::size_t rows, std::size_t cols);
+// Row r of a rows8 matrix back in the row layout (fmt.bytes_for(cols) bytes).
+void deinterleave_row(std::string_view quant, const void* w, std::size_t r, std::size_t cols, void* out);
+// matmul_q8() on a rows8 matrix (rows a multiple of 8).
+Status matmul_q8_rows8(std::string_view quant, const void* w, std::size_t rows, std::size_t cols,
+                       const Q8Activations& x, float* y, SimdLevel level);
+
 namespace detail {
 
 struct Q8Args {
@@ -73,6 +103,8 @@ struct Q8Args {
 #if defined(MOEBENCH_X86_SIMD)
 bool matmul_q8_avx2(const Q8Args& a);
 bool matmul_q8_vnni(const Q8Args& a);
+bool matmul_rows8_avx2(const Q8Args& a);
+bool matmul_rows8_vnni(const Q8Args& a);
 void quantize_row_avx2(const float* x, std::size_t cols, std::int8_t* q, float* d, float* s);
 bool cpu_has_avx512_vnni();
 #endif

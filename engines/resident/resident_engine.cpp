@@ -9,6 +9,7 @@
 #include "engines/executor/model_loader.h"
 #include "engines/executor/run_support.h"
 #include "engines/executor/thread_pool.h"
+#include "engines/executor/weight_layout.h"
 #include "engines/routing/routing.h"
 #include "vocab/units.h"
 
@@ -21,6 +22,7 @@ class ResidentSource final : public ExpertSource {
   struct File {
     const LoadedRange* range;
     const ExpertTable* table;
+    bool rows8;  // eligible matrices were rewritten at load (weight_layout.h)
   };
   explicit ResidentSource(std::vector<File> files, int drives, bool stripe)
       : files_(std::move(files)), drives_(drives), stripe_(stripe) {}
@@ -41,6 +43,7 @@ class ResidentSource final : public ExpertSource {
       views[m]->format = L.format;
       views[m]->rows = L.rows[m];
       views[m]->row_len = L.row_len[m];
+      views[m]->rows8 = f.rows8 && rows8_eligible(*views[m]);
     }
     ++hits;
     return w;
@@ -60,6 +63,7 @@ class ResidentEngine final : public Engine {
     packed_ = o.flag("packed");
     mlock_ = o.flag("mlock");
     chunk_ = static_cast<std::size_t>(o.count("chunk"));
+    dot_mode_ = *TensorOps::parse_dot_mode(o.text("kernels"));  // a choice option: always valid
   }
   std::string_view name() const override { return "resident"; }
   void release() override {
@@ -70,6 +74,8 @@ class ResidentEngine final : public Engine {
     trunk_range_.reset();
     trunk_gguf_.reset();
     container_notes_.clear();
+    layout_note_.clear();
+    rows8_ = false;
     setup_key_.clear();
   }
 
@@ -148,6 +154,19 @@ class ResidentEngine final : public Engine {
       if (!trunk) return trunk.error();
       container_notes_ = container_notes(*use);
       trunk_ = std::make_unique<TrunkWeights>(std::move(*trunk));
+      // The integer kernels' 8-row layout, rewritten once per load (the
+      // float kernels read the row layout: kernels=float keeps it).
+      rows8_ = dot_mode_ != TensorOps::DotMode::kFloat;
+      if (rows8_) {
+        ctx.progress.phase("rewriting q4_0/q8_0 matrices into 8-row groups", -1);
+        Rows8Interleaver il;
+        if (Status st = il.apply_trunk(*trunk_); !st) return st.error();
+        for (std::size_t i = 0; i < loaded_.size(); ++i) {
+          if (Status st = il.apply_experts(*tables_[i], *loaded_[i]); !st) return st.error();
+        }
+        load_s += il.seconds();
+        if (il.matrices() > 0) layout_note_ = il.note();
+      }
       setup_key_ = point.setup_key() + ":" + spec_.to_string();
     } else {
       m.load_reused = true;
@@ -155,9 +174,10 @@ class ResidentEngine final : public Engine {
     m.load_s = load_s;
     m.notes.push_back("weights: " + method_);
     for (const std::string& n : container_notes_) m.notes.push_back(n);
+    if (!layout_note_.empty()) m.notes.push_back(layout_note_);
 
     std::vector<ResidentSource::File> files;
-    for (std::size_t i = 0; i < loaded_.size(); ++i) files.push_back({loaded_[i].get(), tables_[i].get()});
+    for (std::size_t i = 0; i < loaded_.size(); ++i) files.push_back({loaded_[i].get(), tables_[i].get(), rows8_});
     ResidentSource source(std::move(files), point.drives.count, point.drives.layout == "stripe");
     RoutingShape shape{ctx.card.moe_layers(), ctx.card.moe.experts, ctx.card.moe.active};
     auto routing = make_routing(point.routing, shape, routing_seed(ctx.seed, ctx.repetition));
@@ -165,7 +185,7 @@ class ResidentEngine final : public Engine {
     const int threads = point.threads > 0 ? point.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     ThreadPool pool(threads);
     TensorOps ops(pool, best_simd_level());
-    ops.set_dot_mode(*TensorOps::parse_dot_mode(EngineOptions(resident_engine_options(), spec_).text("kernels")));  // a choice option: always valid
+    ops.set_dot_mode(dot_mode_);
     Executor ex(ctx.card, *trunk_, source, **routing, ops);
     ex.prepare(point.context_tokens, point.prompt_tokens + point.gen_tokens, ctx.seed);
     auto counters = [&] {
@@ -182,7 +202,9 @@ class ResidentEngine final : public Engine {
 
  private:
   EngineSpec spec_;
-  bool packed_ = false, mlock_ = false;
+  bool packed_ = false, mlock_ = false, rows8_ = false;
+  TensorOps::DotMode dot_mode_ = TensorOps::DotMode::kAuto;
+  std::string layout_note_;
   std::size_t chunk_ = 32;
   std::string setup_key_, method_;
   std::vector<std::unique_ptr<GgufFile>> ggufs_;
@@ -202,9 +224,10 @@ const OptionTable& resident_engine_options() {
       {"mlock", OptionKind::kFlag, "0", "lock the weights in RAM", 0, 0, {}, {}},
       {"chunk", OptionKind::kCount, "32", "prefill chunk, tokens", 1, 4096, {}, {}},
       {"kernels", OptionKind::kChoice, "auto",
-       "int8: integer-dot kernels with 8-bit activations where the format has one (as llama.cpp); float: "
-       "dequantize to float for every format; auto: int8 where it measured faster (q4_0/q8_0/q4_k at <= 4 "
-       "rows; 2-4 with AVX-512)", 0, 0, {"auto", "int8", "float"}, {}},
+       "int8: integer-dot kernels with 8-bit activations where the format has one (as llama.cpp), q4_0/q8_0 "
+       "rewritten into 8-row groups at load; float: dequantize to float for every format, row layout; auto: "
+       "as int8, except q4_k with more than 4 rows (1 with AVX-512) and mxfp4 on the float kernels", 0, 0,
+       {"auto", "int8", "float"}, {}},
   };
   return kTable;
 }

@@ -130,3 +130,65 @@ TEST_CASE("integer-dot kernels refuse what they cannot compute", "[kernels][q8]"
   st = matmul_q8("nope", w.data(), 1, 256, a, y.data(), SimdLevel::kScalar);
   REQUIRE(!st.ok());
 }
+
+TEST_CASE("rows8 layout: rows come back byte for byte, and the kernels equal the row layout's", "[kernels][q8][rows8]") {
+  std::mt19937 rng(11);
+  struct Shape {
+    std::size_t rows, cols;
+  };
+  // 768 / 2048: the peer card's experts; 24 × 9216: three groups, long rows.
+  const Shape shapes[] = {{16, 2048}, {8, 768}, {24, 9216}};
+  for (const char* quant : {"q4_0", "q8_0", "mxfp4"}) {
+    const QuantFormat f = *find_quant(quant);
+    for (const Shape& s : shapes) {
+      REQUIRE(has_rows8_layout(quant, s.rows, s.cols));
+      const std::vector<float> src = gaussian(s.rows * s.cols, rng, 0.05f);
+      const std::size_t row_bytes = f.bytes_for(s.cols);
+      std::vector<unsigned char> rows(row_bytes * s.rows);
+      REQUIRE(quantize(quant, src.data(), rows.data(), src.size()).ok());
+      std::vector<unsigned char> packed = rows;
+      REQUIRE(interleave_rows8(quant, packed.data(), s.rows, s.cols).ok());
+      CHECK(packed != rows);  // the layout changed ...
+      std::vector<unsigned char> back(row_bytes);
+      for (std::size_t r = 0; r < s.rows; ++r) {  // ... and every row is still there
+        deinterleave_row(quant, packed.data(), r, s.cols, back.data());
+        CHECK(std::equal(back.begin(), back.end(), rows.begin() + static_cast<std::ptrdiff_t>(r * row_bytes)));
+      }
+      for (std::size_t batch : {1u, 2u, 3u, 5u, 9u, 17u}) {  // partial tiles of 4 and 8 activation rows
+        std::vector<float> x = gaussian(batch * s.cols, rng);
+        x[40] = 30.0f;
+        Q8Activations a;
+        quantize_activations(x.data(), s.cols, batch, a);
+        std::vector<float> scalar;
+        for (SimdLevel level : available_simd_levels()) {
+          INFO(quant << " " << s.rows << "x" << s.cols << " batch " << batch << " " << to_string(level));
+          std::vector<float> want(batch * s.rows), got(batch * s.rows, -1.0f);
+          REQUIRE(matmul_q8(quant, rows.data(), s.rows, s.cols, a, want.data(), level).ok());
+          REQUIRE(matmul_q8_rows8(quant, packed.data(), s.rows, s.cols, a, got.data(), level).ok());
+          for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(want[i]).margin(1e-4).epsilon(1e-4));
+          if (level == SimdLevel::kScalar) {
+            scalar = got;
+          } else if (std::string(quant) != "q8_0" || std::string(q8_kernel_name(level)) == "avx2") {
+            // the same integer sums and the same fused steps: bit for bit
+            CHECK(got == scalar);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("rows8 layout refuses what it cannot hold", "[kernels][q8][rows8]") {
+  CHECK(!has_rows8_layout("q4_0", 12, 256));  // rows not a multiple of 8
+  CHECK(!has_rows8_layout("q4_0", 8, 48));    // columns not a multiple of 32
+  CHECK(!has_rows8_layout("q4_k", 8, 256));   // no 8-row layout for q4_k
+  std::vector<unsigned char> w(18 * 8 * 12);
+  const Status st = interleave_rows8("q4_0", w.data(), 12, 256);
+  REQUIRE(!st.ok());
+  CHECK(st.error().message.find("multiple of 8") != std::string::npos);
+  Q8Activations a;
+  std::vector<float> x(256, 1.0f), y(12);
+  quantize_activations(x.data(), 256, 1, a);
+  CHECK(!matmul_q8_rows8("q4_0", w.data(), 12, 256, a, y.data(), SimdLevel::kScalar).ok());
+  CHECK(!matmul_q8_rows8("q4_0", w.data(), 8, 512, a, y.data(), SimdLevel::kScalar).ok());
+}
