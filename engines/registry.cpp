@@ -6,6 +6,7 @@
 #include "engines/analytic/analytic_engine.h"
 #include "engines/llamacpp/llama_bench_engine.h"
 #include "engines/null/null_engine.h"
+#include "engines/quant/kernels_q8.h"
 #include "engines/resident/resident_engine.h"
 #include "engines/streaming/streaming_engine.h"
 
@@ -25,7 +26,7 @@ const std::vector<EngineInfo>& engine_table() {
       {"streaming",
        "trunk in RAM, routed experts read on demand with O_DIRECT (io_uring, registered buffers) from the drive "
        "set into an expert cache sized by the RAM budget; real compute as the resident engine",
-       EngineCaps{true, true, true}, streaming_engine_options,
+       EngineCaps{true, true, true, false, true}, streaming_engine_options,
        [](const EngineSpec& spec) -> std::unique_ptr<Engine> { return make_streaming_engine(spec); }},
       {"llama-bench",
        "llama.cpp as the peer: the point's container exported as a GGUF llama.cpp loads, llama-bench run on it with "
@@ -59,6 +60,14 @@ bool engine_flag(const EngineSpec& spec, std::string_view option, bool undeclare
     return o.name == option && o.kind == OptionKind::kFlag;
   });
   return declared ? EngineOptions(table, spec).flag(option) : undeclared;
+}
+
+bool wants_rows8_experts(const EngineSpec& spec, const std::string& quant) {
+  const EngineInfo* e = find_engine(spec.name);
+  if (e == nullptr || !e->caps.rows8_containers || !has_rows8_layout(quant, kRows8, kQ8Block)) return false;
+  const OptionTable& table = e->options();
+  const bool declared = std::any_of(table.begin(), table.end(), [](const EngineOption& o) { return o.name == "kernels"; });
+  return !declared || EngineOptions(table, spec).text("kernels") != "float";
 }
 
 const EngineInfo* prediction_engine() {

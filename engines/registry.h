@@ -26,6 +26,8 @@ struct EngineCaps {
   bool measures = true;                // false: its numbers are synthetic (a test double) or predicted
   bool predicts = false;               // models a profiled machine instead of running the point (made with
                                        // EngineContext::machine); not an engine a sweep names
+  bool rows8_containers = false;       // computes on experts as stored in the container: unless its `kernels`
+                                       // option is "float", its containers hold them in the 8-row layout
 };
 
 // What a factory may need beyond the point's engine spec.
@@ -55,6 +57,10 @@ const EngineInfo* find_engine(const std::string& name);
 // (its default when the spec does not set it); `undeclared` when the engine
 // is unknown or does not declare the option.
 bool engine_flag(const EngineSpec& spec, std::string_view option, bool undeclared);
+// Whether the point's container holds its experts in the 8-row layout of
+// kernels_q8.h: an engine with caps.rows8_containers, kernels not "float",
+// and a quant that has the layout (q4_0, q8_0, mxfp4).
+bool wants_rows8_experts(const EngineSpec& spec, const std::string& quant);
 // The row whose caps.predicts is set (the analytic engine).
 const EngineInfo* prediction_engine();
 

@@ -48,6 +48,12 @@ struct ContainerSpec {
   std::vector<std::string> drive_dirs;
   std::string drive_layout = "replicate";  // or "stripe"
   bool packed = false;
+  // Experts in the 8-row interleaved layout of kernels_q8.h (q4_0, q8_0,
+  // mxfp4 matrices whose rows are a multiple of 8): what an engine reading
+  // experts into RAM as stored wants for its integer kernels. The same
+  // values and byte counts; `.rows8` in the file name, moebench.expert_rows
+  // "rows8" in the metadata, and the checksums over the stored bytes.
+  bool rows8 = false;
   // "fast" (single-pass k-quant scales, default: quantizing keeps up with
   // the disk) or "ggml" (ggml's reference search, byte-identical to
   // llama.cpp's quantizer, 20-70x slower for the k-quants). Identical bytes

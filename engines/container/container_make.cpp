@@ -23,6 +23,7 @@
 #include "engines/container/gguf_writer.h"
 #include "engines/container/weight_gen.h"
 #include "vocab/quant_format.h"
+#include "engines/quant/kernels_q8.h"
 #include "engines/quant/quantize.h"
 #include "vocab/file_io.h"
 #include "vocab/hash.h"
@@ -154,11 +155,12 @@ std::string scale_text(const ContainerSpec& spec) { return spec.scale.to_string(
 // it pairs with (by identity).
 std::string expert_identity(const ContainerSpec& spec, int drive) {
   drive = identity_drive(spec, drive);
-  return Json{{"part", "experts"}, {"card", spec.card.name}, {"scale", scale_text(spec)}, {"quant", spec.quant},
+  Json id = Json{{"part", "experts"}, {"card", spec.card.name}, {"scale", scale_text(spec)}, {"quant", spec.quant},
               {"seed", spec.seed},      {"layout", spec.packed ? "packed" : "split"},
               {"drive_layout", spec.drive_layout}, {"drive", drive}, {"quantizer", spec.quantizer},
-              {"drives", identity_drive_count(spec)}, {"tensors", tensor_table_digest(plan_experts(spec, drive))}}
-      .dump();
+              {"drives", identity_drive_count(spec)}, {"tensors", tensor_table_digest(plan_experts(spec, drive))}};
+  if (spec.rows8) id["expert_rows"] = "rows8";  // absent for the row layout: older files keep their identity
+  return id.dump();
 }
 
 std::string part_identity(const ContainerSpec& spec, ContainerPart part, int drive) {
@@ -250,6 +252,7 @@ std::vector<GgufKv> metadata(const ContainerSpec& spec, ContainerPart part, int 
     kv.push_back(gguf_kv("moebench.quant", GgufType::kString, spec.quant));
     kv.push_back(gguf_kv("moebench.seed", GgufType::kU64, spec.seed));
     kv.push_back(gguf_kv("moebench.layout", GgufType::kString, spec.packed ? "packed" : "split"));
+    if (spec.rows8) kv.push_back(gguf_kv("moebench.expert_rows", GgufType::kString, "rows8"));
     kv.push_back(gguf_kv("moebench.quantizer", GgufType::kString, spec.quantizer));
     kv.push_back(gguf_kv("moebench.drive_layout", GgufType::kString, spec.drive_layout));
     kv.push_back(gguf_kv("moebench.drive_index", GgufType::kU32, identity_drive(spec, drive)));
@@ -295,17 +298,25 @@ struct RowSegment {
   std::uint64_t rows = 0;
   std::uint64_t row_len = 0;
   bool norm = false;
+  bool rows8 = false;  // emitted in the 8-row interleaved layout (kernels_q8.h)
 };
 
 // Generates every segment's rows in `quant` and feeds the bytes to
 // sink(segment, data, n, segment_done) in order. Rows are produced in chunks
-// of about 1 MiB by one worker per core (up to 96 chunks ahead, across
+// of about 1 MiB (whole groups of 8 rows for rows8 segments, interleaved
+// by the worker) by one worker per core (up to 96 chunks ahead, across
 // segment boundaries) while the caller hashes and writes the chunks before.
 template <typename Sink>
 Status emit_segments(const WeightGenerator& gen, const std::vector<RowSegment>& segments, const std::string& quant,
                      QuantSearch search,
                      Sink&& sink) {
   const QuantFormat f = *find_quant(quant);
+  for (const RowSegment& seg : segments) {
+    if (seg.rows8 && !has_rows8_layout(quant, static_cast<std::size_t>(seg.rows), static_cast<std::size_t>(seg.row_len))) {
+      return make_error("internal error: a " + quant + " segment of " + std::to_string(seg.rows) + "x" +
+                        std::to_string(seg.row_len) + " has no 8-row layout");
+    }
+  }
   struct Task {
     std::size_t segment;
     std::uint64_t r0, r1;
@@ -314,7 +325,8 @@ Status emit_segments(const WeightGenerator& gen, const std::vector<RowSegment>& 
   std::vector<Task> tasks;
   for (std::size_t s = 0; s < segments.size(); ++s) {
     const std::uint64_t row_bytes = f.bytes_for(segments[s].row_len);
-    const std::uint64_t per = std::max<std::uint64_t>(1, (1u << 20) / std::max<std::uint64_t>(row_bytes, 1));
+    std::uint64_t per = std::max<std::uint64_t>(1, (1u << 20) / std::max<std::uint64_t>(row_bytes, 1));
+    if (segments[s].rows8) per = std::max<std::uint64_t>(kRows8, per / kRows8 * kRows8);
     for (std::uint64_t r0 = 0; r0 < segments[s].rows; r0 += per) {
       const std::uint64_t r1 = std::min(segments[s].rows, r0 + per);
       tasks.push_back({s, r0, r1, r1 == segments[s].rows});
@@ -341,6 +353,13 @@ Status emit_segments(const WeightGenerator& gen, const std::vector<RowSegment>& 
           !st) {
         out.error = st.error().message;
         return;
+      }
+    }
+    if (seg.rows8) {
+      if (Status st = interleave_rows8(quant, out.bytes.data(), static_cast<std::size_t>(t.r1 - t.r0),
+                                       static_cast<std::size_t>(seg.row_len));
+          !st) {
+        out.error = st.error().message;
       }
     }
   };
@@ -470,7 +489,10 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, ContainerPart part, 
     } else if (p.kind == PlannedTensor::Kind::kExperts) {
       if (p.matrix == 0) slice_digests.assign(held.size(), {0, 0, 0});
       std::vector<RowSegment> segs;
-      for (int e : held) segs.push_back({tensor_id(p.info.name, static_cast<std::uint64_t>(e)), p.rows, p.row_len, false});
+      const bool rows8 = spec.rows8 && has_rows8_layout(p.quant, static_cast<std::size_t>(p.rows), static_cast<std::size_t>(p.row_len));
+      for (int e : held) {
+        segs.push_back({tensor_id(p.info.name, static_cast<std::uint64_t>(e)), p.rows, p.row_len, false, rows8});
+      }
       Xxh64 slice;
       st = emit_segments(gen, segs, p.quant, search, [&](std::size_t j, const void* d, std::size_t n, bool last) {
         slice.update(d, n);
@@ -494,8 +516,9 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, ContainerPart part, 
       std::vector<RowSegment> segs;
       for (int e : held) {
         for (int m = 0; m < 3; ++m) {
-          segs.push_back({tensor_id(expert_tensor_name(p.layer, m), static_cast<std::uint64_t>(e)), m == 2 ? ed : inter,
-                          m == 2 ? inter : ed, false});
+          const std::uint64_t rows = m == 2 ? ed : inter, len = m == 2 ? inter : ed;
+          const bool rows8 = spec.rows8 && has_rows8_layout(p.quant, static_cast<std::size_t>(rows), static_cast<std::size_t>(len));
+          segs.push_back({tensor_id(expert_tensor_name(p.layer, m), static_cast<std::uint64_t>(e)), rows, len, false, rows8});
         }
       }
       Xxh64 slice;
@@ -641,7 +664,7 @@ std::string name_stem(const ContainerSpec& spec) {
 
 std::string container_file_name(const ContainerSpec& spec, int drive) {
   std::string name = name_stem(spec) + "." + spec.quant + ".s" + std::to_string(spec.seed) +
-                     (spec.packed ? ".packed" : ".split");
+                     (spec.packed ? ".packed" : ".split") + (spec.rows8 ? ".rows8" : "");
   if (spec.drive_layout == "stripe") {
     name += ".stripe" + std::to_string(drive) + "of" + std::to_string(spec.drive_dirs.size());
   }

@@ -189,6 +189,11 @@ Status check_tensor_table(const GgufFile& file, const ContainerSpec& spec, Conta
   }
   const std::string layout = spec.packed ? "packed" : "split";
   if (file.get_string("moebench.layout") != layout) return fail("metadata moebench.layout is not \"" + layout + "\"");
+  const std::optional<std::string> rows = spec.rows8 ? std::optional<std::string>("rows8") : std::nullopt;
+  if (file.get_string("moebench.expert_rows") != rows) {
+    return fail(spec.rows8 ? "metadata moebench.expert_rows is not \"rows8\" (experts in the row layout)"
+                           : "metadata moebench.expert_rows says the experts are interleaved by 8 rows");
+  }
   const std::vector<int> held = experts_on_drive(spec, drive);
   const GgufKv* kv = file.find("moebench.experts_held");
   bool held_ok = kv != nullptr && kv->value.is_array() && kv->value.size() == held.size();

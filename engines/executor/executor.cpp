@@ -111,6 +111,7 @@ Expected<ExpertTable> expert_table(const ModelCard& card, const GgufFile& g) {
   } else {
     return make_error(g.label + ": no moebench.experts_held metadata");
   }
+  t.rows8 = g.get_string("moebench.expert_rows") == std::optional<std::string>("rows8");
   const std::uint64_t ed = static_cast<std::uint64_t>(card.moe.expert_dim);
   const std::uint64_t inter = static_cast<std::uint64_t>(card.moe.expert_intermediate);
   const std::uint64_t rows[3] = {inter, inter, ed}, lens[3] = {ed, ed, inter};

@@ -116,6 +116,7 @@ struct ExpertLocation {
 };
 struct ExpertTable {
   bool packed = false;
+  bool rows8 = false;  // eligible matrices stored in the 8-row layout (moebench.expert_rows "rows8")
   int moe_layers = 0;
   int experts = 0;
   std::vector<int> held;  // experts this file holds (stripe) — all for replicate

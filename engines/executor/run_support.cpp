@@ -30,6 +30,7 @@ Expected<ContainerSpec> container_spec_for(const Point& point, const RunContext&
   s.seed = ctx.seed;
   s.drive_layout = point.drives.layout;
   s.packed = packed;
+  s.rows8 = wants_rows8_experts(point.engine, point.quant);
   if (point.drives.count > static_cast<int>(ctx.drive_dirs.size())) {
     return make_error("the point needs " + std::to_string(point.drives.count) + " drive directories but the sweep lists " +
                       std::to_string(ctx.drive_dirs.size()) + " (drive_dirs)");
@@ -58,6 +59,7 @@ Expected<std::vector<ContainerSpec>> container_specs_for_points(
     s.seed = seed;
     s.drive_layout = p.drives.layout;
     s.packed = engine_flag(p.engine, "packed", false);
+    s.rows8 = wants_rows8_experts(p.engine, p.quant);
     for (int d = 0; d < p.drives.count; ++d) s.drive_dirs.push_back(drive_dirs[static_cast<std::size_t>(d)]);
     out.push_back(std::move(s));
   }

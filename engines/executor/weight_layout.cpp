@@ -1,6 +1,7 @@
 // weight_layout.cpp — see weight_layout.h.
 #include "engines/executor/weight_layout.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "engines/quant/kernels_q8.h"
@@ -33,12 +34,14 @@ Status Rows8Interleaver::apply(TensorView& v) {
   return Status::success();
 }
 
-Status Rows8Interleaver::apply_trunk(TrunkWeights& t) {
+Status Rows8Interleaver::apply_trunk(TrunkWeights& t, bool head, int layers) {
   // A tied head shares the embedding's bytes, which are read a row at a time.
-  if (t.lm_head.data != t.embedding.data) {
+  if (head && t.lm_head.data != t.embedding.data) {
     if (Status st = apply(t.lm_head); !st) return st;
   }
-  for (TrunkLayer& L : t.layers) {
+  const std::size_t n = layers < 0 ? t.layers.size() : std::min(t.layers.size(), static_cast<std::size_t>(layers));
+  for (std::size_t l = 0; l < n; ++l) {
+    TrunkLayer& L = t.layers[l];
     AttentionWeights& a = L.attn;
     TensorView* views[] = {&a.q_a, &a.q_b, &a.q, &a.kv_a, &a.output, &a.gate, &a.k, &a.v,
                            &a.beta, &a.decay, &a.decay_a, &a.decay_b, &a.gate_a, &a.gate_b,
@@ -52,6 +55,7 @@ Status Rows8Interleaver::apply_trunk(TrunkWeights& t) {
 }
 
 Status Rows8Interleaver::apply_experts(const ExpertTable& table, const LoadedRange& range) {
+  if (table.rows8) return Status::success();  // the container stores them so
   for (std::size_t i = 0; i < table.loc.size(); ++i) {
     if (i >= table.present.size() || !table.present[i]) continue;
     const ExpertLocation& L = table.loc[i];
@@ -71,7 +75,7 @@ Status Rows8Interleaver::apply_experts(const ExpertTable& table, const LoadedRan
 }
 
 std::string Rows8Interleaver::note() const {
-  return "q4_0/q8_0 matrices rewritten into 8-row groups at load (kernels_q8.h rows8): " + std::to_string(matrices_) +
+  return "q4_0/q8_0/mxfp4 matrices rewritten into 8-row groups at load (kernels_q8.h rows8): " + std::to_string(matrices_) +
          " (" + format_bytes(static_cast<double>(bytes_)) + ") in " + format_duration_s(seconds_) + ", in load_s";
 }
 

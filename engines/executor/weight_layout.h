@@ -28,8 +28,9 @@ class Rows8Interleaver {
   // Rewrites v's bytes in place when eligible and marks v rows8; a view
   // whose bytes were already rewritten (an alias) is only marked.
   Status apply(TensorView& v);
-  // Every matmul-only matrix of the trunk (see above).
-  Status apply_trunk(TrunkWeights& t);
+  // The matmul-only matrices of the trunk (see above): the output head when
+  // `head`, and those of layers [0, layers) (all: -1).
+  Status apply_trunk(TrunkWeights& t, bool head = true, int layers = -1);
   // Every held expert of `table` in `range` (the file loaded at
   // range.file_offset); acquire() then marks the views with rows8_eligible().
   Status apply_experts(const ExpertTable& table, const LoadedRange& range);

@@ -170,6 +170,9 @@ void run_rows8(const Q8Args& a) {
   for (std::size_t g = 0; g < a.rows / 8; ++g) {
     std::size_t b0 = 0;
     for (; b0 + T <= batch; b0 += T) tile_rows8<kVnni, F, T>(a, g, b0, pf, e8m0);
+    if constexpr (T > 4) {
+      for (; b0 + 4 <= batch; b0 += 4) tile_rows8<kVnni, F, 4>(a, g, b0, pf, e8m0);
+    }
     if constexpr (T > 2) {
       for (; b0 + 2 <= batch; b0 += 2) tile_rows8<kVnni, F, 2>(a, g, b0, pf, e8m0);
     }

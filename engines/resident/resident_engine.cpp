@@ -43,7 +43,7 @@ class ResidentSource final : public ExpertSource {
       views[m]->format = L.format;
       views[m]->rows = L.rows[m];
       views[m]->row_len = L.row_len[m];
-      views[m]->rows8 = f.rows8 && rows8_eligible(*views[m]);
+      views[m]->rows8 = (f.rows8 || f.table->rows8) && rows8_eligible(*views[m]);
     }
     ++hits;
     return w;
@@ -224,10 +224,10 @@ const OptionTable& resident_engine_options() {
       {"mlock", OptionKind::kFlag, "0", "lock the weights in RAM", 0, 0, {}, {}},
       {"chunk", OptionKind::kCount, "32", "prefill chunk, tokens", 1, 4096, {}, {}},
       {"kernels", OptionKind::kChoice, "auto",
-       "int8: integer-dot kernels with 8-bit activations where the format has one (as llama.cpp), q4_0/q8_0 "
+       "int8: integer-dot kernels with 8-bit activations where the format has one (as llama.cpp), q4_0/q8_0/mxfp4 "
        "rewritten into 8-row groups at load; float: dequantize to float for every format, row layout; auto: "
-       "as int8, except q4_k with more than 4 rows (1 with AVX-512) and mxfp4 on the float kernels", 0, 0,
-       {"auto", "int8", "float"}, {}},
+       "as int8, except row-layout matrices on the integer kernels only where they measured faster (q4_0/q8_0/q4_k "
+       "at <= 4 rows; 2-4 with AVX-512)", 0, 0, {"auto", "int8", "float"}, {}},
   };
   return kTable;
 }

@@ -13,6 +13,7 @@
 #include "engines/executor/model_loader.h"
 #include "engines/executor/run_support.h"
 #include "engines/executor/thread_pool.h"
+#include "engines/executor/weight_layout.h"
 #include "engines/io/expert_io.h"
 #include "engines/routing/routing.h"
 #include "engines/streaming/streaming_source.h"
@@ -42,8 +43,10 @@ class StreamingEngine final : public Engine {
   std::string_view name() const override { return "streaming"; }
   void release() override {
     pinned_range_.reset();
+    pinned_il_.reset();
     pinned_loaded_ = 0;
     head_range_.reset();
+    head_il_.reset();
     layout_ = {};
     trunk_gguf_.reset();
     container_notes_.clear();
@@ -78,7 +81,8 @@ class StreamingEngine final : public Engine {
     const int threads = point.threads > 0 ? point.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     ThreadPool pool(threads);
     TensorOps ops(pool, best_simd_level());
-    ops.set_dot_mode(*TensorOps::parse_dot_mode(EngineOptions(streaming_engine_options(), spec_).text("kernels")));  // a choice option: always valid
+    const TensorOps::DotMode dot_mode = *TensorOps::parse_dot_mode(EngineOptions(streaming_engine_options(), spec_).text("kernels"));  // a choice option: always valid
+    ops.set_dot_mode(dot_mode);
 
     // Slot size: the largest aligned footprint of any expert.
     std::vector<const ExpertTable*> tables;
@@ -147,6 +151,7 @@ class StreamingEngine final : public Engine {
     // Pin the planned prefix of layers (reused while the plan keeps it).
     if (plan.pinned_layers != pinned_loaded_) {
       pinned_range_.reset();
+      pinned_il_.reset();  // a new range: nothing in it is rewritten yet
       pinned_loaded_ = 0;
       if (plan.pinned_layers > 0) {
         ctx.progress.phase("loading pinned trunk layers", -1);
@@ -173,6 +178,26 @@ class StreamingEngine final : public Engine {
     if (!views0) return views0.error();
     auto views1 = bind_views(ctx.card, pinned_loaded_, streamed > 0 ? bufs[1] : nullptr);
     if (!views1) return views1.error();
+    if (dot_mode != TensorOps::DotMode::kFloat) {
+      // The integer kernels' 8-row layout for what stays in RAM: the output
+      // head (once per head load) and the pinned layers (once per pin);
+      // views1 aliases views0 there and is only marked. Streamed layers
+      // arrive in the row layout every token and are computed as they are.
+      if (!head_il_) head_il_ = std::make_unique<Rows8Interleaver>();
+      if (!pinned_il_) pinned_il_ = std::make_unique<Rows8Interleaver>();
+      const double before_s = head_il_->seconds() + pinned_il_->seconds();
+      for (TrunkWeights* v : {&*views0, &*views1}) {
+        if (Status st = head_il_->apply_trunk(*v, true, 0); !st) return st.error();
+        if (Status st = pinned_il_->apply_trunk(*v, false, pinned_loaded_); !st) return st.error();
+      }
+      m.load_s += head_il_->seconds() + pinned_il_->seconds() - before_s;  // what this run rewrote
+      const std::uint64_t n = head_il_->matrices() + pinned_il_->matrices();
+      if (n > 0) {
+        m.notes.push_back("trunk: " + std::to_string(n) + " q4_0/q8_0/mxfp4 matrices of the head and pinned layers "
+                          "rewritten into 8-row groups at load (" +
+                          format_bytes(static_cast<double>(head_il_->bytes() + pinned_il_->bytes())) + ")");
+      }
+    }
 
     auto cache = ExpertCache::create(static_cast<std::size_t>(plan.slots), slot_bytes, *parse_cache_policy(point.cache_policy));
     if (!cache) return cache.error();
@@ -319,6 +344,8 @@ class StreamingEngine final : public Engine {
   std::unique_ptr<LoadedRange> head_range_;    // embedding, lm_head, final norm
   std::unique_ptr<LoadedRange> pinned_range_;  // layers 0..pinned_loaded_-1
   int pinned_loaded_ = 0;
+  // What was rewritten into the 8-row layout, per loaded range.
+  std::unique_ptr<Rows8Interleaver> head_il_, pinned_il_;
   TrunkPlacement placement_ = TrunkPlacement::kAuto;
   TrunkSplitPolicy split_;
 
@@ -357,9 +384,11 @@ const OptionTable& streaming_engine_options() {
       {"io", OptionKind::kChoice, "auto", "read path", 0, 0, {"auto", "io_uring", "pread"}, {}},
       {"chunk", OptionKind::kCount, "32", "prefill chunk, tokens", 1, 4096, {}, {}},
       {"kernels", OptionKind::kChoice, "auto",
-       "int8: integer-dot kernels with 8-bit activations where the format has one (as llama.cpp); float: "
-       "dequantize to float for every format; auto: int8 where it measured faster (q4_0/q8_0/q4_k at <= 4 "
-       "rows; 2-4 with AVX-512)", 0, 0, {"auto", "int8", "float"}, {}},
+       "int8: integer-dot kernels with 8-bit activations where the format has one (as llama.cpp); q4_0/q8_0/mxfp4 "
+       "experts stored in 8-row groups (a .rows8 container), head and pinned trunk rewritten so at load; float: "
+       "dequantize to float for every format, row layout; auto: as int8, except row-layout matrices (streamed "
+       "trunk layers) on the integer kernels only where they measured faster (q4_0/q8_0/q4_k at <= 4 rows; 2-4 "
+       "with AVX-512)", 0, 0, {"auto", "int8", "float"}, {}},
       {"trunk", OptionKind::kChoice, "auto",
        "per-layer trunk: auto (the split decides what is pinned, the rest is read every token), resident (all "
        "pinned), stream (none pinned)", 0, 0, {"auto", "resident", "stream"}, {}},

@@ -1,6 +1,8 @@
 // streaming_source.cpp — see streaming_source.h.
 #include "engines/streaming/streaming_source.h"
 
+#include "engines/executor/weight_layout.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -173,6 +175,7 @@ Expected<ExpertWeights> StreamingSource::acquire(int layer, int expert) {
     views[m]->format = L.format;
     views[m]->rows = L.rows[m];
     views[m]->row_len = L.row_len[m];
+    views[m]->rows8 = t.rows8 && rows8_eligible(*views[m]);
   }
   return w;
 }

@@ -137,6 +137,33 @@ TEST_CASE("streaming at 0 % hits reads exactly the card's expert bytes per decod
   }
 }
 
+TEST_CASE("streaming computes on experts stored in 8-row groups unless kernels=float", "[engines][rows8]") {
+  Rig rig("tiny-moe", 1);
+  for (const char* engine : {"streaming", "streaming:kernels=float"}) {
+    INFO(engine);
+    const bool rows8 = std::string(engine) == "streaming";
+    Point p = rig.point(engine, "q4_0");
+    auto e = engine_for(p);
+    auto m = rig.run(*e, p);
+    REQUIRE(m);
+    REQUIRE(m->status == RowStatus::kOk);
+    // The container the engine made: `.rows8` exactly when its kernels read that layout.
+    bool found = false;
+    for (const auto& f : std::filesystem::directory_iterator(rig.drives[0])) {
+      const std::string name = f.path().filename().string();
+      if (name.find(".q4_0.") != std::string::npos && name.find(".split") != std::string::npos) {
+        found = found || (name.find(".rows8.") != std::string::npos) == rows8;
+      }
+    }
+    CHECK(found);
+    std::string kernels;
+    for (const std::string& n : m->notes) {
+      if (n.find("kernels ") != std::string::npos) kernels = n;
+    }
+    CHECK((kernels.find("8-row groups") != std::string::npos) == rows8);
+  }
+}
+
 TEST_CASE("the resident engine touches exactly the card's weight bytes per decode token", "[engines]") {
   Rig rig("tiny-moe", 1);
   Point p = rig.point("resident");
@@ -225,6 +252,7 @@ TEST_CASE("a missing or differing replica is refused with the drive named", "[en
   spec.quant = "q4_0";
   spec.seed = 42;
   spec.drive_dirs = rig.drives;
+  spec.rows8 = true;  // what the streaming engine reads at q4_0 (kernels=auto)
   REQUIRE(make_container(spec, rig.progress));
   ContainerSpec other = spec;
   other.seed = 7;

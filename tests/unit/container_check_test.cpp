@@ -222,7 +222,7 @@ TEST_CASE("the streaming engine refuses an edited container with the tensor's na
     tensor_named(t, "blk.1.ffn_gate_shexp.weight").name = "blk.1.ffn_gate_shexq.weight";
   });
   Point p;
-  p.engine = *parse_engine_spec("streaming:make=0");
+  p.engine = *parse_engine_spec("streaming:make=0,kernels=float");
   p.model = "tiny-moe";
   p.scale = spec.scale;
   p.quant = "q4_0";
@@ -353,7 +353,7 @@ TEST_CASE("an expert file paired with another trunk is refused, and make remakes
   SteadyClock clock;
   const std::vector<std::string> drives = {dir.path()};
   RunContext ctx{clock, quiet, spec.card, drives, 42, 0, false, clock.now_s() + 120, nullptr};
-  auto m = make_streaming_engine(*parse_engine_spec("streaming:make=0"))->run(tiny_point(spec, "streaming:make=0"), ctx);
+  auto m = make_streaming_engine(*parse_engine_spec("streaming:make=0,kernels=float"))->run(tiny_point(spec, "streaming:make=0,kernels=float"), ctx);
   REQUIRE_FALSE(m.ok());
   CHECK(m.error().message.find("moebench.trunk_checksum") != std::string::npos);
   // make remakes the expert file against the trunk there.
@@ -385,7 +385,7 @@ TEST_CASE("an edited trunk file is remade and a missing one is named", "[contain
   SteadyClock clock;
   const std::vector<std::string> drives = {dir.path()};
   RunContext ctx{clock, quiet, spec.card, drives, 42, 0, false, clock.now_s() + 120, nullptr};
-  auto m = make_streaming_engine(*parse_engine_spec("streaming:make=0"))->run(tiny_point(spec, "streaming:make=0"), ctx);
+  auto m = make_streaming_engine(*parse_engine_spec("streaming:make=0,kernels=float"))->run(tiny_point(spec, "streaming:make=0,kernels=float"), ctx);
   REQUIRE_FALSE(m.ok());
   CHECK(m.error().message.find("no trunk file") != std::string::npos);
   CHECK(m.error().message.find(trunk_file_name(spec)) != std::string::npos);

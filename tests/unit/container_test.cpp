@@ -14,6 +14,7 @@
 #include "engines/container/container.h"
 #include "engines/container/container_plan.h"
 #include "engines/container/gguf.h"
+#include "engines/quant/kernels_q8.h"
 #include "vocab/quant_format.h"
 #include "vocab/file_io.h"
 #include "vocab/units.h"
@@ -107,6 +108,54 @@ TEST_CASE("split and packed layouts hold the same expert bytes", "[container]") 
   auto gp = read_gguf(packed->experts[0].path);
   REQUIRE((gs.ok() && gp.ok()));
   CHECK(gs->get_string("moebench.expert_checksums") == gp->get_string("moebench.expert_checksums"));
+}
+
+TEST_CASE("rows8 containers hold the row layout's experts interleaved by 8 rows", "[container][rows8]") {
+  QuietProgress quiet;
+  for (const char* quant : {"mxfp4", "q8_0", "q4_0"}) {
+    INFO(quant);
+    TempDir a, b, c;
+    ContainerSpec rows = tiny_spec({a.path()}, "replicate", false, quant);
+    ContainerSpec rows8 = tiny_spec({b.path()}, "replicate", false, quant);
+    rows8.rows8 = true;
+    ContainerSpec packed8 = tiny_spec({c.path()}, "replicate", true, quant);
+    packed8.rows8 = true;
+    CHECK(container_file_name(rows8, 0).find(".split.rows8.gguf") != std::string::npos);
+    CHECK(container_file_name(rows, 0).find("rows8") == std::string::npos);
+    auto mr = make_container(rows, quiet);
+    auto m8 = make_container(rows8, quiet);
+    auto mp = make_container(packed8, quiet);
+    REQUIRE((mr.ok() && m8.ok() && mp.ok()));
+    auto report = verify_container(m8->experts[0].path, quiet);  // checksums over the stored bytes
+    REQUIRE(report.ok());
+    CHECK(report->ok());
+    auto gr = read_gguf(mr->experts[0].path);
+    auto g8 = read_gguf(m8->experts[0].path);
+    auto gp = read_gguf(mp->experts[0].path);
+    REQUIRE((gr.ok() && g8.ok() && gp.ok()));
+    CHECK(g8->get_string("moebench.expert_rows") == std::optional<std::string>("rows8"));
+    CHECK_FALSE(gr->get_string("moebench.expert_rows").has_value());
+    CHECK(g8->get_string("moebench.expert_checksums") == gp->get_string("moebench.expert_checksums"));
+    CHECK(g8->get_string("moebench.expert_checksums") != gr->get_string("moebench.expert_checksums"));
+    // Expert 3's down matrix: the row file's bytes, interleaved, are the rows8 file's.
+    const GgufTensorInfo* tr = gr->tensor("blk.1.ffn_down_exps.weight");
+    const GgufTensorInfo* t8 = g8->tensor("blk.1.ffn_down_exps.weight");
+    REQUIRE((tr != nullptr && t8 != nullptr));
+    const std::size_t rows_n = static_cast<std::size_t>(tr->ne[1]), cols = static_cast<std::size_t>(tr->ne[0]);
+    REQUIRE(has_rows8_layout(quant, rows_n, cols));
+    const std::uint64_t slice = tr->bytes / tr->ne.back();
+    std::vector<unsigned char> want(slice), got(slice);
+    auto read_at = [](const std::string& path, std::uint64_t off, std::vector<unsigned char>& out) {
+      const int fd = ::open(path.c_str(), O_RDONLY);
+      REQUIRE(fd >= 0);
+      REQUIRE(::pread(fd, out.data(), out.size(), static_cast<off_t>(off)) == static_cast<ssize_t>(out.size()));
+      ::close(fd);
+    };
+    read_at(mr->experts[0].path, gr->data_offset + tr->offset + 3 * slice, want);
+    read_at(m8->experts[0].path, g8->data_offset + t8->offset + 3 * slice, got);
+    REQUIRE(interleave_rows8(quant, want.data(), rows_n, cols).ok());
+    CHECK(want == got);
+  }
 }
 
 TEST_CASE("replicate copies are byte-identical, stripe spreads experts", "[container]") {
