@@ -57,8 +57,8 @@ int make_command(const MakeArgs& a, const CliState& state) {
   spec.drive_layout = a.layout;
   spec.packed = a.packed;
   spec.rows8 = a.rows8;
-  if (spec.rows8 && !has_rows8_layout(spec.quant, kRows8, kQ8Block)) {
-    return fail("--rows8: " + spec.quant + " has no 8-row layout (q4_0, q8_0 and mxfp4 have)");
+  if (spec.rows8 && !has_rows8_layout(spec.quant, kRows8, 256)) {
+    return fail("--rows8: " + spec.quant + " has no 8-row layout (q4_0, q8_0, mxfp4 and q4_k have)");
   }
   spec.quantizer = a.quantizer;
   SteadyClock clock;
@@ -126,7 +126,7 @@ void add_container_command(CLI::App& app, CliState& state) {
       "puts a byte-identical copy of the experts on every drive (a hard link where two drive directories share a "
       "filesystem); stripe gives each expert one home drive (expert e on drive e mod "
       "D, the trunk on the first). --packed stores each expert's gate, up and down as one aligned record (one read "
-      "per expert). --rows8 stores q4_0/q8_0/mxfp4 experts interleaved by 8 rows, as the streaming engine's "
+      "per expert). --rows8 stores q4_0/q8_0/mxfp4/q4_k experts interleaved by 8 rows, as the streaming engine's "
       "integer kernels read them (what it makes itself unless kernels=float). Files are written under a temporary name and renamed when complete; an existing file with the "
       "same card, scale, quant, seed, layout and quantizer is reused.\n\n"
       "Example:\n"
@@ -139,7 +139,7 @@ void add_container_command(CLI::App& app, CliState& state) {
   make->add_option("--layout", margs->layout, "replicate (default) or stripe")
       ->check(CLI::IsMember({"replicate", "stripe"}));
   make->add_flag("--packed", margs->packed, "one contiguous record per expert");
-  make->add_flag("--rows8", margs->rows8, "experts in the 8-row interleaved layout (q4_0, q8_0, mxfp4)");
+  make->add_flag("--rows8", margs->rows8, "experts in the 8-row interleaved layout (q4_0, q8_0, mxfp4, q4_k)");
   make->add_option("--quantizer", margs->quantizer,
                    "fast (default: single-pass k-quant scales, keeps up with the disk) or ggml (ggml's reference "
                    "search, byte-identical to llama.cpp, 20-70x slower for q4_k/q3_k/q2_k)")

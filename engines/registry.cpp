@@ -64,7 +64,7 @@ bool engine_flag(const EngineSpec& spec, std::string_view option, bool undeclare
 
 bool wants_rows8_experts(const EngineSpec& spec, const std::string& quant) {
   const EngineInfo* e = find_engine(spec.name);
-  if (e == nullptr || !e->caps.rows8_containers || !has_rows8_layout(quant, kRows8, kQ8Block)) return false;
+  if (e == nullptr || !e->caps.rows8_containers || !has_rows8_layout(quant, kRows8, 256)) return false;
   const OptionTable& table = e->options();
   const bool declared = std::any_of(table.begin(), table.end(), [](const EngineOption& o) { return o.name == "kernels"; });
   return !declared || EngineOptions(table, spec).text("kernels") != "float";

@@ -59,7 +59,7 @@ const EngineInfo* find_engine(const std::string& name);
 bool engine_flag(const EngineSpec& spec, std::string_view option, bool undeclared);
 // Whether the point's container holds its experts in the 8-row layout of
 // kernels_q8.h: an engine with caps.rows8_containers, kernels not "float",
-// and a quant that has the layout (q4_0, q8_0, mxfp4).
+// and a quant that has the layout (q4_0, q8_0, mxfp4, q4_k).
 bool wants_rows8_experts(const EngineSpec& spec, const std::string& quant);
 // The row whose caps.predicts is set (the analytic engine).
 const EngineInfo* prediction_engine();

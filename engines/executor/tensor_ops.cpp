@@ -81,11 +81,11 @@ std::string TensorOps::kernel_description() const {
   switch (dot_mode_) {
     case DotMode::kFloat: return "float kernels for every format";
     case DotMode::kInt8:
-      return "integer-dot " + q8 + " (8-bit activations) for q4_0/q8_0/mxfp4/q4_k (q4_0/q8_0/mxfp4 in 8-row "
-             "groups where stored so), float kernels for the rest";
+      return "integer-dot " + q8 + " (8-bit activations) for q4_0/q8_0/mxfp4/q4_k (in 8-row groups where "
+             "stored so), float kernels for the rest";
     case DotMode::kAuto: break;
   }
-  return "integer-dot " + q8 + " (8-bit activations) for q4_0/q8_0/mxfp4 in 8-row groups, row-layout q4_0/q8_0/q4_k "
+  return "integer-dot " + q8 + " (8-bit activations) for q4_0/q8_0/mxfp4/q4_k in 8-row groups, row-layout q4_0/q8_0/q4_k "
          "at " + std::string(level_ == SimdLevel::kAvx512 ? "2-4" : "<= 4") + " activation rows; float kernels for the "
          "rest (kernels=auto)";
 }

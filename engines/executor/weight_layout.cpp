@@ -75,7 +75,7 @@ Status Rows8Interleaver::apply_experts(const ExpertTable& table, const LoadedRan
 }
 
 std::string Rows8Interleaver::note() const {
-  return "q4_0/q8_0/mxfp4 matrices rewritten into 8-row groups at load (kernels_q8.h rows8): " + std::to_string(matrices_) +
+  return "q4_0/q8_0/mxfp4/q4_k matrices rewritten into 8-row groups at load (kernels_q8.h rows8): " + std::to_string(matrices_) +
          " (" + format_bytes(static_cast<double>(bytes_)) + ") in " + format_duration_s(seconds_) + ", in load_s";
 }
 

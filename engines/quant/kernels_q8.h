@@ -61,7 +61,7 @@ Status matmul_q8(std::string_view quant, const void* w, std::size_t rows, std::s
                  float* y, SimdLevel level);
 
 // ---- the 8-row interleaved layout ("rows8") -------------------------------
-// q4_0, q8_0 and mxfp4 matrices can be rewritten in place, group of 8 rows
+// q4_0, q8_0, mxfp4 and q4_k matrices can be rewritten in place, group of 8 rows
 // by group of 8 rows, so that one 32-byte load holds 4 (q8_0) or 8 (q4_0,
 // mxfp4: two nibbles) consecutive weights of each of the 8 rows: a dot with
 // an activation's 4 bytes broadcast to every lane then yields the 8 rows'
@@ -77,10 +77,15 @@ Status matmul_q8(std::string_view quant, const void* w, std::size_t rows, std::s
 //                that of column 8c + 4 + j
 //   q8_0         8 chunks of 32 bytes; chunk c, byte 4r + j = the int8 of
 //                row r, column 4c + j
+// q4_k works per 256-column super-block k, at group offset k·8·144: the 8
+// rows' fp16 d (16 bytes), fp16 dmin (16), their 12 packed 6-bit scale and
+// min bytes as three 32-byte arrays (bytes 0-3, 4-7, 8-11 of rows 0..7;
+// 96), then its 8 sub-blocks of 32 columns as q4_0's 4 nibble chunks (128
+// bytes each).
 inline constexpr std::size_t kRows8 = 8;
 
-// Whether `quant` has the layout (q4_0, q8_0, mxfp4) and the matrix suits
-// it (rows a multiple of 8, cols of 32).
+// Whether `quant` has the layout (q4_0, q8_0, mxfp4, q4_k) and the matrix
+// suits it (rows a multiple of 8, cols of 32; of 256 for q4_k).
 bool has_rows8_layout(std::string_view quant, std::size_t rows, std::size_t cols);
 // Rewrites rows × cols weights at `w` (row layout) into rows8, in place.
 Status interleave_rows8(std::string_view quant, void* w, std::size_t rows, std::size_t cols);

@@ -36,7 +36,7 @@ inline __m256i load32(const u8* p) { return _mm256_loadu_si256(reinterpret_cast<
 // (u = doubled e2m1 value + 12 by table, offset 12, e8m0 scales).
 template <std::uint32_t kType>
 struct Rows8Nibbles {
-  static constexpr bool kTable = kType == 39;
+  static constexpr bool kTable = kType == 39, kIsQ4K = false;
   static constexpr std::size_t kScaleBytes = kTable ? 8 : 16, kGroupBlock = kScaleBytes + 128;
   template <bool kVnni>
   static constexpr float offset() { return kTable ? 12.0f : 8.0f; }
@@ -62,7 +62,11 @@ struct Rows8Nibbles {
   }
   template <bool kVnni, int T>
   static void dots(const u8* blk, const std::int8_t* const* q, __m256i* out) {
-    const u8* chunks = blk + kScaleBytes;
+    chunk_dots<kVnni, T>(blk + kScaleBytes, q, out);
+  }
+  // The 4 nibble chunks of one 32-column block (also q4_k's sub-blocks).
+  template <bool kVnni, int T>
+  static void chunk_dots(const u8* chunks, const std::int8_t* const* q, __m256i* out) {
     if constexpr (kVnni) {
 #if defined(__AVX512VNNI__) && defined(__AVX512VL__)
       for (int t = 0; t < T; ++t) out[t] = _mm256_setzero_si256();
@@ -102,6 +106,7 @@ struct Rows8Nibbles {
 // q8_0 (fp16 scales, 8 chunks). VNNI: u = w + 128 (offset 128); AVX2:
 // signed bytes through sign() (offset 0).
 struct Rows8Q8_0 {
+  static constexpr bool kIsQ4K = false;
   static constexpr std::size_t kScaleBytes = 16, kGroupBlock = 272;
   template <bool kVnni>
   static constexpr float offset() { return kVnni ? 128.0f : 0.0f; }
@@ -127,6 +132,23 @@ struct Rows8Q8_0 {
   }
 };
 
+// Activation rows b0..b0+T-1 of a tile: their bytes, block scales d and
+// scaled sums s.
+template <int T>
+struct ActivationRows {
+  const std::int8_t* q[T];
+  const float* d[T];
+  const float* s[T];
+  ActivationRows(const Q8Activations& x, std::size_t b0) {
+    for (int t = 0; t < T; ++t) {
+      const std::size_t b = b0 + static_cast<std::size_t>(t);
+      q[t] = x.q.data() + b * x.cols;
+      d[t] = x.d.data() + b * x.blocks();
+      s[t] = x.s.data() + b * x.blocks();
+    }
+  }
+};
+
 // Group g (rows 8g..8g+7) × activation rows b0..b0+T-1.
 template <bool kVnni, class F, int T>
 void tile_rows8(const Q8Args& a, std::size_t g, std::size_t b0, Prefetcher& pf, const float* e8m0) {
@@ -134,32 +156,92 @@ void tile_rows8(const Q8Args& a, std::size_t g, std::size_t b0, Prefetcher& pf, 
   const Q8Activations& x = *a.x;
   const std::size_t nb = x.blocks();
   const u8* group = a.w + g * 8 * a.row_bytes;
-  const std::int8_t* q[T];
-  const float* d[T];
-  const float* s[T];
+  const ActivationRows<T> act(x, b0);
   __m256 acc[T];
-  for (int t = 0; t < T; ++t) {
-    const std::size_t b = b0 + static_cast<std::size_t>(t);
-    q[t] = x.q.data() + b * x.cols;
-    d[t] = x.d.data() + b * nb;
-    s[t] = x.s.data() + b * nb;
-    acc[t] = _mm256_setzero_ps();
-  }
+  for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();
   for (std::size_t k = 0; k < nb; ++k) {
     const u8* blk = group + k * F::kGroupBlock;
     pf.upto(blk + F::kGroupBlock);
     const __m256 sw = F::scales(blk, e8m0);
     const std::int8_t* qk[T];
-    for (int t = 0; t < T; ++t) qk[t] = q[t] + k * kQ8Block;
+    for (int t = 0; t < T; ++t) qk[t] = act.q[t] + k * kQ8Block;
     __m256i isum[T];
     F::template dots<kVnni, T>(blk, qk, isum);
     for (int t = 0; t < T; ++t) {
-      const __m256 f = _mm256_fmsub_ps(_mm256_cvtepi32_ps(isum[t]), _mm256_set1_ps(d[t][k]),
-                                       _mm256_set1_ps(kOffset * s[t][k]));
+      const __m256 f = _mm256_fmsub_ps(_mm256_cvtepi32_ps(isum[t]), _mm256_set1_ps(act.d[t][k]),
+                                       _mm256_set1_ps(kOffset * act.s[t][k]));
       acc[t] = _mm256_fmadd_ps(sw, f, acc[t]);
     }
   }
   for (int t = 0; t < T; ++t) _mm256_storeu_ps(a.y + (b0 + static_cast<std::size_t>(t)) * a.rows + 8 * g, acc[t]);
+}
+
+// q4_k: group g × activation rows b0..b0+T-1, per 256-column super-block
+// (kernels_q8.h): the 8 rows' d and dmin converted once, their 6-bit
+// scales and mins unpacked into 8-lane vectors per sub-block, each sub-block
+// dotted as a q4_0 block, then acc += d·sc·(Σu·q·dx) − dmin·m·s.
+template <bool kVnni, int T>
+void tile_rows8_q4k(const Q8Args& a, std::size_t g, std::size_t b0, Prefetcher& pf) {
+  constexpr std::size_t kGroupSuper = 8 * 144;
+  const std::size_t nsb = a.cols / 256;
+  const u8* group = a.w + g * 8 * a.row_bytes;
+  const ActivationRows<T> act(*a.x, b0);
+  __m256 acc[T];
+  for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();
+  for (std::size_t k = 0; k < nsb; ++k) {
+    const u8* gsb = group + k * kGroupSuper;
+    pf.upto(gsb + kGroupSuper);
+    const __m256 dv = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(gsb)));
+    const __m256 dminv = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(gsb + 16)));
+    // Bytes 0-3, 4-7 and 8-11 of every row's packed scales, one row per
+    // lane: sub-block j < 4 has sc = byte j & 63 of w0, m = byte j & 63 of
+    // w1; j ≥ 4 takes its low 4 bits from byte j − 4 of w2 (sc: low nibble,
+    // m: high) and its top 2 from the top bits of byte j − 4 of w0 (sc) or
+    // w1 (m).
+    const __m256i w0 = load32(gsb + 32), w1 = load32(gsb + 64), w2 = load32(gsb + 96);
+    const __m256i m63 = _mm256_set1_epi32(63), m15 = _mm256_set1_epi32(15), m3 = _mm256_set1_epi32(3);
+    for (int j = 0; j < 8; ++j) {
+      const std::size_t blk = 8 * k + static_cast<std::size_t>(j);
+      __m256i sc, mn;
+      if (j < 4) {
+        const __m256i sh = _mm256_set1_epi32(8 * j);
+        sc = _mm256_and_si256(_mm256_srlv_epi32(w0, sh), m63);
+        mn = _mm256_and_si256(_mm256_srlv_epi32(w1, sh), m63);
+      } else {
+        const __m256i lo = _mm256_set1_epi32(8 * (j - 4)), hi = _mm256_set1_epi32(8 * (j - 4) + 6);
+        const __m256i top_s = _mm256_slli_epi32(_mm256_and_si256(_mm256_srlv_epi32(w0, hi), m3), 4);
+        const __m256i top_m = _mm256_slli_epi32(_mm256_and_si256(_mm256_srlv_epi32(w1, hi), m3), 4);
+        sc = _mm256_or_si256(_mm256_and_si256(_mm256_srlv_epi32(w2, lo), m15), top_s);
+        mn = _mm256_or_si256(_mm256_and_si256(_mm256_srlv_epi32(w2, _mm256_add_epi32(lo, _mm256_set1_epi32(4))), m15), top_m);
+      }
+      const __m256 sw = _mm256_mul_ps(dv, _mm256_cvtepi32_ps(sc));
+      const __m256 cw = _mm256_mul_ps(dminv, _mm256_cvtepi32_ps(mn));
+      const std::int8_t* qk[T];
+      for (int t = 0; t < T; ++t) qk[t] = act.q[t] + blk * kQ8Block;
+      __m256i isum[T];
+      Rows8Nibbles<2>::chunk_dots<kVnni, T>(gsb + 128 + 128 * static_cast<std::size_t>(j), qk, isum);
+      for (int t = 0; t < T; ++t) {
+        const __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(isum[t]), _mm256_set1_ps(act.d[t][blk]));
+        acc[t] = _mm256_fmadd_ps(sw, f, acc[t]);
+        acc[t] = _mm256_fnmadd_ps(cw, _mm256_set1_ps(act.s[t][blk]), acc[t]);
+      }
+    }
+  }
+  for (int t = 0; t < T; ++t) _mm256_storeu_ps(a.y + (b0 + static_cast<std::size_t>(t)) * a.rows + 8 * g, acc[t]);
+}
+
+// q4_k's tag for run_rows8 (its tile is tile_rows8_q4k).
+struct Rows8Q4K {
+  static constexpr bool kIsQ4K = true;
+};
+
+template <bool kVnni, class F, int T>
+void tile_any(const Q8Args& a, std::size_t g, std::size_t b0, Prefetcher& pf, const float* e8m0) {
+  if constexpr (F::kIsQ4K) {
+    tile_rows8_q4k<kVnni, T>(a, g, b0, pf);
+  } else {
+    tile_rows8<kVnni, F, T>(a, g, b0, pf, e8m0);
+  }
 }
 
 template <bool kVnni, class F, int T>
@@ -169,14 +251,14 @@ void run_rows8(const Q8Args& a) {
   const float* e8m0 = e8m0_half_table();  // e8m0 → 2^(e − 128) (mxfp4's doubled values)
   for (std::size_t g = 0; g < a.rows / 8; ++g) {
     std::size_t b0 = 0;
-    for (; b0 + T <= batch; b0 += T) tile_rows8<kVnni, F, T>(a, g, b0, pf, e8m0);
+    for (; b0 + T <= batch; b0 += T) tile_any<kVnni, F, T>(a, g, b0, pf, e8m0);
     if constexpr (T > 4) {
-      for (; b0 + 4 <= batch; b0 += 4) tile_rows8<kVnni, F, 4>(a, g, b0, pf, e8m0);
+      for (; b0 + 4 <= batch; b0 += 4) tile_any<kVnni, F, 4>(a, g, b0, pf, e8m0);
     }
     if constexpr (T > 2) {
-      for (; b0 + 2 <= batch; b0 += 2) tile_rows8<kVnni, F, 2>(a, g, b0, pf, e8m0);
+      for (; b0 + 2 <= batch; b0 += 2) tile_any<kVnni, F, 2>(a, g, b0, pf, e8m0);
     }
-    for (; b0 < batch; ++b0) tile_rows8<kVnni, F, 1>(a, g, b0, pf, e8m0);
+    for (; b0 < batch; ++b0) tile_any<kVnni, F, 1>(a, g, b0, pf, e8m0);
   }
 }
 
@@ -186,6 +268,7 @@ bool dispatch_rows8(const Q8Args& a) {
     case 2: run_rows8<kVnni, Rows8Nibbles<2>, T>(a); return true;
     case 8: run_rows8<kVnni, Rows8Q8_0, T>(a); return true;
     case 39: run_rows8<kVnni, Rows8Nibbles<39>, T>(a); return true;
+    case 12: run_rows8<kVnni, Rows8Q4K, T>(a); return true;
     default: return false;
   }
 }

@@ -224,7 +224,7 @@ const OptionTable& resident_engine_options() {
       {"mlock", OptionKind::kFlag, "0", "lock the weights in RAM", 0, 0, {}, {}},
       {"chunk", OptionKind::kCount, "32", "prefill chunk, tokens", 1, 4096, {}, {}},
       {"kernels", OptionKind::kChoice, "auto",
-       "int8: integer-dot kernels with 8-bit activations where the format has one (as llama.cpp), q4_0/q8_0/mxfp4 "
+       "int8: integer-dot kernels with 8-bit activations where the format has one (as llama.cpp), q4_0/q8_0/mxfp4/q4_k "
        "rewritten into 8-row groups at load; float: dequantize to float for every format, row layout; auto: "
        "as int8, except row-layout matrices on the integer kernels only where they measured faster (q4_0/q8_0/q4_k "
        "at <= 4 rows; 2-4 with AVX-512)", 0, 0, {"auto", "int8", "float"}, {}},

@@ -193,7 +193,7 @@ class StreamingEngine final : public Engine {
       m.load_s += head_il_->seconds() + pinned_il_->seconds() - before_s;  // what this run rewrote
       const std::uint64_t n = head_il_->matrices() + pinned_il_->matrices();
       if (n > 0) {
-        m.notes.push_back("trunk: " + std::to_string(n) + " q4_0/q8_0/mxfp4 matrices of the head and pinned layers "
+        m.notes.push_back("trunk: " + std::to_string(n) + " q4_0/q8_0/mxfp4/q4_k matrices of the head and pinned layers "
                           "rewritten into 8-row groups at load (" +
                           format_bytes(static_cast<double>(head_il_->bytes() + pinned_il_->bytes())) + ")");
       }
@@ -384,7 +384,7 @@ const OptionTable& streaming_engine_options() {
       {"io", OptionKind::kChoice, "auto", "read path", 0, 0, {"auto", "io_uring", "pread"}, {}},
       {"chunk", OptionKind::kCount, "32", "prefill chunk, tokens", 1, 4096, {}, {}},
       {"kernels", OptionKind::kChoice, "auto",
-       "int8: integer-dot kernels with 8-bit activations where the format has one (as llama.cpp); q4_0/q8_0/mxfp4 "
+       "int8: integer-dot kernels with 8-bit activations where the format has one (as llama.cpp); q4_0/q8_0/mxfp4/q4_k "
        "experts stored in 8-row groups (a .rows8 container), head and pinned trunk rewritten so at load; float: "
        "dequantize to float for every format, row layout; auto: as int8, except row-layout matrices (streamed "
        "trunk layers) on the integer kernels only where they measured faster (q4_0/q8_0/q4_k at <= 4 rows; 2-4 "

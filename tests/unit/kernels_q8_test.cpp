@@ -137,8 +137,8 @@ TEST_CASE("rows8 layout: rows come back byte for byte, and the kernels equal the
     std::size_t rows, cols;
   };
   // 768 / 2048: the peer card's experts; 24 × 9216: three groups, long rows.
-  const Shape shapes[] = {{16, 2048}, {8, 768}, {24, 9216}};
-  for (const char* quant : {"q4_0", "q8_0", "mxfp4"}) {
+  const Shape shapes[] = {{16, 2048}, {8, 768}, {24, 9216}};  // all multiples of q4_k's 256
+  for (const char* quant : {"q4_0", "q8_0", "mxfp4", "q4_k"}) {
     const QuantFormat f = *find_quant(quant);
     for (const Shape& s : shapes) {
       REQUIRE(has_rows8_layout(quant, s.rows, s.cols));
@@ -181,7 +181,8 @@ TEST_CASE("rows8 layout: rows come back byte for byte, and the kernels equal the
 TEST_CASE("rows8 layout refuses what it cannot hold", "[kernels][q8][rows8]") {
   CHECK(!has_rows8_layout("q4_0", 12, 256));  // rows not a multiple of 8
   CHECK(!has_rows8_layout("q4_0", 8, 48));    // columns not a multiple of 32
-  CHECK(!has_rows8_layout("q4_k", 8, 256));   // no 8-row layout for q4_k
+  CHECK(!has_rows8_layout("q4_k", 8, 224));   // q4_k: columns of 256
+  CHECK(!has_rows8_layout("q2_k", 8, 256));   // no 8-row layout for q2_k
   std::vector<unsigned char> w(18 * 8 * 12);
   const Status st = interleave_rows8("q4_0", w.data(), 12, 256);
   REQUIRE(!st.ok());
