@@ -86,25 +86,27 @@ Expected<ContainerUse> existing_container(const Point& point, const RunContext& 
   ContainerUse use;
   use.spec = std::move(*spec);
   const ContainerSpec& s = use.spec;
-  auto found = [](const std::string& path, const std::string& what) -> Expected<std::uint64_t> {
+  const std::string rows8 = s.rows8 ? " (with --rows8: this engine reads its experts in the 8-row layout unless "
+                                      "kernels=float)" : "";
+  auto found = [](const std::string& path, const std::string& what, const std::string& hint) -> Expected<std::uint64_t> {
     std::error_code ec;
     const std::uint64_t bytes = std::filesystem::file_size(path, ec);
     if (ec) {
       return make_error(what + " (" + path + "); run `moebench container make` for this card, scale, quant and "
-                        "layout, or drop make=0");
+                        "layout" + hint + ", or drop make=0");
     }
     return bytes;
   };
   use.trunk.path = trunk_file_path(s);
   use.trunk.part = ContainerPart::kTrunk;
-  auto tb = found(use.trunk.path, "container missing on drive 0: no trunk file");
+  auto tb = found(use.trunk.path, "container missing on drive 0: no trunk file", rows8);
   if (!tb) return tb.error();
   use.trunk.bytes = *tb;
   for (int d = 0; d < static_cast<int>(s.drive_dirs.size()); ++d) {
     ContainerFile f;
     f.path = expert_file_path(s, d);
     f.drive = d;
-    auto b = found(f.path, "container missing on drive " + std::to_string(d));
+    auto b = found(f.path, "container missing on drive " + std::to_string(d), rows8);
     if (!b) return b.error();
     f.bytes = *b;
     use.files.push_back(f);

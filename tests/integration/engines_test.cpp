@@ -244,6 +244,7 @@ TEST_CASE("a missing or differing replica is refused with the drive named", "[en
     auto m = rig.run(*e, p);
     REQUIRE_FALSE(m);
     CHECK_THAT(m.error().message, Catch::Contains("container missing on drive 0"));
+    CHECK_THAT(m.error().message, Catch::Contains("--rows8"));  // the layout this engine reads, said
   }
   // Make it, then replace drive 1's copy with another seed's container.
   ContainerSpec spec;
