@@ -4,9 +4,9 @@
 // non-x86 builds), argument checks and dispatch.
 //
 // The scalar kernel computes each block's contribution as the SIMD kernels
-// do — f = Σu·q·dx − o·s in one fused step, acc += sw·f in another — so for
-// q4_0 and mxfp4 (and q8_0 without VNNI) the SIMD results equal it bit for
-// bit.
+// do — f = Σu·q·dx − o·s in one fused step, acc += sw·f in another (q4_k:
+// acc += d·sc·(Σu·q·dx), then acc −= dmin·m·s) — so for q4_0, mxfp4 and
+// q4_k (and q8_0 without VNNI) the SIMD results equal it bit for bit.
 #include <cmath>
 #include <cstring>
 #include <string>
