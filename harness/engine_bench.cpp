@@ -137,6 +137,9 @@ Expected<CardSetup> set_up(Bench& b, const EngineBenchSetup& a, const ModelCard&
   s.spec.quant = a.quant;
   s.spec.seed = 42;
   s.spec.drive_dirs = {a.drive_dirs[0]};
+  // The layout the streaming engine reads (8-row groups unless kernels=float):
+  // fio must read the same file.
+  s.spec.rows8 = wants_rows8_experts(b.point("streaming").engine, a.quant);
   // Learning the budget runs the engine once, which makes the container.
   auto budget = b.minimum_budget();
   if (!budget) return budget.error();

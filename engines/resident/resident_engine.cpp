@@ -158,7 +158,7 @@ class ResidentEngine final : public Engine {
       // float kernels read the row layout: kernels=float keeps it).
       rows8_ = dot_mode_ != TensorOps::DotMode::kFloat;
       if (rows8_) {
-        ctx.progress.phase("rewriting q4_0/q8_0 matrices into 8-row groups", -1);
+        ctx.progress.phase("rewriting q4_0/q8_0/mxfp4/q4_k matrices into 8-row groups", -1);
         Rows8Interleaver il;
         if (Status st = il.apply_trunk(*trunk_); !st) return st.error();
         for (std::size_t i = 0; i < loaded_.size(); ++i) {
