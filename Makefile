@@ -15,8 +15,12 @@
 #   sysbench            memory-bandwidth cross-check (probe)
 #   libbenchmark-dev    Google Benchmark: the probe's kernel throughput and bench/
 #   libsqlite3-dev      moebench history (results across commits)
+#   libpq-dev           moebench history --db postgresql://… (one store for many machines)
+# What the tests start, stopped by the tests themselves (never as services):
+#   postgresql          a real server for the PostgreSQL history tests
+#   slurm-wlm munge     a real single-node Slurm for the sharded-sweep test
 PACKAGES := cmake g++ make nlohmann-json3-dev libcli11-dev libfmt-dev catch2 git pkg-config libhwloc-dev liburing-dev \
-            fio sysbench libbenchmark-dev libsqlite3-dev
+            fio sysbench libbenchmark-dev libsqlite3-dev libpq-dev postgresql slurm-wlm munge
 BUILD    ?= build
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -49,8 +53,10 @@ run: configure
 	./$(BUILD)/moebench report results/quick/results.json --html results/quick/report.html -q
 	@echo "HTML report: $(CURDIR)/results/quick/report.html"
 
+# MOEBENCH_REQUIRE_SERVERS: the PostgreSQL and Slurm tests fail, not skip,
+# when their servers are missing (deps installed them).
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && MOEBENCH_REQUIRE_SERVERS=1 ctest --output-on-failure -j $(JOBS)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,5 +1,6 @@
-// cmd_history.cpp — `moebench history`: results of many runs (one per commit)
-// in one SQLite file, and the trend of every point across them.
+// cmd_history.cpp — `moebench history`: results of many runs (one per commit,
+// one per machine) in one SQLite file or PostgreSQL database (--db
+// postgresql://…), and the trend of every point across them.
 //
 //   history add RESULTS.json... --db FILE   store runs (idempotent, atomic per run)
 //   history show --db FILE [filters]        per point series: each run's median ± MAD
@@ -13,6 +14,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -21,8 +24,10 @@
 
 #include "cli/commands.h"
 #include "vocab/columns.h"
+#include "vocab/machine_profile.h"
 #include "vocab/text.h"
 #include "vocab/units.h"
+#include "reports/fleet_view.h"
 #include "reports/history_db.h"
 #include "reports/history_writer.h"
 #include "reports/results_reader.h"
@@ -73,7 +78,7 @@ int show_command(const ShowArgs& a) {
   auto names = db->metric_names();
   if (!names) return fail("show", names.error().message);
   if (std::find(names->begin(), names->end(), a.filter.metric) == names->end()) {
-    return fail("show", a.db + ": no metric \"" + a.filter.metric + "\" stored" + did_you_mean(a.filter.metric, *names) +
+    return fail("show", db->path() + ": no metric \"" + a.filter.metric + "\" stored" + did_you_mean(a.filter.metric, *names) +
                             "; stored: " + join(*names, ", "));
   }
   auto runs = db->runs();
@@ -81,15 +86,15 @@ int show_command(const ShowArgs& a) {
   auto entries = db->query(a.filter);
   if (!entries) return fail("show", entries.error().message);
   if (entries->empty()) {
-    return fail("show", a.db + ": no rows match the filters (" + std::to_string(runs->size()) +
-                            " runs stored; `moebench history runs --db " + a.db + "` lists them)");
+    return fail("show", db->path() + ": no rows match the filters (" + std::to_string(runs->size()) +
+                            " runs stored; `moebench history runs --db " + db->path() + "` lists them)");
   }
   StepOptions opt;
   opt.threshold = *threshold;
   opt.alpha = a.alpha;
   opt.min_segment = a.min_segment;
   HistoryView view;
-  view.db = a.db;
+  view.db = db->path();
   view.metric = a.filter.metric;
   view.threshold = *threshold;
   view.alpha = a.alpha;
@@ -133,7 +138,7 @@ int add_command(const AddArgs& a) {
     for (const std::string& w : added->warnings) fmt::print("warning: {}: {}\n", file, w);
     if (added->outcome == HistoryAddOutcome::kAlreadyPresent) {
       fmt::print("{}: run {} is already in {} (added {} from {}); nothing added\n", file,
-                 added->run_id, a.db, added->existing_added_at, added->existing_file);
+                 added->run_id, db->path(), added->existing_added_at, added->existing_file);
       continue;
     }
     const Environment& env = results.environments.front();
@@ -143,7 +148,7 @@ int add_command(const AddArgs& a) {
                added->metrics, added->samples);
   }
   if (auto counts = db->counts()) {
-    fmt::print("{}: {} run(s), {} rows, {} metrics, {} samples (schema version {})\n", a.db,
+    fmt::print("{}: {} run(s), {} rows, {} metrics, {} samples (schema version {})\n", db->path(),
                static_cast<long long>(counts->runs), static_cast<long long>(counts->rows),
                static_cast<long long>(counts->metrics), static_cast<long long>(counts->samples), db->schema_version());
   }
@@ -155,18 +160,81 @@ int runs_command(const std::string& path) {
   if (!db) return fail("runs", db.error().message);
   auto runs = db->runs();
   if (!runs) return fail("runs", runs.error().message);
-  fmt::print("{}", write_history_runs(*runs, path, db->schema_version()));
+  fmt::print("{}", write_history_runs(*runs, db->path(), db->schema_version()));
+  return 0;
+}
+
+struct MachinesArgs {
+  std::string db;
+  std::string sweep;  // "" = every sweep run on two machines or more
+};
+
+// `history machines`: who measured what, then per sweep the machines side by
+// side (each machine's latest run of the sweep's latest digest).
+int machines_command(const MachinesArgs& a, const CliState& state) {
+  auto db = HistoryDb::open(a.db, HistoryDb::Mode::kReadOnly);
+  if (!db) return fail("machines", db.error().message);
+  auto machines = db->machines();
+  if (!machines) return fail("machines", machines.error().message);
+  auto runs = db->runs();
+  if (!runs) return fail("machines", runs.error().message);
+  fmt::print("| machine | runs | rows | first run | last run | sweeps |\n|---|---:|---:|---|---|---|\n");
+  for (const HistoryMachine& m : *machines) {
+    fmt::print("| {} | {} | {} | {} | {} | {} |\n", m.machine, static_cast<long long>(m.runs),
+               static_cast<long long>(m.rows), m.first_started_at, m.last_started_at, join(m.sweeps, ", "));
+  }
+  fmt::print("\n{} machine(s) in {}\n", machines->size(), db->path());
+  // Sweeps to set side by side: the one asked for, else those with two machines or more.
+  std::map<std::string, std::set<std::string>> machines_of_sweep;
+  for (const HistoryMachine& m : *machines) {
+    for (const std::string& s : m.sweeps) machines_of_sweep[s].insert(m.machine);
+  }
+  if (!a.sweep.empty() && machines_of_sweep.count(a.sweep) == 0) {
+    return fail("machines", db->path() + ": no run of sweep \"" + a.sweep + "\" stored");
+  }
+  const ConfigStore store = state.store();
+  for (const auto& [sweep, names] : machines_of_sweep) {
+    if (a.sweep.empty() ? names.size() < 2 : sweep != a.sweep) continue;
+    // The sweep's latest digest, then each machine's latest run of it (runs() is in time order).
+    std::string digest;
+    for (const HistoryRun& r : *runs) {
+      if (r.sweep_name == sweep) digest = r.sweep_digest;
+    }
+    std::map<std::string, std::string> latest;  // run machine → run id
+    for (const HistoryRun& r : *runs) {
+      if (r.sweep_name == sweep && r.sweep_digest == digest) latest[r.machine] = r.run_id;
+    }
+    std::vector<RunResults> loaded;
+    for (const auto& [machine, run_id] : latest) {
+      auto r = db->load_run(run_id);
+      if (!r) return fail("machines", r.error().message);
+      loaded.push_back(std::move(*r));
+    }
+    std::map<std::string, FleetPrice> prices;
+    for (const std::string& m : names) {
+      auto src = store.find("hardware", m);
+      if (!src) continue;
+      auto p = load_config_text<MachineProfile>(src->text, src->label, load_machine_profile);
+      if (!p) continue;
+      if (auto price = fleet_price_of(*p, src->label)) prices[m] = *price;
+    }
+    auto view = build_fleet_view(loaded, prices);
+    if (!view) return fail("machines", view.error().message);
+    fmt::print("\n{}", write_fleet_markdown(*view));
+  }
   return 0;
 }
 
 }  // namespace
 
 void add_history_command(CLI::App& app, CliState& state) {
-  CLI::App* cmd = app.add_subcommand("history", "Results across commits in an SQLite file: add runs, show trends and steps.");
+  CLI::App* cmd = app.add_subcommand("history", "Results across commits and machines in an SQLite file or a PostgreSQL "
+                                                "database: add runs, show trends and steps, compare machines.");
   cmd->require_subcommand(1);
   cmd->footer(
-      "Keeps the results of many runs (typically one per commit, from CI) in one SQLite file and follows each "
-      "point across them.\n\n"
+      "Keeps the results of many runs (typically one per commit, from CI, and one per machine of a fleet) in one "
+      "SQLite file or one PostgreSQL database (--db postgresql://USER@HOST/DB: many machines and CI runners write "
+      "it at once) and follows each point across them.\n\n"
       "Example:\n"
       "  moebench run quick --out results/quick\n"
       "  moebench history add results/quick/results.json --db history.sqlite\n"
@@ -183,7 +251,7 @@ void add_history_command(CLI::App& app, CliState& state) {
       "  moebench history add results/quick/results.json --db history.sqlite\n"
       "  moebench history add ci/*/results.json --db /srv/moebench/history.sqlite");
   addc->add_option("results", add->files, "results.json of `moebench run` or `moebench predict`")->required();
-  addc->add_option("--db", add->db, "the history database (created when missing)")->required();
+  addc->add_option("--db", add->db, "the history database: an SQLite file (created when missing) or postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE (schema created when missing)")->required();
   addc->add_flag("--replace", add->replace, "replace a stored run whose rows differ (e.g. after --resume)");
   addc->callback([add, &state] { state.exit_code = add_command(*add); });
 
@@ -203,7 +271,7 @@ void add_history_command(CLI::App& app, CliState& state) {
       "  moebench history show --db history.sqlite --metric ttft_s --engine streaming --quant mxfp4 --last 30\n"
       "  moebench history show --db history.sqlite --point 9a289dde --threshold 3% --format md\n"
       "  moebench history show --db history.sqlite --steps-only --format json");
-  showc->add_option("--db", show->db, "the history database")->required();
+  showc->add_option("--db", show->db, "the history database: an SQLite file or a postgresql:// URL")->required();
   showc->add_option("--metric", show->filter.metric, "metric to follow (default decode_tok_s; `moebench schema` lists them)");
   showc->add_option("--engine", show->filter.engine, "only this engine (name, or full spec such as streaming:packed=1)");
   showc->add_option("--model", show->filter.model, "only this model card");
@@ -224,8 +292,21 @@ void add_history_command(CLI::App& app, CliState& state) {
   auto runs_db = std::make_shared<std::string>();
   CLI::App* runsc = cmd->add_subcommand("runs", "List the runs stored in a history database.");
   runsc->footer("Example:\n  moebench history runs --db history.sqlite");
-  runsc->add_option("--db", *runs_db, "the history database")->required();
+  runsc->add_option("--db", *runs_db, "the history database: an SQLite file or a postgresql:// URL")->required();
   runsc->callback([runs_db, &state] { state.exit_code = runs_command(*runs_db); });
+
+  auto mach = std::make_shared<MachinesArgs>();
+  CLI::App* machc = cmd->add_subcommand("machines", "The machines in a history database, and one sweep's points "
+                                                   "side by side across them.");
+  machc->footer(
+      "Lists every machine with its runs, rows and sweeps; then, for each sweep run on two machines or more (or the "
+      "one --sweep names), a table of its points with each machine's latest run side by side: decode tok/s, TTFT, "
+      "bytes read per token and, where the machine's profile (configs/hardware) has a price, the price per tok/s.\n\n"
+      "Example:\n"
+      "  moebench history machines --db postgresql://moebench@db.lab/moebench --sweep ci");
+  machc->add_option("--db", mach->db, "the history database: an SQLite file or a postgresql:// URL")->required();
+  machc->add_option("--sweep", mach->sweep, "only this sweep (default: every sweep with two machines or more)");
+  machc->callback([mach, &state] { state.exit_code = machines_command(*mach, state); });
 }
 
 }  // namespace moebench

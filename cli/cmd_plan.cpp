@@ -16,6 +16,7 @@
 #include "harness/claim_review.h"
 #include "harness/machine_plan.h"
 #include "harness/token_cost.h"
+#include "reports/history_db.h"
 #include "vocab/units.h"
 #include "vocab/quant_format.h"
 #include "vocab/text.h"
@@ -38,6 +39,7 @@ struct PlanArgs {
   std::string api_price;
   double hours_per_day = 24;
   double years = 3;
+  std::string measured_db;  // history database with measured rows
 };
 
 int plan_command(const PlanArgs& a, const CliState& state) {
@@ -70,6 +72,14 @@ int plan_command(const PlanArgs& a, const CliState& state) {
   for (const std::string& m : a.machines) sources.push_back(m);
   auto rows = plan_machines(store, *card, req, sources, probe, &*eff);
   if (!rows) return fail(rows.error().message);
+  if (!a.measured_db.empty()) {
+    auto db = HistoryDb::open(a.measured_db, HistoryDb::Mode::kReadOnly);
+    if (!db) return fail("--measured-db: " + db.error().message);
+    auto measured = measured_from_history(*db, req, *rows);
+    if (!measured) return fail("--measured-db: " + measured.error().message);
+    rank_measured_first(*rows, *measured, req);
+    fmt::print(stderr, "moebench plan: {} of {} machines measured in {}\n", measured->size(), rows->size(), db->path());
+  }
   fmt::print("{}", write_plan_table(req, *rows));
   if (a.kwh_price >= 0 || !a.api_price.empty()) {
     if (a.kwh_price < 0 || a.api_price.empty()) return fail("the cost table needs both --kwh-price and --api-price");
@@ -89,7 +99,8 @@ void add_plan_command(CLI::App& app, CliState& state) {
   cmd->footer("Example:\n"
       "  moebench plan --model kimi-k3 --quant mxfp4 --min-decode-tok-s 1\n"
       "  moebench plan --model deepseek-v3-671b --min-decode-tok-s 5 --context 32768 --max-ttft 10\n"
-      "  moebench plan --model kimi-k3 --min-decode-tok-s 1 --kwh-price 0.30 --api-price 3/15 --hours-per-day 8 --years 3");
+      "  moebench plan --model kimi-k3 --min-decode-tok-s 1 --kwh-price 0.30 --api-price 3/15 --hours-per-day 8 --years 3\n"
+      "  moebench plan --model kimi-k3 --min-decode-tok-s 1 --measured-db postgresql://moebench@db.lab/moebench");
   cmd->add_option("--model", args->model, "model card")->required();
   cmd->add_option("--quant", args->quant, "expert quant (default: the card's native)");
   cmd->add_option("--min-decode-tok-s", args->min_tok_s, "target single-stream decode speed")->required()->check(positive_number());
@@ -97,6 +108,9 @@ void add_plan_command(CLI::App& app, CliState& state) {
   cmd->add_option("--prompt", args->prompt, "prompt length for the TTFT bound (default 1000)")->check(CLI::Range(1, 1 << 24));
   cmd->add_option("--max-ttft", args->max_ttft_s, "TTFT limit in seconds")->check(positive_number());
   cmd->add_option("--machine", args->machines, "also rank this profile file (repeatable)");
+  cmd->add_option("--measured-db", args->measured_db,
+                  "history database (SQLite file or postgresql:// URL): machines measured with this model and quant "
+                  "rank first, on their measured decode rate, marked \"measured\"; the rest follow, predicted");
   cmd->add_option("--trunk-quant", args->trunk_quant, "quant of the trunk (default: the card's)");
   cmd->add_option("--budget", args->budget, "RAM budget for weights and cache, e.g. 48GiB (default: usable memory)");
   cmd->add_option("--kwh-price", args->kwh_price, "electricity price in $ per kWh: adds the cost table (with --api-price)")

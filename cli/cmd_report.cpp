@@ -8,6 +8,8 @@
 // report says so and draws the rest.
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -15,6 +17,7 @@
 #include "vocab/file_io.h"
 #include "vocab/machine_profile.h"
 #include "vocab/text.h"
+#include "reports/fleet_view.h"
 #include "reports/html_report.h"
 #include "reports/results_reader.h"
 
@@ -22,11 +25,14 @@ namespace moebench {
 namespace {
 
 struct ReportArgs {
+  std::vector<std::string> inputs;  // one results file; several with --fleet
   std::string results;
   std::string compare;
   std::string predicted;
   std::string machine;
   std::string html;
+  bool fleet = false;
+  std::string md;  // --fleet: also write the markdown table here
   bool quiet = false;
 };
 
@@ -100,11 +106,83 @@ FoundProfile find_profile(const ReportArgs& a, const RunResults& r, const CliSta
   return {std::nullopt, "tried " + join(tried, ", ") + "; pass --machine PROFILE"};
 }
 
+// The price a machine's profile gives (a configs/hardware name, or the
+// profile file a run recorded as "name (path)").
+std::optional<FleetPrice> profile_price(const std::string& machine, const std::vector<RunResults>& runs,
+                                        const std::vector<std::string>& labels, const ConfigStore& store) {
+  std::vector<std::string> tries = {machine};
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    for (const Environment& e : runs[i].environments) {
+      const std::size_t open = e.machine_profile.rfind(" (");
+      if (open == std::string::npos || e.machine_profile.substr(0, open) != machine) continue;
+      std::string path = e.machine_profile.substr(open + 2);
+      if (!path.empty() && path.back() == ')') path.pop_back();
+      if (path.rfind("embedded:", 0) != 0) {
+        for (const std::string& c : candidates(path, labels[i])) tries.push_back(c);
+      }
+    }
+  }
+  for (const std::string& t : tries) {
+    auto src = store.find("hardware", t);
+    if (!src) continue;
+    auto p = load_config_text<MachineProfile>(src->text, src->label, load_machine_profile);
+    if (!p || p->name != machine) continue;
+    return fleet_price_of(*p, src->label);
+  }
+  return std::nullopt;
+}
+
+int fleet_command(const ReportArgs& a, const CliState& state) {
+  auto fail = [](const std::string& m) {
+    fmt::print(stderr, "moebench report --fleet: {}\n", m);
+    return 1;
+  };
+  std::vector<RunResults> runs;
+  for (const std::string& path : a.inputs) {
+    auto r = load_results_file(path);
+    if (!r) return fail(r.error().message);
+    runs.push_back(std::move(*r));
+  }
+  const ConfigStore store = state.store();
+  std::map<std::string, FleetPrice> prices;
+  std::set<std::string> machines;
+  for (const RunResults& r : runs) {
+    for (const ResultRow& row : r.rows) machines.insert(row.machine);
+  }
+  for (const std::string& m : machines) {
+    if (auto p = profile_price(m, runs, a.inputs, store)) prices[m] = *p;
+  }
+  auto view = build_fleet_view(runs, prices);
+  if (!view) return fail(view.error().message);
+  const std::string md = write_fleet_markdown(*view);
+  const std::string html = write_fleet_html(*view, "moebench fleet: " + view->sweep_name);
+  std::vector<FileContent> files = {{a.html, html}};
+  if (!a.md.empty()) files.push_back({a.md, md});
+  for (const FileContent& f : files) {
+    const std::filesystem::path out(f.path);
+    if (out.has_parent_path()) {
+      if (Status st = ensure_directory(out.parent_path().string()); !st) return fail(st.error().message);
+    }
+  }
+  if (Status st = write_files_atomic(files); !st) return fail(st.error().message);
+  if (!a.quiet) {
+    fmt::print("{}", md);
+    fmt::print(stderr, "moebench report --fleet: wrote {}{} ({} machines, {} points)\n", a.html,
+               a.md.empty() ? "" : " and " + a.md, view->machines.size(), view->rows.size());
+  }
+  return 0;
+}
+
 int report_command(const ReportArgs& a, const CliState& state) {
   auto fail = [](const std::string& m) {
     fmt::print(stderr, "moebench report: {}\n", m);
     return 1;
   };
+  if (a.fleet) return fleet_command(a, state);
+  if (a.inputs.size() != 1) {
+    return fail("one results file, or several with --fleet (the same sweep on several machines side by side)");
+  }
+  if (!a.md.empty()) return fail("--md writes the fleet table: use it with --fleet");
   auto results = load_results_file(a.results);
   if (!results) return fail(results.error().message);
   std::optional<RunResults> base, predicted;
@@ -163,8 +241,15 @@ void add_report_command(CLI::App& app, CliState& state) {
       "  moebench report results/quick/results.json --html results/quick/report.html\n"
       "  moebench report results/quick/results.json --predicted results/quick-predicted-vm/results.json \\\n"
       "      --html report.html\n"
-      "  moebench report new/results.json --compare base/results.json --machine results/probe-vm.json --html cmp.html");
-  cmd->add_option("results", args->results, "results.json of a run (moebench run or predict)")->required();
+      "  moebench report new/results.json --compare base/results.json --machine results/probe-vm.json --html cmp.html\n"
+      "  moebench report --fleet box-a/results.json box-b/results.json --html fleet.html   # machines side by side");
+  cmd->add_option("results", args->inputs,
+                  "results.json of a run (moebench run or predict); with --fleet, one per machine (or a merged set)")
+      ->required();
+  cmd->add_flag("--fleet", args->fleet,
+                "the same sweep on several machines side by side: per point and machine the decode tok/s, TTFT, "
+                "bytes read per token and, where the machine's profile has a price, the price per tok/s");
+  cmd->add_option("--md", args->md, "with --fleet: also write the markdown table to this file");
   cmd->add_option("--html", args->html, "the HTML file to write")->required();
   cmd->add_option("--compare", args->compare, "base results.json: draws NEW/BASE decode tok/s per point");
   cmd->add_option("--predicted", args->predicted, "results.json of `moebench predict` for the same sweep");
@@ -172,7 +257,10 @@ void add_report_command(CLI::App& app, CliState& state) {
                   "machine profile for the probed bandwidth (default: the one the run names, else "
                   "results/probe-<host>.json)");
   cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");
-  cmd->callback([args, &state] { state.exit_code = report_command(*args, state); });
+  cmd->callback([args, &state] {
+    if (!args->inputs.empty()) args->results = args->inputs.front();
+    state.exit_code = report_command(*args, state);
+  });
 }
 
 }  // namespace moebench

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <charconv>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <memory>
 
@@ -36,6 +37,8 @@ struct RunArgs {
   std::string print = "md";
   std::string io_throttle;  // --io-throttle RATE: what-if cap on every drive's read rate
   int explain = 0;          // predict: print point N's derivation instead of running
+  std::string shard;        // --shard K/N
+  bool shard_from_env = false;
 };
 
 const char* kCommand[2] = {"moebench run", "moebench predict"};
@@ -70,6 +73,12 @@ int run_command(const RunArgs& args, const CliState& state) {
     auto rate = parse_rate_bytes_s(args.io_throttle);
     if (!rate) return fail(make_error(req.command + ": --io-throttle: " + rate.error().message));
     req.io_cap_bytes_s = *rate;
+  }
+  if (!args.shard.empty() || args.shard_from_env) {
+    auto shard = args.shard_from_env ? shard_spec_from_env([](const char* n) { return std::getenv(n); })
+                                     : parse_shard_spec(args.shard);
+    if (!shard) return fail(make_error(req.command + ": " + shard.error().message));
+    req.shard = *shard;
   }
   const SayFn say = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
   const ConfigStore store = state.store();
@@ -113,8 +122,9 @@ int run_command(const RunArgs& args, const CliState& state) {
                end.outcome.error().message, session->out_dir);
     return 1;
   }
-  fmt::print(stderr, "{}: {}/{} points in {} ({})\n", req.command, results.rows.size(), plan->points.size(),
-             session->out_dir, sweep_files_written(req, end.written));
+  fmt::print(stderr, "{}: {}/{} points{} in {} ({})\n", req.command, results.rows.size(), plan->points.size(),
+             plan->shard ? " of shard " + plan->shard->label() : std::string(), session->out_dir,
+             sweep_files_written(req, end.written));
   if (*end.outcome == RunOutcome::kInterrupted) {
     fmt::print(stderr, "moebench run: interrupted; finished points are saved. Continue with the same "
                        "command plus --resume.\n");
@@ -134,7 +144,9 @@ void add_run_command(CLI::App& app, CliState& state) {
       "  moebench run                                   # the embedded quick sweep\n"
       "  moebench run configs/sweeps/quick.json --out results/q1\n"
       "  moebench run my-sweep.json --out r --resume    # continue after a crash or Ctrl-C\n"
-      "  moebench run ci --out results/slow --io-throttle 20MB/s   # what-if: slower drives, same point ids");
+      "  moebench run ci --out results/slow --io-throttle 20MB/s   # what-if: slower drives, same point ids\n"
+      "  moebench run ci --shard 2/4                    # the second of four shards → results/ci/shards/2-of-4\n"
+      "  moebench merge results/ci/shards/* --out results/ci    # the shards joined into one results set");
   cmd->add_option("sweep", args->req.sweep,
                   "sweep file, or the name of one in configs/sweeps (default: quick)");
   cmd->add_option("--out", args->req.out_dir, "results directory (default: results/<sweep name>)");
@@ -165,6 +177,15 @@ void add_run_command(CLI::App& app, CliState& state) {
                   "what-if: cap every drive directory's read rate (e.g. 50MB/s) for the engines that read drives "
                   "per token (streaming); min with the sweep's throttle, recorded in every row's notes, point ids "
                   "unchanged so the rows still compare with an unthrottled run");
+  auto* shard = cmd->add_option("--shard", args->shard,
+                                "run only shard K of N (K/N, 1-based): a deterministic partition of the points, "
+                                "balanced by their predicted cost, points sharing a container kept together; "
+                                "default --out results/<sweep>/shards/K-of-N; join the shards with `moebench merge`");
+  cmd->add_flag("--shard-from-env", args->shard_from_env,
+                "take the shard from the scheduler: a Slurm job array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT) "
+                "or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with MOEBENCH_SHARD_COUNT set to its "
+                "completions)")
+      ->excludes(shard);
   cmd->callback([args, &state] { state.exit_code = run_command(*args, state); });
 }
 

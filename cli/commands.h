@@ -39,6 +39,7 @@ std::string default_probe_path();
 CLI::Validator positive_number();
 
 void add_run_command(CLI::App& app, CliState& state);
+void add_merge_command(CLI::App& app, CliState& state);
 void add_predict_command(CLI::App& app, CliState& state);
 void add_calibrate_command(CLI::App& app, CliState& state);
 void add_claims_command(CLI::App& app, CliState& state);

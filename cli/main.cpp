@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingDirectory);
   moebench::add_run_command(app, state);
   moebench::add_predict_command(app, state);
+  moebench::add_merge_command(app, state);
   moebench::add_calibrate_command(app, state);
   moebench::add_claims_command(app, state);
   moebench::add_validate_model_command(app, state);

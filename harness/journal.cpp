@@ -45,6 +45,16 @@ Expected<Journal> Journal::open(const std::string& path, const SweepInfo& sweep,
                         sweep.digest + "); resuming would mix answers to different questions. "
                         "Use --fresh to discard it or --out for a new directory");
     }
+    const std::optional<ShardInfo>& had = parsed.results.sweep.shard;
+    if (had != sweep.shard) {
+      auto what = [](const std::optional<ShardInfo>& s) {
+        return s ? "shard " + s->label() + " (" + std::to_string(s->point_ids.size()) + " points)"
+                 : std::string("the whole sweep");
+      };
+      return make_error(path + " holds " + what(had) + " of sweep \"" + sweep.name + "\"; this run is " +
+                        what(sweep.shard) + ". Resume with the same --shard (and the same build, whose cost "
+                        "estimate partitions the sweep), or use --fresh / another --out");
+    }
     auto app = DurableAppender::open(path, parsed.good_bytes, false);
     if (!app) return app.error();
     jr.appender_ = std::move(*app);

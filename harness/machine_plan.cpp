@@ -1,7 +1,12 @@
 // machine_plan.cpp — see machine_plan.h.
 #include "harness/machine_plan.h"
 
+#include "reports/history_db.h"
+#include "vocab/metrics.h"
+
 #include <algorithm>
+#include <cstdlib>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -75,6 +80,7 @@ Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const Mod
     if (!profile) return profile.error();
     PlanRow r;
     r.name = profile->name + (name == this_machine ? " (this machine)" : "");
+    r.profile = profile->name;
     const int max_drives = static_cast<int>(std::max<std::size_t>(1, profile->drives.size()));
     // The fewest drives that reach the target (all of them if none does).
     for (int d = 1; d <= max_drives; ++d) {
@@ -140,17 +146,80 @@ Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const Mod
   return rows;
 }
 
+Expected<std::map<std::string, PlanMeasured>> measured_from_history(const HistoryDb& db, const PlanRequest& req,
+                                                                    const std::vector<PlanRow>& rows) {
+  std::map<std::string, PlanMeasured> out;
+  for (const PlanRow& row : rows) {
+    std::optional<PlanMeasured> best;
+    std::tuple<std::string, std::int64_t> best_key;  // latest run, then the nearest context
+    for (const char* metric : {metric::kDecodeTokS, metric::kFullDecodeTokS}) {
+      HistoryFilter f;
+      f.metric = metric;
+      f.model = req.model;
+      f.quant = req.quant;
+      f.machine = row.profile;
+      f.provenance = "measured";
+      auto entries = db.query(f);
+      if (!entries) return entries.error();
+      for (const HistoryEntry& e : *entries) {
+        const bool full_size = e.scale == Scale{}.to_string();
+        if (e.status != "ok" || !e.median || !(*e.median > 0)) continue;
+        if ((std::string(metric) == metric::kDecodeTokS) != full_size) continue;
+        const std::int64_t dist = -std::llabs(e.context_tokens - req.context);
+        const auto key = std::make_tuple(e.started_at, dist);
+        if (best && key <= best_key) continue;
+        best_key = key;
+        best = PlanMeasured{*e.median, metric, e.run_id, e.started_at, e.point_id, e.engine_spec, e.context_tokens};
+      }
+    }
+    if (best) out[row.profile] = *best;
+  }
+  return out;
+}
+
+void rank_measured_first(std::vector<PlanRow>& rows, const std::map<std::string, PlanMeasured>& measured,
+                         const PlanRequest& req) {
+  for (PlanRow& r : rows) {
+    auto it = measured.find(r.profile);
+    if (it == measured.end()) continue;
+    r.measured = it->second;
+    r.meets = it->second.tok_s >= req.min_tok_s;
+    r.likely = false;
+    r.unknown = false;
+    r.price_per = r.price > 0 ? r.price / it->second.tok_s : 0;
+    r.reason = fmt::format("measured {} tok/s ({} of run {}, {}, context {}){}",
+                           format_fixed(it->second.tok_s, 3), it->second.metric, it->second.run_id,
+                           it->second.engine, it->second.context,
+                           r.meets ? "" : ": below the target");
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const PlanRow& x, const PlanRow& y) {
+    if (x.measured.has_value() != y.measured.has_value()) return x.measured.has_value();
+    if (!x.measured) return false;  // predicted rows keep their order
+    if (x.meets != y.meets) return x.meets;
+    if (x.meets) {
+      if ((x.price_per > 0) != (y.price_per > 0)) return x.price_per > 0;
+      if (x.hourly != y.hourly) return !x.hourly;
+      if (x.price_per > 0 && x.price_per != y.price_per) return x.price_per < y.price_per;
+    }
+    return x.measured->tok_s > y.measured->tok_s;
+  });
+}
+
 std::string write_plan_table(const PlanRequest& a, const std::vector<PlanRow>& rows) {
+  const bool any_measured = std::any_of(rows.begin(), rows.end(), [](const PlanRow& r) { return r.measured.has_value(); });
   std::string out = fmt::format("moebench plan: {}, experts in {}, trunk in {}, context {}, target >= {} tok/s decode{}\n\n",
                                 a.model, a.quant, a.trunk_quant.empty() ? std::string("the card's quant") : a.trunk_quant, a.context, format_fixed(a.min_tok_s, 3),
                                 a.max_ttft_s > 0 ? ", TTFT <= " + format_fixed(a.max_ttft_s, 1) + " s" : std::string());
-  out += "| rank | machine | meets | decode tok/s (realistic) | band | TTFT lower bound | drives | price | price per tok/s | why | published on this machine |\n"
-         "|---:|---|---|---:|---|---:|---:|---:|---:|---|---|\n";
+  out += std::string("| rank | machine |") + (any_measured ? " basis |" : "") +
+         " meets | decode tok/s (realistic) | band | TTFT lower bound | drives | price | price per tok/s | why | "
+         "published on this machine |\n|---:|---|" + (any_measured ? "---|" : "") + "---|---:|---|---:|---:|---:|---:|---|---|\n";
   int rank = 0;
   for (const PlanRow& r : rows) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", ++rank, r.name,
+    const std::string basis = !any_measured ? "" : r.measured ? " measured |" : " predicted |";
+    out += fmt::format("| {} | {} |{} {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", ++rank, r.name, basis,
                        r.meets ? "yes" : r.likely ? "likely" : r.unknown ? "unknown" : "no",
-                       r.e.fits ? format_fixed(r.e.tok_s_real, 3) : "–",
+                       r.measured ? format_fixed(r.measured->tok_s, 3) + " (measured)"
+                       : r.e.fits ? format_fixed(r.e.tok_s_real, 3) : "–",
                        r.e.fits ? format_fixed(r.e.tok_s_low, 3) + "–" + format_fixed(r.e.tok_s_high, 3) : "–",
                        r.e.fits ? format_fixed(r.e.ttft_low_s, 2) + " s" : "–",
                        r.e.fits ? std::to_string(r.e.drives) : "–", r.price_text,
@@ -164,6 +233,11 @@ std::string write_plan_table(const PlanRequest& a, const std::vector<PlanRow>& r
                      "{}-token prompt. \"Published on this machine\": the decode figures of the claims database (configs/claims) "
                      "for this model on that profile, as measured, with their quant; compare like with like.\n",
                      a.prompt);
+  if (any_measured) {
+    out += "Basis \"measured\": the machine's latest measured row of this model and quant in the history database "
+           "(--measured-db), ranked first and judged on that figure (\"why\" names the run); \"predicted\": the "
+           "setup model, as above. Band and TTFT stay the predicted ones.\n";
+  }
   return out;
 }
 

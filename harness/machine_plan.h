@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,8 +39,19 @@ struct PlanEvidence {
   bool same_quant = false; // the claim names the planned expert quant
 };
 
+// A decode rate measured for the planned model and quant on a plan row's
+// machine, from a history database (`plan --measured-db`).
+struct PlanMeasured {
+  double tok_s = 0;
+  std::string metric;   // decode_tok_s (the card at full size) or full_decode_tok_s (a scaled card's full-model figure)
+  std::string run_id, started_at, point_id, engine;
+  std::int64_t context = 0;
+};
+
 struct PlanRow {
   std::string name, price_text;
+  std::string profile;  // the profile's name (`name` may add "(this machine)")
+  std::optional<PlanMeasured> measured;
   MachineEstimate e;
   bool meets = false;   // the whole band clears the target
   bool likely = false;  // the realistic value does, the slow end does not
@@ -59,7 +71,22 @@ Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const Mod
                                              const std::vector<std::string>& sources, const std::string& this_machine,
                                              const EfficiencyTable* efficiency = nullptr);
 
-// The header, the ranking table and its footnote.
+// Each row's measured figure, where the history holds one: the latest run's
+// ok row of the planned model and quant on that machine (full-size rows by
+// decode_tok_s, scaled ones by full_decode_tok_s), the context nearest the
+// plan's.
+class HistoryDb;
+Expected<std::map<std::string, PlanMeasured>> measured_from_history(const HistoryDb& db, const PlanRequest& req,
+                                                                    const std::vector<PlanRow>& rows);
+
+// Ranks the machines with a measured figure first — judged on it: meeting
+// the target cheapest per measured tok/s, then by measured speed — and the
+// predicted rest after them in their order.
+void rank_measured_first(std::vector<PlanRow>& rows, const std::map<std::string, PlanMeasured>& measured,
+                         const PlanRequest& req);
+
+// The header, the ranking table and its footnote (a "basis" column when a
+// row is measured).
 std::string write_plan_table(const PlanRequest& req, const std::vector<PlanRow>& rows);
 
 }  // namespace moebench

@@ -131,6 +131,19 @@ Expected<SweepPlan> plan_sweep(const SweepRequest& r, const ConfigStore& store, 
   if (!points) return make_error(src->label + ": " + points.error().message);
   plan.spec = std::move(*spec);
   plan.points = std::move(*points);
+  plan.points_total = plan.points.size();
+  if (r.shard) {
+    ShardSelection sel = select_shard(plan.spec, plan.points, store, *r.shard);
+    std::vector<Point> mine;
+    mine.reserve(sel.positions.size());
+    for (std::size_t pos : sel.positions) mine.push_back(plan.points[pos]);
+    plan.points = std::move(mine);
+    if (!r.quiet) {
+      say(fmt::format("{}: shard {}: {} of {} points, about {} of work ({})", r.command, sel.info.label(),
+                      plan.points.size(), plan.points_total, format_duration_s(sel.info.predicted_cost_s), sel.how));
+    }
+    plan.shard = std::move(sel.info);
+  }
   if (Status st = prepare_drive_dirs(r, plan, say); !st) return st.error();
   if (Status st = check_disk_need(r, plan, store, say); !st) return st.error();
   if (Status st = load_machine(r, store, plan); !st) return st.error();
@@ -159,14 +172,17 @@ Expected<SweepSession> open_sweep_session(const SweepRequest& r, const SweepPlan
   Environment env = capture_environment(plan.profile_label, r.command_line);
   std::string machine_label = plan.machine_label.empty() ? "unprofiled:" + env.hostname : plan.machine_label;
   if (!env.build_warning().empty()) say("\n*** WARNING: " + env.build_warning() + " ***\n");
-  const std::string out_dir = !r.out_dir.empty() ? r.out_dir
-                              : r.predict        ? "results/" + plan.spec.name + "-predicted-" + machine_label
-                                                 : "results/" + plan.spec.name;
+  std::string out_dir = !r.out_dir.empty() ? r.out_dir
+                        : r.predict        ? "results/" + plan.spec.name + "-predicted-" + machine_label
+                                           : "results/" + plan.spec.name;
+  if (r.out_dir.empty() && plan.shard) {
+    out_dir += fmt::format("/shards/{}-of-{}", plan.shard->index, plan.shard->count);
+  }
   if (Status st = ensure_directory(out_dir); !st) return prefixed(r, st.error().message);
   // A results path that is a symlink or a device is refused now, not after the sweep.
   if (Status st = check_results_paths(out_dir, r.formats); !st) return prefixed(r, st.error().message);
-  SweepInfo info{plan.spec.name, plan.spec.description, plan.spec.digest, plan.points.size(),
-                 plan.spec.repetitions, plan.spec.warmup, plan.spec.seed};
+  SweepInfo info{plan.spec.name, plan.spec.description, plan.spec.digest, plan.points_total,
+                 plan.spec.repetitions, plan.spec.warmup, plan.spec.seed, plan.shard};
   const Journal::Mode mode = r.fresh ? Journal::Mode::kFresh
                              : r.resume ? Journal::Mode::kResume : Journal::Mode::kCreate;
   auto journal = Journal::open((std::filesystem::path(out_dir) / "journal.jsonl").string(), info, env, mode);

@@ -1,7 +1,7 @@
 // sweep_session.h — `moebench run` and `moebench predict` as a library: the
 // CLI parses its options into a SweepRequest and calls three steps.
-//   plan_sweep          load and expand the sweep, check and create the drive
-//                       directories, state and check the containers' disk need,
+//   plan_sweep          load and expand the sweep (and keep one shard's points
+//                       under --shard), check and create the drive directories, state and check the containers' disk need,
 //                       load the machine profile: everything known before a
 //                       file is written.
 //   open_sweep_session  capture the environment, make the results directory,
@@ -26,6 +26,7 @@
 #include "engines/registry.h"
 #include "harness/journal.h"
 #include "harness/runner.h"
+#include "harness/shard_plan.h"
 #include "vocab/clock.h"
 #include "vocab/config_store.h"
 #include "vocab/environment.h"
@@ -54,6 +55,7 @@ struct SweepRequest {
   // A sweep made by the caller (reproduce): its JSON text and a label for
   // messages; `sweep` is then not looked up.
   std::string sweep_text, sweep_label;
+  std::optional<ShardSpec> shard;        // run one shard of the sweep (harness/shard_plan.h)
   bool dry_run = false;                  // plan only: no drive directory is created
   std::string provenance;                // rows' provenance ("" = the engine's): RunnerOptions
   std::function<std::optional<FullModelTarget>(const Point&)> full_model_target;  // RunnerOptions
@@ -69,6 +71,8 @@ struct SweepPlan {
   std::string profile_label;  // "name (source)", empty without a profile
   std::string machine_label;  // the profile's name, empty without one
   const EngineInfo* predictor = nullptr;  // predict: the registry's predicting engine
+  std::size_t points_total = 0;           // the whole sweep's (points holds only a shard's)
+  std::optional<ShardInfo> shard;         // --shard: which part `points` is
 
   // The engine table row that runs a point of engine `name` (the predictor
   // under predict); nullptr for an unknown name.

@@ -1,6 +1,9 @@
 // history_db.h — the history database of `moebench history`: results of many
-// runs (one per commit, typically from CI) in one SQLite file, so that each
-// point's metrics can be followed across commits and steps found in them.
+// runs (one per commit, typically from CI; one per machine of a fleet) in one
+// SQLite file (the embedded default) or one PostgreSQL database that many
+// machines and CI runners write at once (reports/sql_connection.h), so that
+// each point's metrics can be followed across commits and machines and steps
+// found in them.
 //
 // What it stores (schema version kHistorySchemaVersion; the tables and columns
 // are documented in the README, "History across commits", and created by
@@ -13,7 +16,10 @@
 //   metrics  one per (row, metric): median, MAD, n and the other summaries
 //   samples  the raw repetition samples of each metric
 // Adding is idempotent (a run already present with the same rows is not added
-// again) and atomic (one transaction: a failure leaves the file unchanged).
+// again) and atomic (one transaction: a failure leaves the store unchanged);
+// two writers adding the same run at once store it once (the loser of the
+// race retries and finds it), writers of different runs never block each
+// other on PostgreSQL.
 // A database written by a newer schema is refused, never guessed at.
 //
 // Deliberately left out: git itself (commits are ordered by the runs' start
@@ -22,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,9 +37,10 @@
 #include "vocab/run_results.h"
 #include "reports/step_detect.h"
 
-struct sqlite3;
 
 namespace moebench {
+
+class SqlConnection;
 
 inline constexpr int kHistorySchemaVersion = 1;
 
@@ -60,6 +68,14 @@ struct HistoryRun {
   std::string run_id, sweep_name, sweep_digest, git_commit, build_label, build_type, machine, host, started_at,
       file_path, added_at;
   std::int64_t rows = 0;
+};
+
+// One machine's share of the history (`history machines`).
+struct HistoryMachine {
+  std::string machine;
+  std::int64_t runs = 0, rows = 0;
+  std::string first_started_at, last_started_at;
+  std::vector<std::string> sweeps;  // sorted
 };
 
 struct HistoryCounts {
@@ -94,9 +110,11 @@ class HistoryDb {
  public:
   enum class Mode { kReadWrite, kReadOnly };
 
-  // kReadWrite creates the file and the schema when missing; kReadOnly
-  // requires an existing history database. Errors name the file and what to do.
-  static Expected<HistoryDb> open(const std::string& path, Mode mode);
+  // `location` is an SQLite file or a PostgreSQL URL (postgresql://…).
+  // kReadWrite creates the file (SQLite) and the schema when missing;
+  // kReadOnly requires an existing history database. Errors name the file
+  // or the URL (password masked) and what to do.
+  static Expected<HistoryDb> open(const std::string& location, Mode mode);
 
   HistoryDb(HistoryDb&& other) noexcept;
   HistoryDb& operator=(HistoryDb&& other) noexcept;
@@ -115,19 +133,25 @@ class HistoryDb {
   Expected<std::vector<HistoryRun>> runs() const;              // in time order
   Expected<HistoryCounts> counts() const;
   Expected<std::vector<std::string>> metric_names() const;     // every metric stored
+  Expected<std::vector<HistoryMachine>> machines() const;      // by name
+  // A stored run back as results (sweep, environments, rows with their
+  // metrics and samples; the sweep's warm-up count and seed are not stored).
+  Expected<RunResults> load_run(const std::string& run_id) const;
   // Rows matching the filter, ordered by series then run start time.
   Expected<std::vector<HistoryEntry>> query(const HistoryFilter& filter) const;
 
  private:
-  HistoryDb() = default;
-  sqlite3* db_ = nullptr;
+  HistoryDb();
+  Expected<HistoryAddResult> add_once(const RunResults& results, const std::string& file_path,
+                                      const HistoryAddOptions& options);
+  std::unique_ptr<SqlConnection> conn_;
   std::string path_;
   int version_ = 0;
 };
 
 // A step mapped back to the entries of its series.
 struct HistoryStep {
-  Step stats;              // indices in stats refer to the series' values
+  LevelStep stats;              // indices in stats refer to the series' values
   std::size_t entry = 0;   // entries[entry] is the first run at the new level
   std::size_t prev_entry = 0;  // entries[prev_entry] is the last run at the old level
 };

@@ -721,7 +721,11 @@ std::string conditions_html(const HtmlReportInput& in) {
     out += "<dt>" + escape(k) + "</dt><dd>" + escape(v) + "</dd>\n";
   };
   item("Sweep", s.name + " (digest " + s.digest + ") — " + std::to_string(r.rows.size()) + " of " +
-                    std::to_string(s.points_total) + " points, " + plural(s.repetitions, "repetition") + " + " +
+                    std::to_string(s.points_total) + " points" +
+                    (s.shard ? " (shard " + s.shard->label() + ": " + std::to_string(s.shard->point_ids.size()) +
+                                   " of them)"
+                             : "") +
+                    ", " + plural(s.repetitions, "repetition") + " + " +
                     std::to_string(s.warmup) + " warm-up each, seed " + std::to_string(s.seed));
   if (!s.description.empty()) item("Description", s.description);
   item("Results", in.results_label);

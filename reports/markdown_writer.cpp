@@ -30,8 +30,9 @@ std::string escape_md(const std::string& s) {
 void conditions(std::string& out, const RunResults& r) {
   const SweepInfo& s = r.sweep;
   out += "Sweep: **" + s.name + "** (digest " + s.digest + ") — " + std::to_string(r.rows.size()) +
-         " of " + std::to_string(s.points_total) + " points, " + std::to_string(s.repetitions) +
-         " repetitions + " + std::to_string(s.warmup) + " warm-up each, seed " + std::to_string(s.seed) +
+         " of " + std::to_string(s.points_total) + " points" +
+         (s.shard ? " (shard " + s.shard->label() + ": " + std::to_string(s.shard->point_ids.size()) + " of them)" : "") +
+         ", " + std::to_string(s.repetitions) + " repetitions + " + std::to_string(s.warmup) + " warm-up each, seed " + std::to_string(s.seed) +
          "\n";
   if (!s.description.empty()) out += "  \n" + s.description + "\n";
   for (const Environment& e : r.environments) {

@@ -188,7 +188,7 @@ double window_level(const std::vector<SeriesEntry>& s, std::size_t begin, std::s
 }
 
 bool test_change(const std::vector<SeriesEntry>& s, std::size_t a_begin, std::size_t split, std::size_t b_end,
-                 const StepOptions& opt, Step* out) {
+                 const StepOptions& opt, LevelStep* out) {
   const double before = window_level(s, a_begin, split);
   const double after = window_level(s, split, b_end);
   if (!std::isfinite(before) || !std::isfinite(after)) return false;
@@ -218,7 +218,7 @@ bool test_change(const std::vector<SeriesEntry>& s, std::size_t a_begin, std::si
   return true;
 }
 
-std::vector<Step> detect_steps(const std::vector<SeriesEntry>& series, const StepOptions& opt) {
+std::vector<LevelStep> detect_steps(const std::vector<SeriesEntry>& series, const StepOptions& opt) {
   const std::size_t min_seg = std::max<std::size_t>(1, opt.min_segment);
   std::vector<std::size_t> changes;
   segment(series, 0, series.size(), opt, min_seg, changes);
@@ -236,11 +236,11 @@ std::vector<Step> detect_steps(const std::vector<SeriesEntry>& series, const Ste
       }
     }
   }
-  std::vector<Step> steps;
+  std::vector<LevelStep> steps;
   for (std::size_t j = 0; j < changes.size(); ++j) {
     const std::size_t a = j == 0 ? 0 : changes[j - 1];
     const std::size_t b = j + 1 < changes.size() ? changes[j + 1] : series.size();
-    Step st;
+    LevelStep st;
     if (test_change(series, a, changes[j], b, opt, &st)) steps.push_back(st);
   }
   return steps;

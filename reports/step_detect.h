@@ -65,7 +65,7 @@ struct StepOptions {
   std::size_t min_segment = 1; // entries on each side of a change, at least
 };
 
-struct Step {
+struct LevelStep {
   std::size_t index = 0;          // first entry of the new level
   std::size_t before_begin = 0;   // the segments compared: [before_begin, index)
   std::size_t after_end = 0;      //                        [index, after_end)
@@ -105,9 +105,9 @@ double window_level(const std::vector<SeriesEntry>& s, std::size_t begin, std::s
 // Tests the change from [a_begin, split) to [split, b_end) (step 3);
 // returns the step if it passes both criteria.
 bool test_change(const std::vector<SeriesEntry>& s, std::size_t a_begin, std::size_t split, std::size_t b_end,
-                 const StepOptions& opt, Step* out);
+                 const StepOptions& opt, LevelStep* out);
 
 // The steps of the series, ordered by index (steps 4 and 5).
-std::vector<Step> detect_steps(const std::vector<SeriesEntry>& series, const StepOptions& opt = {});
+std::vector<LevelStep> detect_steps(const std::vector<SeriesEntry>& series, const StepOptions& opt = {});
 
 }  // namespace moebench

@@ -14,9 +14,16 @@ namespace moebench {
 
 
 Json sweep_info_to_json(const SweepInfo& s) {
-  return Json{{"name", s.name},         {"description", s.description}, {"digest", s.digest},
-              {"points_total", s.points_total}, {"repetitions", s.repetitions},
-              {"warmup", s.warmup},     {"seed", s.seed}};
+  Json j{{"name", s.name},         {"description", s.description}, {"digest", s.digest},
+         {"points_total", s.points_total}, {"repetitions", s.repetitions},
+         {"warmup", s.warmup},     {"seed", s.seed}};
+  if (s.shard) {
+    j["shard"] = Json{{"index", s.shard->index},
+                      {"count", s.shard->count},
+                      {"predicted_cost_s", s.shard->predicted_cost_s},
+                      {"point_ids", s.shard->point_ids}};
+  }
+  return j;
 }
 
 Expected<SweepInfo> sweep_info_from_json(const Json& j) {
@@ -29,6 +36,15 @@ Expected<SweepInfo> sweep_info_from_json(const Json& j) {
     s.repetitions = j.at("repetitions").get<int>();
     s.warmup = j.at("warmup").get<int>();
     s.seed = j.at("seed").get<std::uint64_t>();
+    if (j.contains("shard")) {
+      const Json& sh = j.at("shard");
+      ShardInfo info;
+      info.index = sh.at("index").get<int>();
+      info.count = sh.at("count").get<int>();
+      info.predicted_cost_s = sh.at("predicted_cost_s").get<double>();
+      info.point_ids = sh.at("point_ids").get<std::vector<std::string>>();
+      s.shard = std::move(info);
+    }
     return s;
   } catch (const Json::exception& e) {
     return make_error(std::string("malformed sweep record: ") + e.what());
@@ -49,6 +65,8 @@ namespace {
 // Largest point index and count a results file may hold: a sweep expands to
 // at most 1,000,000 points.
 constexpr std::int64_t kMaxPoints = 1000000;
+// A fleet of at most 100,000 shards (`run --shard K/N`).
+constexpr std::int64_t kMaxShards = 100000;
 
 void strings(ObjectReader& r, std::initializer_list<const char*> keys) {
   for (const char* k : keys) (void)r.string(k, true);
@@ -106,6 +124,27 @@ void check_sweep_record(const Json& j, const std::string& path, Diagnostics& d) 
   (void)r.integer("repetitions", true, 0, kMaxRepetitions);
   (void)r.integer("warmup", true, 0, kMaxRepetitions);
   unsigned_integer(r, "seed");
+  if (const Json* shard = r.object("shard", false); shard != nullptr) {
+    ObjectReader sr(*shard, r.path_of("shard"), d);
+    const auto count = sr.integer("count", true, 1, kMaxShards);
+    const auto index = sr.integer("index", true, 1, kMaxShards);
+    if (count && index && *index > *count) {
+      d.add(sr.path_of("index"), "shard " + std::to_string(*index) + " of " + std::to_string(*count) +
+                                       ": the index is 1 to the count");
+    }
+    if (auto cost = sr.number("predicted_cost_s", true); cost && !(*cost >= 0)) {
+      d.add(sr.path_of("predicted_cost_s"), "expected a cost in seconds, 0 or more");
+    }
+    if (const Json* ids = sr.get("point_ids", true); ids != nullptr) {
+      if (!ids->is_array() || ids->size() > static_cast<std::size_t>(kMaxPoints)) {
+        d.add(sr.path_of("point_ids"), "expected an array of at most 1000000 point ids");
+      } else {
+        for (std::size_t i = 0; i < ids->size(); ++i) {
+          if (!(*ids)[i].is_string()) d.add(sr.path_of("point_ids") + "/" + std::to_string(i), "expected a point id (string)");
+        }
+      }
+    }
+  }
 }
 
 void check_environment_record(const Json& j, const std::string& path, Diagnostics& d) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,18 @@
 #include "vocab/result_row.h"
 
 namespace moebench {
+
+// The part of a sweep one shard of a fleet ran (`run --shard K/N`): which
+// shard, and the ids of the points the partition gave it, so that `merge`
+// can tell a finished shard from one that stopped early.
+struct ShardInfo {
+  int index = 0;  // 1-based
+  int count = 0;
+  std::vector<std::string> point_ids;  // sweep order
+  double predicted_cost_s = 0;         // the partition's estimate for this shard
+  bool operator==(const ShardInfo& o) const { return index == o.index && count == o.count && point_ids == o.point_ids; }
+  std::string label() const { return std::to_string(index) + "/" + std::to_string(count); }
+};
 
 struct SweepInfo {
   std::string name;
@@ -20,6 +33,7 @@ struct SweepInfo {
   int repetitions = 0;
   int warmup = 0;
   std::uint64_t seed = 0;
+  std::optional<ShardInfo> shard;  // set for one shard's run; points_total stays the whole sweep's
 };
 
 Json sweep_info_to_json(const SweepInfo& s);

@@ -26,6 +26,7 @@
 #include "engines/quant/kernels_q8.h"
 #include "engines/quant/quantize.h"
 #include "vocab/file_io.h"
+#include "vocab/file_lock.h"
 #include "vocab/hash.h"
 #include "vocab/text.h"
 #include "vocab/units.h"
@@ -734,6 +735,12 @@ Expected<ContainerFiles> make_container(const ContainerSpec& spec, Progress& pro
       return make_error(dir + ": drive directory does not exist (create it first)");
     }
   }
+  // Another process may be making these files now (a shard of the same
+  // sweep, here or on a machine sharing the directory): one maker per drive
+  // directory at a time (a lock on the directory itself: no file is added);
+  // the next finds the files made and reuses them.
+  auto lock = FileLock::acquire(spec.drive_dirs.front());
+  if (!lock) return make_error("container make: " + lock.error().message);
   ContainerFiles files;
   // The trunk first (drive 0): every expert file records its checksum table.
   auto trunk = make_one(spec, ContainerPart::kTrunk, 0, "", progress);

@@ -42,9 +42,9 @@ std::vector<SeriesEntry> series_of(const std::vector<double>& levels, double rel
   return s;
 }
 
-std::vector<std::size_t> step_indices(const std::vector<Step>& steps) {
+std::vector<std::size_t> step_indices(const std::vector<LevelStep>& steps) {
   std::vector<std::size_t> out;
-  for (const Step& s : steps) out.push_back(s.index);
+  for (const LevelStep& s : steps) out.push_back(s.index);
   return out;
 }
 

@@ -1,0 +1,30 @@
+// file_lock.h — a cross-process exclusive lock on a file (flock): the few
+// places where two moebench processes could write the same files at once
+// (shards of one sweep making one container in a shared drive directory)
+// take turns instead.
+#pragma once
+
+#include <string>
+
+#include "vocab/expected.h"
+
+namespace moebench {
+
+// An exclusive advisory lock (flock) on `path` — a directory, or a file
+// created when missing — held until the object goes: processes that would write the same files (shards
+// of one sweep making one container) take turns. Blocks while another
+// process holds it.
+class FileLock {
+ public:
+  static Expected<FileLock> acquire(const std::string& path);
+  FileLock(FileLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  FileLock& operator=(FileLock&&) = delete;
+  FileLock(const FileLock&) = delete;
+  ~FileLock();
+
+ private:
+  explicit FileLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+}  // namespace moebench
