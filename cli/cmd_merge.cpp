@@ -17,6 +17,7 @@
 #include "reports/results_files.h"
 #include "reports/writers.h"
 #include "vocab/file_io.h"
+#include "vocab/environment.h"
 #include "vocab/journal_format.h"
 
 namespace moebench {
@@ -40,7 +41,7 @@ bool same_path(const std::string& a, const std::string& b) {
   return std::filesystem::equivalent(a, b, ec) && !ec;
 }
 
-int merge_command(const MergeArgs& args) {
+int merge_command(const MergeArgs& args, const CliState& state) {
   std::vector<MergeInput> inputs;
   bool out_is_input = false;
   for (const std::string& path : args.inputs) {
@@ -55,7 +56,9 @@ int merge_command(const MergeArgs& args) {
     return fail(args.out + " already holds results (journal.jsonl): name it among the inputs to keep its rows, "
                            "pass --replace to overwrite it, or choose another --out");
   }
-  auto report = merge_runs(inputs);
+  // The merge is a run segment of its own: its run id files the merged set
+  // in `history` apart from the shards' runs.
+  auto report = merge_runs(inputs, capture_environment("", state.command_line));
   if (!report) return fail(report.error().message);
   for (const std::string& line : merge_summary(*report)) fmt::print(stderr, "moebench merge: {}\n", line);
 
@@ -102,7 +105,7 @@ void add_merge_command(CLI::App& app, CliState& state) {
       ->delimiter(',');
   cmd->add_option("--print", args->print, "what to print on stdout: md or none (default)")
       ->check(CLI::IsMember({"md", "none"}));
-  cmd->callback([args, &state] { state.exit_code = merge_command(*args); });
+  cmd->callback([args, &state] { state.exit_code = merge_command(*args, state); });
 }
 
 }  // namespace moebench

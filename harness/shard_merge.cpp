@@ -55,11 +55,12 @@ Expected<MergeInput> read_merge_input(const std::string& path) {
   return MergeInput{path, std::move(*results)};
 }
 
-Expected<MergeReport> merge_runs(const std::vector<MergeInput>& inputs) {
+Expected<MergeReport> merge_runs(const std::vector<MergeInput>& inputs, const std::optional<Environment>& merge_env) {
   if (inputs.empty()) return make_error("nothing to merge: name the shards' results directories");
   const MergeInput& first = inputs.front();
   const std::set<std::string> build = builds_of(first.results);
   std::map<int, std::string> shard_given;  // index → label
+  std::string partition, partition_label;
   MergeReport rep;
   for (const MergeInput& in : inputs) {
     const SweepInfo& s = in.results.sweep;
@@ -81,6 +82,16 @@ Expected<MergeReport> merge_runs(const std::vector<MergeInput>& inputs) {
                                       "of one partition",
                                       in.label, s.shard->label(), rep.shard_count));
       }
+      if (!partition.empty() && s.shard->partition_digest != partition) {
+        return make_error(fmt::format("{} (shard {}) was cut from another partition of the sweep than {} (digest {} "
+                                      "against {}): the machines read different configs (--configs, or the working "
+                                      "directory's configs/), so points would be lost or run twice; run every shard "
+                                      "with the same configs",
+                                      in.label, s.shard->label(), partition_label, s.shard->partition_digest,
+                                      partition));
+      }
+      partition = s.shard->partition_digest;
+      partition_label = in.label;
       rep.shard_count = s.shard->count;
       auto [it, fresh] = shard_given.emplace(s.shard->index, in.label);
       if (!fresh) {
@@ -101,6 +112,10 @@ Expected<MergeReport> merge_runs(const std::vector<MergeInput>& inputs) {
   std::set<std::string> env_ids;
   rep.merged.sweep = first.results.sweep;
   rep.merged.sweep.shard.reset();
+  if (merge_env) {
+    rep.merged.environments.push_back(*merge_env);
+    env_ids.insert(merge_env->run_id);
+  }
   for (const MergeInput& in : inputs) {
     MergeInputStatus st{in.label, in.results.sweep.shard, in.results.rows.size(), {}};
     std::set<std::string> here;

@@ -60,7 +60,11 @@ struct MergeReport {
   bool complete() const { return missing_points == 0 && duplicates.empty(); }
 };
 
-Expected<MergeReport> merge_runs(const std::vector<MergeInput>& inputs);
+// `merge_env`, when given, is the merge's own run segment, put first: the
+// merged set is then a run of its own (its run id files it in `history`
+// apart from the shards' runs); rows keep pointing at the shards' segments.
+Expected<MergeReport> merge_runs(const std::vector<MergeInput>& inputs,
+                                 const std::optional<Environment>& merge_env = std::nullopt);
 
 // Lines for the terminal: one per input, then the gaps and duplicates.
 std::vector<std::string> merge_summary(const MergeReport& report);

@@ -7,10 +7,13 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <queue>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "engines/analytic/cost_model.h"
+#include "vocab/text.h"
 #include "vocab/json_reader.h"
 #include "vocab/machine_profile.h"
 
@@ -146,26 +149,36 @@ ShardPartition partition_points(const std::vector<ShardItem>& items, int count) 
     }
     if (!cur.points.empty()) pieces.push_back(std::move(cur));
   }
-  // Longest piece first to the least-loaded shard; while the busiest shard
-  // carries more than 5/4 of a fair share, halve the costliest piece that
-  // has two points or more and deal again (a container then serves two
-  // shards, but no shard waits on another's surplus).
+  // Longest piece first to the least-loaded shard (a heap: lowest load,
+  // then lowest index); while the busiest shard carries more than 5/4 of
+  // its fair share — or of the costliest single point, which no split can
+  // shrink — halve the costliest piece of two points or more and deal
+  // again, at most 2N + 16 times (a container then serves two shards, but
+  // no shard waits on another's surplus).
+  std::int64_t costliest_point = 1;
+  for (const auto& [p, c] : costs) costliest_point = std::max(costliest_point, c);
+  const std::int64_t target = std::max(fair, costliest_point);
   auto deal = [&]() {
     std::stable_sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
       if (a.cost != b.cost) return a.cost > b.cost;
       return a.points.front() < b.points.front();
     });
+    using Load = std::pair<std::int64_t, std::size_t>;  // (load, shard)
+    std::priority_queue<Load, std::vector<Load>, std::greater<>> least;
+    for (std::size_t k = 0; k < n; ++k) least.push({0, k});
     for (auto& sh : out.shards) sh.clear();
     std::fill(out.cost_ms.begin(), out.cost_ms.end(), 0);
     for (const Piece& p : pieces) {
-      const auto least = static_cast<std::size_t>(
-          std::min_element(out.cost_ms.begin(), out.cost_ms.end()) - out.cost_ms.begin());  // first of the least
-      out.cost_ms[least] += p.cost;
-      out.shards[least].insert(out.shards[least].end(), p.points.begin(), p.points.end());
+      auto [load, k] = least.top();
+      least.pop();
+      out.cost_ms[k] = load + p.cost;
+      out.shards[k].insert(out.shards[k].end(), p.points.begin(), p.points.end());
+      least.push({out.cost_ms[k], k});
     }
     return *std::max_element(out.cost_ms.begin(), out.cost_ms.end());
   };
-  for (std::int64_t busiest = deal(); busiest * 4 > fair * 5;) {
+  std::int64_t busiest = deal();
+  for (std::size_t round = 0; busiest * 4 > target * 5 && round < 2 * n + 16; ++round) {
     auto big = std::find_if(pieces.begin(), pieces.end(), [](const Piece& p) { return p.points.size() > 1; });
     if (big == pieces.end()) break;  // sorted by cost: the costliest splittable piece
     Piece half;
@@ -180,14 +193,15 @@ ShardPartition partition_points(const std::vector<ShardItem>& items, int count) 
     for (std::size_t p : half.points) half.cost += costs.at(p);
     big->cost -= half.cost;
     pieces.push_back(std::move(half));
-    busiest = deal();  // at worst every piece ends one point: balanced as points allow
+    busiest = deal();
   }
   for (auto& s : out.shards) std::sort(s.begin(), s.end());
   return out;
 }
 
 std::vector<std::int64_t> estimate_point_costs_ms(const SweepSpec& spec, const std::vector<Point>& points,
-                                                  const ConfigStore& store, std::string* how) {
+                                                  const ConfigStore& store, const std::string& base_dir,
+                                                  std::string* how) {
   std::vector<std::int64_t> cost(points.size(), 0);
   std::optional<MachineProfile> profile;
   std::string profile_note;
@@ -213,6 +227,7 @@ std::vector<std::int64_t> estimate_point_costs_ms(const SweepSpec& spec, const s
     if (!scaled) continue;
     PredictContext pc;
     pc.seed = spec.seed;
+    pc.base_dir = base_dir;
     pc.replay_limit = 1e7;  // the steady-state formulas: a weight, not a forecast
     auto pred = predict_point(*profile, *scaled, p, profile_efficiency(*profile), pc);
     if (!pred || pred->m.status != RowStatus::kOk) continue;
@@ -246,9 +261,9 @@ std::vector<std::int64_t> estimate_point_costs_ms(const SweepSpec& spec, const s
 }
 
 ShardSelection select_shard(const SweepSpec& spec, const std::vector<Point>& points, const ConfigStore& store,
-                            const ShardSpec& shard) {
+                            const std::string& base_dir, const ShardSpec& shard) {
   ShardSelection out;
-  const std::vector<std::int64_t> cost = estimate_point_costs_ms(spec, points, store, &out.how);
+  const std::vector<std::int64_t> cost = estimate_point_costs_ms(spec, points, store, base_dir, &out.how);
   std::vector<ShardItem> items;
   items.reserve(points.size());
   for (std::size_t i = 0; i < points.size(); ++i) items.push_back(ShardItem{i, cost[i], points[i].setup_key()});
@@ -259,6 +274,14 @@ ShardSelection select_shard(const SweepSpec& spec, const std::vector<Point>& poi
   out.info.count = shard.count;
   out.info.predicted_cost_s = static_cast<double>(part.cost_ms[k]) / 1000.0;
   for (std::size_t pos : out.positions) out.info.point_ids.push_back(points[pos].id());
+  // The whole partition's digest: every point's id and shard, in sweep order.
+  std::vector<std::size_t> shard_of(points.size(), 0);
+  for (std::size_t k = 0; k < part.shards.size(); ++k) {
+    for (std::size_t pos : part.shards[k]) shard_of[pos] = k;
+  }
+  std::string all;
+  for (std::size_t i = 0; i < points.size(); ++i) all += points[i].id() + ":" + std::to_string(shard_of[i]) + "\n";
+  out.info.partition_digest = hex64(fnv1a64(all));
   return out;
 }
 

@@ -14,9 +14,14 @@
 //   3. pieces go, costliest first, to the least-loaded shard (ties: the
 //      lower index), costs in whole milliseconds so that no rounding of a
 //      different CPU can reorder them; while the busiest shard holds more
-//      than 5/4 of a fair share, the costliest piece of two points or more
-//      is halved and the pieces dealt again (4 equal groups on 3 shards:
-//      9/9/6 points, not 12/6/6).
+//      than 5/4 of a fair share (or of the costliest point, which no split
+//      shrinks), the costliest piece of two points or more is halved and
+//      the pieces dealt again (4 equal groups on 3 shards: 9/9/6 points,
+//      not 12/6/6).
+// The cost estimate reads configs (the reference profile, the cards) that a
+// machine's --configs or working directory could change: each shard records
+// a digest of the whole partition, and `merge` refuses shards whose
+// partitions differ instead of losing or doubling points.
 // Each shard runs its points in sweep order; its journal header records the
 // shard and its point ids (vocab/run_results.h: ShardInfo), so `merge`
 // (harness/shard_merge.h) can tell a finished shard from a stopped one.
@@ -73,17 +78,20 @@ ShardPartition partition_points(const std::vector<ShardItem>& items, int count);
 // cannot predict (an unknown card, a budget below the minimum) costs the
 // median of the others, or 1 s when none could be predicted; `how` says
 // which reference answered and how many points fell back.
+// `base_dir` is the sweep file's directory (relative trace paths).
 std::vector<std::int64_t> estimate_point_costs_ms(const SweepSpec& spec, const std::vector<Point>& points,
-                                                  const ConfigStore& store, std::string* how);
+                                                  const ConfigStore& store, const std::string& base_dir,
+                                                  std::string* how);
 
 // Steps 1–3 for shard `shard` of the sweep: its ShardInfo (point ids in
-// sweep order, its cost) and the positions of its points in `points`.
+// sweep order, its cost, the partition's digest) and the positions of its
+// points in `points`.
 struct ShardSelection {
   ShardInfo info;
   std::vector<std::size_t> positions;
   std::string how;  // the cost estimate's note
 };
 ShardSelection select_shard(const SweepSpec& spec, const std::vector<Point>& points, const ConfigStore& store,
-                            const ShardSpec& shard);
+                            const std::string& base_dir, const ShardSpec& shard);
 
 }  // namespace moebench

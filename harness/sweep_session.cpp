@@ -133,7 +133,7 @@ Expected<SweepPlan> plan_sweep(const SweepRequest& r, const ConfigStore& store, 
   plan.points = std::move(*points);
   plan.points_total = plan.points.size();
   if (r.shard) {
-    ShardSelection sel = select_shard(plan.spec, plan.points, store, *r.shard);
+    ShardSelection sel = select_shard(plan.spec, plan.points, store, ctx.base_dir, *r.shard);
     std::vector<Point> mine;
     mine.reserve(sel.positions.size());
     for (std::size_t pos : sel.positions) mine.push_back(plan.points[pos]);

@@ -12,6 +12,7 @@
 #include "reports/svg_chart.h"
 #include "vocab/machine_profile.h"
 #include "vocab/metrics.h"
+#include "vocab/text.h"
 #include "vocab/units.h"
 
 namespace moebench {
@@ -27,6 +28,15 @@ std::string or_dash(const std::optional<double>& v, const std::function<std::str
   return v ? f(*v) : std::string("—");
 }
 
+// Three significant digits, never an exponent: 1130, 782, 5.69, 0.0241.
+std::string sig3(double v) {
+  const double a = std::fabs(v);
+  if (a >= 100) return fmt::format("{:.0f}", v);
+  if (a >= 10) return fmt::format("{:.1f}", v);
+  if (a >= 1) return fmt::format("{:.2f}", v);
+  return fmt::format("{:.3g}", v);
+}
+
 std::string money(double usd) {
   if (usd >= 100) return fmt::format("${:.0f}", usd);
   return fmt::format("${:.2f}", usd);
@@ -37,8 +47,8 @@ std::string price_unit(const FleetPrice& p) { return p.basis == "hourly" ? "/h p
 // The cell as one line of text: "12.3 tok/s · TTFT 0.41 s · 1.2 GB/token · $410 per tok/s".
 std::string cell_text(const FleetCell& c, const FleetPrice* price) {
   if (c.status != "ok") return c.status + (c.reason.empty() ? "" : ": " + c.reason);
-  std::string s = or_dash(c.decode_tok_s, [](double v) { return fmt::format("{:.3g} tok/s", v); });
-  s += " · TTFT " + or_dash(c.ttft_s, [](double v) { return fmt::format("{:.3g} s", v); });
+  std::string s = or_dash(c.decode_tok_s, [](double v) { return sig3(v) + " tok/s"; });
+  s += " · TTFT " + or_dash(c.ttft_s, [](double v) { return sig3(v) + " s"; });
   s += " · " + or_dash(c.read_bytes_per_token, [](double v) { return format_bytes_decimal(v); }) + "/token";
   if (c.usd_per_tok_s && price != nullptr) s += " · " + money(*c.usd_per_tok_s) + price_unit(*price);
   if (c.provenance != "measured") s += " (" + c.provenance + ")";
@@ -82,7 +92,11 @@ Expected<FleetView> build_fleet_view(const std::vector<RunResults>& runs,
       if (auto p = prices.find(row.machine); p != prices.end() && c.decode_tok_s && *c.decode_tok_s > 0) {
         c.usd_per_tok_s = p->second.usd / *c.decode_tok_s;
       }
-      runs_of_machine[row.machine].insert(row.run_id);
+      if (runs_of_machine[row.machine].insert(row.run_id).second) {
+        v.sources[row.machine].push_back("run " + row.run_id +
+                                         (env != nullptr ? " on host " + env->hostname + ", started " + env->started_at
+                                                         : std::string()));
+      }
       FleetRow& fr = rows[row.point.index];
       fr.point_index = row.point.index;
       fr.point_id = row.point.id();
@@ -127,6 +141,8 @@ std::string write_fleet_markdown(const FleetView& v) {
     }
     out += "\n";
   }
+  out += "\nMeasured by:\n";
+  for (const auto& [m, runs] : v.sources) out += "- " + m + ": " + join(runs, "; ") + "\n";
   if (!v.prices.empty()) {
     out += "\nPrices:\n";
     for (const auto& [m, p] : v.prices) {
@@ -200,6 +216,9 @@ std::string write_fleet_html(const FleetView& v, const std::string& title) {
     out += "</tr>\n";
   }
   out += "</table>\n";
+  out += "<ul class=\"note\">";
+  for (const auto& [m, runs] : v.sources) out += "<li>" + escape(m) + ": " + escape(join(runs, "; ")) + "</li>";
+  out += "</ul>\n";
   if (!v.prices.empty() || !v.notes.empty()) {
     out += "<ul class=\"note\">";
     for (const auto& [m, p] : v.prices) {

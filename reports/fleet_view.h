@@ -49,6 +49,9 @@ struct FleetView {
   std::string sweep_name, sweep_digest;
   std::vector<std::string> machines;  // sorted
   std::map<std::string, FleetPrice> prices;
+  // Per machine, the runs its cells come from: "run R on host H, started T"
+  // (a machine is a label: this says which host measured it).
+  std::map<std::string, std::vector<std::string>> sources;
   std::vector<FleetRow> rows;         // sweep order
   std::vector<std::string> notes;
 };

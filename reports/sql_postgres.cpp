@@ -195,14 +195,26 @@ bool is_postgres_url(const std::string& location) {
 }
 
 std::string mask_postgres_password(const std::string& url) {
-  const auto scheme = url.find("://");
-  if (scheme == std::string::npos) return url;
-  const auto at = url.find('@', scheme + 3);
-  const auto slash = url.find('/', scheme + 3);
-  if (at == std::string::npos || (slash != std::string::npos && slash < at)) return url;
-  const auto colon = url.find(':', scheme + 3);
-  if (colon == std::string::npos || colon > at) return url;
-  return url.substr(0, colon + 1) + "***" + url.substr(at);
+  std::string out = url;
+  // user:PASSWORD@host
+  if (const auto scheme = out.find("://"); scheme != std::string::npos) {
+    const auto at = out.find('@', scheme + 3);
+    const auto slash = out.find('/', scheme + 3);
+    const auto colon = out.find(':', scheme + 3);
+    if (at != std::string::npos && (slash == std::string::npos || at < slash) && colon != std::string::npos &&
+        colon < at) {
+      out = out.substr(0, colon + 1) + "***" + out.substr(at);
+    }
+  }
+  // ?password=… or &password=… in the query
+  for (const char* key : {"?password=", "&password="}) {
+    for (auto at = out.find(key); at != std::string::npos; at = out.find(key, at + 1)) {
+      const auto start = at + std::string(key).size();
+      const auto end = out.find('&', start);
+      out = out.substr(0, start) + "***" + (end == std::string::npos ? std::string() : out.substr(end));
+    }
+  }
+  return out;
 }
 
 Expected<std::unique_ptr<SqlConnection>> open_postgres(const std::string& url, bool read_only) {
@@ -215,13 +227,20 @@ Expected<std::unique_ptr<SqlConnection>> open_postgres(const std::string& url, b
     std::string message = PQerrorMessage(conn);
     PQfinish(conn);
     while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+    // libpq quotes a URL it cannot parse: never the password.
+    for (auto at = message.find(url); !url.empty() && at != std::string::npos; at = message.find(url, at + label.size())) {
+      message.replace(at, url.size(), label);
+    }
     return make_error(label + ": cannot connect to the PostgreSQL history database (is the server running, the URL "
                               "postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE right?) (postgresql: " +
                       message + ")");
   }
   PQsetNoticeProcessor(conn, ignore_notice, nullptr);
   auto c = std::make_unique<PgConnection>(conn, label);
-  if (Status st = c->exec("SET client_min_messages = warning"); !st) return make_error(label + ": " + st.error().message);
+  // Doubles as shortest exact text, also from servers older than 12.
+  if (Status st = c->exec("SET client_min_messages = warning; SET extra_float_digits = 3"); !st) {
+    return make_error(label + ": " + st.error().message);
+  }
   if (read_only) {
     if (Status st = c->exec("SET default_transaction_read_only = on"); !st) {
       return make_error(label + ": " + st.error().message);

@@ -1,9 +1,10 @@
-// file_lock.cpp — see file_lock.h.
+// file_lock.cpp — see file_lock.h. An open-file-description lock
+// (fcntl F_OFD_SETLKW) on the whole file: it belongs to this open file, not
+// to the process, and NFS forwards it to the server's lock manager, so
+// processes on different nodes sharing a directory take turns too.
 #include "vocab/file_lock.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,12 +13,12 @@
 namespace moebench {
 
 Expected<FileLock> FileLock::acquire(const std::string& path) {
-  struct stat st {};
-  const bool dir = ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-  const int fd = dir ? ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                     : ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return make_error(path + ": cannot open the lock file: " + std::strerror(errno));
-  while (::flock(fd, LOCK_EX) != 0) {
+  struct flock lk {};
+  lk.l_type = F_WRLCK;
+  lk.l_whence = SEEK_SET;  // l_start = l_len = 0: the whole file
+  while (::fcntl(fd, F_OFD_SETLKW, &lk) != 0) {
     if (errno == EINTR) continue;
     const int err = errno;
     ::close(fd);
@@ -27,7 +28,7 @@ Expected<FileLock> FileLock::acquire(const std::string& path) {
 }
 
 FileLock::~FileLock() {
-  if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+  if (fd_ >= 0) ::close(fd_);  // closing the description releases its lock
 }
 
 }  // namespace moebench

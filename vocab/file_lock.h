@@ -1,4 +1,4 @@
-// file_lock.h — a cross-process exclusive lock on a file (flock): the few
+// file_lock.h — a cross-process exclusive lock on a file: the few
 // places where two moebench processes could write the same files at once
 // (shards of one sweep making one container in a shared drive directory)
 // take turns instead.
@@ -10,8 +10,9 @@
 
 namespace moebench {
 
-// An exclusive advisory lock (flock) on `path` — a directory, or a file
-// created when missing — held until the object goes: processes that would write the same files (shards
+// An exclusive advisory lock on the file `path` (created when missing; an
+// open-file-description lock, which NFS forwards to the server), held until
+// the object goes: processes that would write the same files (shards
 // of one sweep making one container) take turns. Blocks while another
 // process holds it.
 class FileLock {

@@ -21,6 +21,7 @@ Json sweep_info_to_json(const SweepInfo& s) {
     j["shard"] = Json{{"index", s.shard->index},
                       {"count", s.shard->count},
                       {"predicted_cost_s", s.shard->predicted_cost_s},
+                      {"partition_digest", s.shard->partition_digest},
                       {"point_ids", s.shard->point_ids}};
   }
   return j;
@@ -42,6 +43,7 @@ Expected<SweepInfo> sweep_info_from_json(const Json& j) {
       info.index = sh.at("index").get<int>();
       info.count = sh.at("count").get<int>();
       info.predicted_cost_s = sh.at("predicted_cost_s").get<double>();
+      info.partition_digest = sh.at("partition_digest").get<std::string>();
       info.point_ids = sh.at("point_ids").get<std::vector<std::string>>();
       s.shard = std::move(info);
     }
@@ -132,6 +134,7 @@ void check_sweep_record(const Json& j, const std::string& path, Diagnostics& d) 
       d.add(sr.path_of("index"), "shard " + std::to_string(*index) + " of " + std::to_string(*count) +
                                        ": the index is 1 to the count");
     }
+    (void)sr.string("partition_digest", true);
     if (auto cost = sr.number("predicted_cost_s", true); cost && !(*cost >= 0)) {
       d.add(sr.path_of("predicted_cost_s"), "expected a cost in seconds, 0 or more");
     }

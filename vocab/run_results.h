@@ -21,7 +21,10 @@ struct ShardInfo {
   int count = 0;
   std::vector<std::string> point_ids;  // sweep order
   double predicted_cost_s = 0;         // the partition's estimate for this shard
-  bool operator==(const ShardInfo& o) const { return index == o.index && count == o.count && point_ids == o.point_ids; }
+  std::string partition_digest;        // of every point's shard: equal in every shard of one partition
+  bool operator==(const ShardInfo& o) const {
+    return index == o.index && count == o.count && point_ids == o.point_ids && partition_digest == o.partition_digest;
+  }
   std::string label() const { return std::to_string(index) + "/" + std::to_string(count); }
 };
 

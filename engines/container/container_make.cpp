@@ -720,6 +720,7 @@ bool container_part_present(const std::string& path, const ContainerSpec& spec, 
 }
 
 Expected<ContainerFiles> make_container(const ContainerSpec& spec, Progress& progress) {
+  constexpr const char* kMakeLockName = ".moebench-make.lock";
   if (spec.drive_dirs.empty()) return make_error("container make: give at least one --drive directory");
   if (spec.drive_layout != "replicate" && spec.drive_layout != "stripe") {
     return make_error("container make: unknown layout \"" + spec.drive_layout + "\"; use replicate or stripe");
@@ -737,9 +738,9 @@ Expected<ContainerFiles> make_container(const ContainerSpec& spec, Progress& pro
   }
   // Another process may be making these files now (a shard of the same
   // sweep, here or on a machine sharing the directory): one maker per drive
-  // directory at a time (a lock on the directory itself: no file is added);
+  // directory at a time (the lock file .moebench-make.lock beside them);
   // the next finds the files made and reuses them.
-  auto lock = FileLock::acquire(spec.drive_dirs.front());
+  auto lock = FileLock::acquire((std::filesystem::path(spec.drive_dirs.front()) / kMakeLockName).string());
   if (!lock) return make_error("container make: " + lock.error().message);
   ContainerFiles files;
   // The trunk first (drive 0): every expert file records its checksum table.

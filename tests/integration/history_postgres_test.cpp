@@ -138,6 +138,17 @@ TEST_CASE("history over PostgreSQL: concurrent writers, and the same answers as 
   CHECK(wrong.err.find("cannot connect") != std::string::npos);
   CHECK(wrong.err.find("moebench:***@127.0.0.1") != std::string::npos);
   CHECK(wrong.err.find("s3cret") == std::string::npos);
+  Finished query_pw = run_moebench({"history", "runs", "--db",
+                                    "postgresql://moebench@127.0.0.1:" + std::to_string(free_tcp_port()) +
+                                        "/x?sslmode=disable&password=s3cret"},
+                                   dir.path(), "query_pw");
+  CHECK(query_pw.exit_code == 1);
+  CHECK(query_pw.err.find("password=***") != std::string::npos);
+  CHECK(query_pw.err.find("s3cret") == std::string::npos);
+  Finished bad_uri = run_moebench({"history", "runs", "--db", "postgresql://moebench:s3cret@[::1/x"}, dir.path(),
+                                  "bad_uri");
+  CHECK(bad_uri.exit_code == 1);
+  CHECK(bad_uri.err.find("s3cret") == std::string::npos);
   pg.psql("CREATE DATABASE other");
   pg.psql("CREATE TABLE t (x int)", "other");
   Finished other = run_moebench(add_args({a[0]}, pg.url("other")), dir.path(), "other");

@@ -2,8 +2,9 @@
 // binaries (initdb, pg_ctl from /usr/lib/postgresql/*/bin), a cluster in a
 // temporary directory, run as an unprivileged user (the package's
 // `postgres` account when the tests run as root: initdb refuses root),
-// listening on 127.0.0.1 at a free port with trust authentication, stopped
-// (immediate mode) and deleted when the object goes.
+// listening only on a Unix socket in that directory (no TCP port to race
+// for) with trust authentication, stopped (immediate mode) and deleted when
+// the object goes.
 //
 // When the binaries are missing the test is skipped with a warning saying
 // so — unless MOEBENCH_REQUIRE_SERVERS is set (`make test` sets it after
@@ -29,22 +30,29 @@
 
 namespace moebench::testing {
 
-// A TCP port nobody listens on now (the kernel's choice).
-inline int free_tcp_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  socklen_t len = sizeof a;
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
-    port = ntohs(a.sin_port);
+// `n` distinct TCP ports of 127.0.0.1 nobody listens on now (the kernel's
+// choice; all held until all are chosen, so they differ). A daemon started
+// later could still lose one to another process: the servers here that can
+// use a Unix socket do.
+inline std::vector<int> free_tcp_ports(int n) {
+  std::vector<int> fds, ports;
+  for (int i = 0; i < n; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = 0;
+    socklen_t len = sizeof a;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+      ports.push_back(ntohs(a.sin_port));
+    }
+    fds.push_back(fd);
   }
-  ::close(fd);
-  return port;
+  for (int fd : fds) ::close(fd);
+  return ports;
 }
+inline int free_tcp_port() { return free_tcp_ports(1).front(); }
 
 inline bool servers_required() {
   const char* v = std::getenv("MOEBENCH_REQUIRE_SERVERS");
@@ -95,13 +103,11 @@ class PgServer {
       std::filesystem::permissions(dir, std::filesystem::perms::owner_all | std::filesystem::perms::group_exec |
                                             std::filesystem::perms::others_exec);
     }
-    port_ = free_tcp_port();
-    REQUIRE(port_ > 0);
     run({bin_ + "/initdb", "-D", root_ + "/data", "-U", "moebench", "-A", "trust", "-E", "UTF8", "--locale=C",
          "--no-sync"},
         60);
     run({bin_ + "/pg_ctl", "-D", root_ + "/data", "-l", root_ + "/log", "-w", "-t", "60", "-o",
-         "-p " + std::to_string(port_) + " -k " + root_ + " -c listen_addresses=127.0.0.1 -c fsync=off", "start"},
+         "-p " + std::to_string(port_) + " -k " + root_ + " -c listen_addresses= -c fsync=off", "start"},
         90);
     started_ = true;
   }
@@ -114,9 +120,9 @@ class PgServer {
   PgServer(const PgServer&) = delete;
   PgServer& operator=(const PgServer&) = delete;
 
-  int port() const { return port_; }
+  // libpq's URL for a Unix socket: the directory as the host parameter.
   std::string url(const std::string& database = "postgres") const {
-    return "postgresql://moebench@127.0.0.1:" + std::to_string(port_) + "/" + database;
+    return "postgresql://moebench@/" + database + "?host=" + root_ + "&port=" + std::to_string(port_);
   }
   // psql -c SQL against `database`; REQUIREs success; returns stdout.
   std::string psql(const std::string& sql, const std::string& database = "postgres") const {
@@ -135,7 +141,7 @@ class PgServer {
   }
 
   std::string bin_, user_, root_;
-  int port_ = 0;
+  int port_ = 5432;  // names the socket file (.s.PGSQL.5432) in our own directory
   bool started_ = false;
 };
 

@@ -22,9 +22,10 @@ using namespace moebench::testing;
 
 namespace {
 
-// 24 points of the null engine, each 2 repetitions × 4 tokens × 10 ms.
+// 24 points of the null engine, each 2 repetitions × 4 tokens × 30 ms: a
+// killed shard still has seconds of work left when the kill lands.
 const char* kSweep = R"({"name": "fleet", "repetitions": 2, "warmup": 0, "seed": 7,
-  "axes": {"engine": ["null:sleep_ms=10"], "model": ["tiny-moe"],
+  "axes": {"engine": ["null:sleep_ms=30"], "model": ["tiny-moe"],
            "quant": ["mxfp4", "q8_0"], "ram_budget": ["1MiB", "2MiB", "4MiB"],
            "drives": [1, 2], "context_tokens": [0, 128], "gen_tokens": [4]}})";
 

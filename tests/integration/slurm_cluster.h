@@ -64,14 +64,16 @@ class SlurmCluster {
     std::string short_host = host;
     if (auto dot = short_host.find('.'); dot != std::string::npos) short_host.resize(dot);
     const int cpus = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+    const std::vector<int> ports = free_tcp_ports(2);
+    REQUIRE(ports.size() == 2);
     conf_ = root_ + "/slurm.conf";
     const std::string text =
         "ClusterName=moebenchtest\n"
         "SlurmctldHost=" + short_host + "(127.0.0.1)\n"
         "SlurmUser=" + user_name() + "\n"
         "SlurmdUser=root\n"
-        "SlurmctldPort=" + std::to_string(free_tcp_port()) + "\n"
-        "SlurmdPort=" + std::to_string(free_tcp_port()) + "\n"
+        "SlurmctldPort=" + std::to_string(ports[0]) + "\n"
+        "SlurmdPort=" + std::to_string(ports[1]) + "\n"
         "AuthType=auth/munge\n"
         "CredType=cred/munge\n"
         "AuthInfo=socket=" + socket_ + "\n"

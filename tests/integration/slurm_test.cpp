@@ -118,7 +118,7 @@ TEST_CASE("Slurm: a 4-shard job array merged, a shard cancelled mid-run and reru
     }
     REQUIRE(count_lines(journal3) >= 2);
     ProcessOptions o;
-    auto cancel = run_process({"scancel", job.shards + "_2"}, o);
+    auto cancel = run_process({"scancel", job.shards + "_3"}, o);  // array task K is shard K
     REQUIRE(cancel);
     REQUIRE(cancel->ok());
     REQUIRE(slurm.wait_idle(job.shards + "," + job.merge, 300));

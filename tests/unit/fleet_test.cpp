@@ -98,7 +98,7 @@ TEST_CASE("fleet view: one sweep, machines side by side, with price per tok/s", 
   CHECK(refused.error().message.find("run the same sweep on every machine") != std::string::npos);
 }
 
-TEST_CASE("history: a stored run comes back as it was; machines listed", "[fleet][history]") {
+TEST_CASE("history: a stored run comes back as it was, and its machines are listed", "[fleet][history]") {
   testing::TempDir dir;
   auto db = HistoryDb::open(dir.file("h.sqlite"), HistoryDb::Mode::kReadWrite);
   REQUIRE(db);

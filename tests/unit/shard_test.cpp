@@ -76,7 +76,7 @@ ResultRow row_at(const Point& p, const Environment& env, RowStatus status = RowS
 // `finished` of its points (all when negative).
 RunResults shard_run(const SweepSpec& spec, const std::vector<Point>& points, int k, int n, const std::string& run_id,
                      int finished = -1) {
-  ShardSelection sel = select_shard(spec, points, testing::shipped_store(), ShardSpec{k, n});
+  ShardSelection sel = select_shard(spec, points, testing::shipped_store(), "", ShardSpec{k, n});
   RunResults r;
   r.sweep.name = spec.name;
   r.sweep.digest = spec.digest;
@@ -184,6 +184,17 @@ TEST_CASE("shards: every point in exactly one shard, groups kept together, cost 
     }
     CHECK(holders == 1);
   }
+  // One point costlier than a fair share cannot be split: the groups
+  // beside it stay whole (no container is made on every shard).
+  std::vector<ShardItem> lopsided = {ShardItem{0, 100000, "big"}};
+  for (std::size_t i = 1; i <= 100; ++i) lopsided.push_back(ShardItem{i, 1000, "g" + std::to_string((i - 1) / 5)});
+  const ShardPartition lp = partition_points(lopsided, 4);
+  for (std::size_t g = 0; g < 20; ++g) {
+    int holders = 0;
+    for (const auto& s : lp.shards) holders += std::count(s.begin(), s.end(), 1 + 5 * g) > 0 ? 1 : 0;
+    CHECK(holders == 1);
+  }
+  CHECK(*std::max_element(lp.cost_ms.begin(), lp.cost_ms.end()) == 100000);
   // One group costlier than a fair share is cut, so no shard stays idle.
   std::vector<ShardItem> one_group;
   for (std::size_t i = 0; i < 8; ++i) one_group.push_back(ShardItem{i, 1000, "same container"});
@@ -195,7 +206,7 @@ TEST_CASE("shards: the shipped ci sweep's shards cover it once, with predicted c
   SweepSpec spec;
   const std::vector<Point> points = ci_points(&spec);
   std::string how;
-  const auto cost = estimate_point_costs_ms(spec, points, testing::shipped_store(), &how);
+  const auto cost = estimate_point_costs_ms(spec, points, testing::shipped_store(), "", &how);
   CHECK(how.find(kShardReferenceMachine) != std::string::npos);
   CHECK(how.find("not predictable") == std::string::npos);
   // The streaming points (20 MB/s drives) weigh more than the resident ones.
@@ -204,10 +215,11 @@ TEST_CASE("shards: the shipped ci sweep's shards cover it once, with predicted c
   CHECK(streaming > resident);
   std::multiset<std::string> ids;
   for (int k = 1; k <= 3; ++k) {
-    const ShardSelection sel = select_shard(spec, points, testing::shipped_store(), ShardSpec{k, 3});
+    const ShardSelection sel = select_shard(spec, points, testing::shipped_store(), "", ShardSpec{k, 3});
     CHECK(sel.info.label() == std::to_string(k) + "/3");
     CHECK(sel.info.point_ids.size() == sel.positions.size());
     CHECK(sel.info.predicted_cost_s > 0);
+    CHECK(sel.info.partition_digest.size() == 16);
     ids.insert(sel.info.point_ids.begin(), sel.info.point_ids.end());
   }
   CHECK(ids.size() == points.size());
@@ -230,6 +242,13 @@ TEST_CASE("merge: the shards of one sweep become one results set", "[shard]") {
   for (std::size_t i = 0; i < m->merged.rows.size(); ++i) CHECK(m->merged.rows[i].point.index == i);
   CHECK(merge_summary(*m).back() == fmt::format("{} of {} points merged", points.size(), points.size()));
 
+  SECTION("with the merge's own run segment first, the merged set is a run of its own") {
+    auto own = merge_runs(inputs, env_named("merge"));
+    REQUIRE(own);
+    REQUIRE(own->merged.environments.size() == 4);
+    CHECK(own->merged.environments.front().run_id == "merge");
+    for (const ResultRow& r : own->merged.rows) CHECK(r.run_id != "merge");  // rows keep their shard's segment
+  }
   SECTION("the merged journal reads back as the same set, and resumes as the whole sweep") {
     auto back = parse_journal_text(merged_journal_text(m->merged), "merged");
     REQUIRE(back);
@@ -297,6 +316,12 @@ TEST_CASE("merge: the shards of one sweep become one results set", "[shard]") {
     auto e4 = merge_runs({inputs[0], MergeInput{"of4", shard_run(spec, points, 1, 4, "run4")}});
     REQUIRE_FALSE(e4);
     CHECK(e4.error().message.find("one of 3 shards") != std::string::npos);
+
+    RunResults recut = inputs[1].results;  // another machine read other configs
+    recut.sweep.shard->partition_digest = "0123456789abcdef";
+    auto e5 = merge_runs({inputs[0], MergeInput{"recut", recut}});
+    REQUIRE_FALSE(e5);
+    CHECK(e5.error().message.find("another partition of the sweep") != std::string::npos);
   }
 }
 
@@ -311,7 +336,7 @@ TEST_CASE("shards: a journal of one shard refuses to resume as another", "[shard
     REQUIRE(j);
   }
   SweepInfo two = one.sweep;
-  two.shard = select_shard(spec, points, testing::shipped_store(), ShardSpec{2, 2}).info;
+  two.shard = select_shard(spec, points, testing::shipped_store(), "", ShardSpec{2, 2}).info;
   auto refused = Journal::open(path, two, env_named("r2"), Journal::Mode::kResume);
   REQUIRE_FALSE(refused);
   CHECK(refused.error().message.find("holds shard 1/2") != std::string::npos);
