@@ -218,9 +218,8 @@ std::vector<std::int64_t> estimate_point_costs_ms(const SweepSpec& spec, const s
   const int runs = std::max(1, spec.repetitions + spec.warmup);
   std::vector<std::int64_t> known;
   std::size_t fallbacks = 0;
-  for (std::size_t i = 0; i < points.size(); ++i) {
+  for (std::size_t i = 0; profile && i < points.size(); ++i) {
     const Point& p = points[i];
-    if (!profile) break;
     auto card = store.card(p.model);
     if (!card) continue;
     auto scaled = point_card(*card, p);

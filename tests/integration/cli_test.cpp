@@ -33,12 +33,6 @@ std::string write_sweep(const TempDir& dir, const std::string& engine, const std
   return dir.file(name);
 }
 
-void wait_until(const std::function<bool()>& cond, double timeout_s) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  while (!cond() && std::chrono::steady_clock::now() < end) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-}
 
 Json results_json(const std::string& out_dir) {
   return Json::parse(read_file(out_dir + "/results.json").value());

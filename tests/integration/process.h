@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -63,6 +64,12 @@ inline Finished wait_for(const Spawned& s) {
 inline Finished run_moebench(const std::vector<std::string>& args, const std::string& scratch_dir,
                              const std::string& tag = "cmd") {
   return wait_for(spawn_moebench(args, scratch_dir, tag));
+}
+
+// Polls `cond` every 5 ms until it holds or `timeout_s` passes.
+inline void wait_until(const std::function<bool()>& cond, double timeout_s) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (!cond() && std::chrono::steady_clock::now() < end) std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
 // Lines in a file (0 if missing).

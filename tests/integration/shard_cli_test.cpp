@@ -36,10 +36,6 @@ std::vector<std::string> point_ids(const std::string& results_json) {
   return ids;
 }
 
-void wait_until(const std::function<bool()>& cond, double timeout_s) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  while (!cond() && std::chrono::steady_clock::now() < end) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-}
 
 }  // namespace
 

@@ -112,10 +112,7 @@ TEST_CASE("Slurm: a 4-shard job array merged, a shard cancelled mid-run and reru
     const std::string journal3 = out + "/shards/3-of-4/journal.jsonl";
     INFO(slurm.logs());
     // Header + one row: shard 3 is mid-run. Cancel it (SIGTERM to moebench).
-    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(240);
-    while (count_lines(journal3) < 2 && std::chrono::steady_clock::now() < end) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
+    wait_until([&] { return count_lines(journal3) >= 2; }, 240);
     REQUIRE(count_lines(journal3) >= 2);
     ProcessOptions o;
     auto cancel = run_process({"scancel", job.shards + "_3"}, o);  // array task K is shard K
