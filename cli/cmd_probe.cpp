@@ -28,6 +28,7 @@ void add_probe_command(CLI::App& app, CliState& state) {
     int pairs = 0;
     std::string max_touch;
     bool quiet = false;
+    bool kernels_only = false;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("probe", "Measure this machine (storage, memory, topology) and write its profile.");
@@ -54,8 +55,22 @@ void add_probe_command(CLI::App& app, CliState& state) {
   cmd->add_option("--max-touch", args->max_touch,
                   "cap the usable-memory probe at this size (on shared machines); the figure is then a range");
   cmd->add_flag("--quiet,-q", args->quiet, "no progress line");
+  cmd->add_flag("--kernels-only", args->kernels_only,
+                "only the kernel phase: every format's float and integer-dot kernels at this CPU's SIMD level, "
+                "printed as a table naming the kernels that ran (labelled when emulated); writes no profile");
   cmd->callback([args, &state] {
     state.exit_code = 1;
+    if (args->kernels_only) {
+      QuietProgress quiet;
+      auto table = run_kernel_table(args->quick, quiet);
+      if (!table) {
+        fmt::print(stderr, "moebench probe: {}\n", table.error().message);
+        return;
+      }
+      std::fputs(table->c_str(), stdout);
+      state.exit_code = 0;
+      return;
+    }
     auto size = parse_size_bytes(args->file_size);
     if (!size) {
       fmt::print(stderr, "moebench probe: --file-size: {}\n", size.error().message);

@@ -275,8 +275,8 @@ ShardSelection select_shard(const SweepSpec& spec, const std::vector<Point>& poi
   for (std::size_t pos : out.positions) out.info.point_ids.push_back(points[pos].id());
   // The whole partition's digest: every point's id and shard, in sweep order.
   std::vector<std::size_t> shard_of(points.size(), 0);
-  for (std::size_t k = 0; k < part.shards.size(); ++k) {
-    for (std::size_t pos : part.shards[k]) shard_of[pos] = k;
+  for (std::size_t s = 0; s < part.shards.size(); ++s) {
+    for (std::size_t pos : part.shards[s]) shard_of[pos] = s;
   }
   std::string all;
   for (std::size_t i = 0; i < points.size(); ++i) all += points[i].id() + ":" + std::to_string(shard_of[i]) + "\n";

@@ -6,9 +6,12 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <utility>
 
 #include "engines/quant/kernels.h"
+#include "engines/quant/kernels_q8.h"
 #include "vocab/quant_format.h"
+#include "vocab/text.h"
 #include "engines/quant/quantize.h"
 
 namespace moebench {
@@ -17,6 +20,7 @@ namespace {
 constexpr std::size_t kRows = 3072;  // one K3 expert matrix: 3072 outputs x 3584 inputs
 constexpr std::size_t kCols = 3584;
 constexpr int kPrefillBatch = 32;
+constexpr int kInt8Batch = 4;
 constexpr std::size_t kWorkingSetBytes = 512u << 20;
 
 struct Weights {
@@ -69,6 +73,7 @@ Expected<std::vector<KernelThroughput>> probe_kernel_throughput(const KernelThro
     std::string quant, shape;
     int threads, batch;
     std::size_t matrix_bytes;
+    bool int8;
   };
   std::vector<Meta> metas;
   benchmark::ClearRegisteredBenchmarks();
@@ -78,28 +83,40 @@ Expected<std::vector<KernelThroughput>> probe_kernel_throughput(const KernelThro
     auto w = make_weights(q);
     if (!w) return w.error();
     keep.push_back(*w);
-    for (int batch : {1, kPrefillBatch}) {
+    std::vector<std::pair<bool, int>> shapes = {{false, 1}, {false, kPrefillBatch}};  // (int8, batch)
+    if (o.include_integer_dot && has_q8_kernel(q, kCols)) {
+      shapes.push_back({true, 1});
+      shapes.push_back({true, kInt8Batch});
+    }
+    for (const auto& [int8, batch] : shapes) {
       for (int threads : {1, o.max_threads}) {
         if (threads == 1 && o.max_threads == 1 && !metas.empty() && metas.back().quant == q &&
-            metas.back().batch == batch) {
+            metas.back().batch == batch && metas.back().int8 == int8) {
           continue;  // one core: one thread count
         }
-        const std::string name = q + (batch == 1 ? "/matvec" : "/matmul") + "/threads:" + std::to_string(threads);
-        metas.push_back({q, batch == 1 ? "matvec" : "matmul", threads, batch, (*w)->matrix_bytes});
+        const std::string shape = batch == 1 ? "matvec" : "matmul";
+        const std::string name = q + "/" + shape + (int8 ? "-int8" : "") + "/threads:" + std::to_string(threads);
+        metas.push_back({q, shape, threads, batch, (*w)->matrix_bytes, int8});
         std::shared_ptr<Weights> weights = *w;
-        benchmark::RegisterBenchmark(name.c_str(), [weights, batch, level, q](benchmark::State& state) {
+        benchmark::RegisterBenchmark(name.c_str(), [weights, batch, level, q, int8 = int8](benchmark::State& state) {
           // Each thread computes its share of the rows, from its own copy.
           const std::size_t share = kRows / static_cast<std::size_t>(state.threads());
           const std::size_t row0 = share * static_cast<std::size_t>(state.thread_index());
           std::vector<float> x(kCols * static_cast<std::size_t>(batch), 0.5f);
           std::vector<float> y(kRows * static_cast<std::size_t>(batch));
+          Q8Activations acts;
           const std::size_t row_bytes = weights->fmt.bytes_for(kCols);
           std::size_t copy = static_cast<std::size_t>(state.thread_index());
           for (auto _ : state) {
             const unsigned char* wp = weights->data.data() + copy * weights->matrix_bytes + row0 * row_bytes;
-            const Status st = batch == 1 ? matvec(q, wp, share, kCols, x.data(), y.data(), level)
-                                         : matmul(q, wp, share, kCols, x.data(), static_cast<std::size_t>(batch),
-                                                  y.data(), level);
+            Status st = Status::success();
+            if (int8) {
+              quantize_activations(x.data(), kCols, static_cast<std::size_t>(batch), acts);
+              st = matmul_q8(q, wp, share, kCols, acts, y.data(), level);
+            } else {
+              st = batch == 1 ? matvec(q, wp, share, kCols, x.data(), y.data(), level)
+                              : matmul(q, wp, share, kCols, x.data(), static_cast<std::size_t>(batch), y.data(), level);
+            }
             if (!st) {
               state.SkipWithError(st.error().message.c_str());
               break;
@@ -128,6 +145,8 @@ Expected<std::vector<KernelThroughput>> probe_kernel_throughput(const KernelThro
     k.threads = m.threads;
     k.batch = m.batch;
     k.simd = to_string(level);
+    k.dot = m.int8 ? "int8" : "float";
+    k.kernel = m.int8 ? std::string(q8_kernel_name(level)) + " int8" : k.simd + " float";
     auto it = run.counters.find("weight_bytes");
     k.weight_bytes_s = it != run.counters.end() ? static_cast<double>(it->second) : 0;
     // Two flops (multiply, add) per weight per batch row.
@@ -143,6 +162,23 @@ Expected<std::vector<KernelThroughput>> probe_kernel_throughput(const KernelThro
                       " of " + std::to_string(metas.size()) + " runs");
   }
   return out;
+}
+
+std::string kernel_table_markdown(const std::vector<KernelThroughput>& rows, const std::string& cpu,
+                                  const std::string& emulation) {
+  std::string s = "Kernel throughput on " + cpu + " (3072 x 3584 weights per matrix, streamed from DRAM)\n";
+  if (!emulation.empty()) {
+    s += "EMULATED: " + emulation + ". These figures describe the emulator, not a machine; they show which kernels "
+         "ran.\n";
+  }
+  s += "\n| quant | shape | batch | threads | kernel | weight GB/s | GFLOP/s | iterations |\n"
+       "|---|---|---:|---:|---|---:|---:|---:|\n";
+  for (const KernelThroughput& k : rows) {
+    s += "| " + k.quant + " | " + k.shape + " | " + std::to_string(k.batch) + " | " + std::to_string(k.threads) + " | " +
+         k.kernel + " | " + format_fixed(k.weight_bytes_s / 1e9, 3) + " | " + format_fixed(k.gflop_s, 3) + " | " +
+         std::to_string(k.iterations) + " |\n";
+  }
+  return s;
 }
 
 }  // namespace moebench

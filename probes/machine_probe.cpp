@@ -23,6 +23,7 @@
 #include "probes/read_pairs.h"
 #include "probes/test_file.h"
 #include "engines/executor/topology.h"
+#include "engines/quant/kernels.h"
 
 namespace moebench {
 namespace {
@@ -311,7 +312,31 @@ double estimated_probe_seconds(const ProbeOptions& o) {
   return 15.0 + (o.quick ? 10.0 : 25.0) + drives * per_drive + aggregate;
 }
 
+namespace {
+std::vector<std::string> kernel_quants(bool quick) {
+  return quick ? std::vector<std::string>{"mxfp4", "q4_k", "q4_0", "q2_k", "q8_0", "bf16"}
+               : std::vector<std::string>{"bf16", "f16", "q8_0", "q4_0", "q4_k", "mxfp4", "q3_k", "q2_k"};
+}
+}  // namespace
+
+Expected<std::string> run_kernel_table(bool quick, Progress& progress) {
+  const Environment env = capture_environment("", "");
+  KernelThroughputOptions ko;
+  ko.quants = kernel_quants(quick);
+  ko.max_threads = std::max(1, env.logical_cpus);
+  ko.min_time_s = quick ? 0.05 : 0.3;
+  ko.include_integer_dot = true;
+  auto rows = probe_kernel_throughput(ko, progress);
+  if (!rows) return rows.error();
+  return kernel_table_markdown(*rows, env.cpu_model + " · SIMD " + simd_description(), env.emulation);
+}
+
 Expected<MachineProfile> run_probe(const ProbeOptions& o, Progress& progress) {
+  if (const std::string emu = capture_environment("", "").emulation; !emu.empty()) {
+    return make_error("this run is emulated (" + emu + "): a profile would describe the emulator as the machine, "
+                      "so none is written; run moebench natively to probe a machine, or `moebench probe "
+                      "--kernels-only` for a kernel table labelled as emulated");
+  }
   const auto t0 = std::chrono::steady_clock::now();
   MachineProfile m;
   ProbeInfo info;
@@ -356,6 +381,10 @@ Expected<MachineProfile> run_probe(const ProbeOptions& o, Progress& progress) {
   std::vector<std::string> timings;
   timings.push_back(lap("topology"));
   probe_memory(m, o, topo ? &*topo : nullptr, progress, notes);
+  if (const std::string um = unified_memory_note(read_unified_memory_signals(m.cpu_model)); !um.empty()) {
+    notes.add(um);
+    m.memory_usable_bytes.source += "; " + um;
+  }
   timings.push_back(lap("memory"));
 
   std::optional<std::string> fio_path;
@@ -480,8 +509,7 @@ Expected<MachineProfile> run_probe(const ProbeOptions& o, Progress& progress) {
   if (m.drives.empty()) notes.add("no drive directory could be probed: the profile has no storage figures");
   if (all_targets.size() > 1) timings.push_back(lap("all drives"));
   KernelThroughputOptions ko;
-  ko.quants = o.quick ? std::vector<std::string>{"mxfp4", "q4_k", "q4_0", "q2_k", "q8_0", "bf16"}
-                      : std::vector<std::string>{"bf16", "f16", "q8_0", "q4_0", "q4_k", "mxfp4", "q3_k", "q2_k"};
+  ko.quants = kernel_quants(o.quick);
   ko.max_threads = m.topology && m.topology->cores > 0 ? m.topology->cores : static_cast<int>(m.cores.value);
   ko.min_time_s = o.quick ? 0.05 : 0.3;
   // Package energy (Linux powercap/RAPL) over an idle second and over the

@@ -56,7 +56,15 @@ std::vector<ReadCellSpec> probe_cells(bool quick, const std::vector<std::uint64_
 // Rough duration, stated before a run starts.
 double estimated_probe_seconds(const ProbeOptions& options);
 
+// Refuses to run under emulation (Environment::emulation): a profile of an
+// emulated run would describe the emulator as the machine.
 Expected<MachineProfile> run_probe(const ProbeOptions& options, Progress& progress);
+
+// `moebench probe --kernels-only`: the kernel phase alone, float and
+// integer-dot kernels for every format (quick: a subset, shorter runs), as
+// a markdown table that names the kernels that ran and, under emulation,
+// says its figures are the emulator's. Writes no profile.
+Expected<std::string> run_kernel_table(bool quick, Progress& progress);
 
 // Readable summary of a profile (what the probe prints).
 std::string profile_summary(const MachineProfile& profile);

@@ -48,4 +48,20 @@ struct UsableMemoryResult {
 Expected<UsableMemoryResult> probe_usable_memory(const MemoryLimits& limits,
                                                  const UsableMemoryOptions& options);
 
+// ---- unified memory (CPU and GPU share one pool) ---------------------------
+// What marks a machine whose DRAM is also its GPU's memory: the DMI product
+// name (/sys/class/dmi/id/product_name: "NVIDIA_DGX_Spark" on a DGX
+// Spark), GB10's core mix (Cortex-X925 with Cortex-A725, as the CPU model
+// names it), or GB10's PCIe host bridges (NVIDIA 10de:22ce / 10de:22d0 in
+// /sys/bus/pci/devices). Sources in configs/hardware/dgx-spark.json.
+struct UnifiedMemorySignals {
+  std::string dmi_product_name;
+  std::string cpu_model;
+  std::vector<std::string> pci_ids;  // "10de:22ce", lower case
+};
+UnifiedMemorySignals read_unified_memory_signals(const std::string& cpu_model);
+// "" when no signal is present; else the note the profile carries: what the
+// usable-memory figure means on such a machine, and which signal said so.
+std::string unified_memory_note(const UnifiedMemorySignals& s);
+
 }  // namespace moebench

@@ -2,8 +2,13 @@
 // libpq: PQexecParams with every value in text form and typed (text 25,
 // int8 20, float8 701), results read as text; notices silenced (the server's
 // chatter is not moebench's output); SQLSTATE 23505 is the unique violation
-// a writer that lost a race sees.
+// a writer that lost a race sees. A build without libpq (MOEBENCH_HAVE_LIBPQ
+// unset: the aarch64 cross build, where Debian 12's libpq-dev:arm64 cannot
+// be installed beside the host's libpq-dev) refuses postgresql:// URLs with
+// an error that says so; SQLite history files work in every build.
+#if defined(MOEBENCH_HAVE_LIBPQ)
 #include <libpq-fe.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +20,7 @@
 #include "reports/sql_connection.h"
 
 namespace moebench {
+#if defined(MOEBENCH_HAVE_LIBPQ)
 namespace {
 
 constexpr Oid kText = 25, kInt8 = 20, kFloat8 = 701;
@@ -189,6 +195,7 @@ class PgConnection final : public SqlConnection {
 void ignore_notice(void*, const char*) {}
 
 }  // namespace
+#endif  // MOEBENCH_HAVE_LIBPQ
 
 bool is_postgres_url(const std::string& location) {
   return location.rfind("postgresql://", 0) == 0 || location.rfind("postgres://", 0) == 0;
@@ -217,6 +224,13 @@ std::string mask_postgres_password(const std::string& url) {
   return out;
 }
 
+#if !defined(MOEBENCH_HAVE_LIBPQ)
+Expected<std::unique_ptr<SqlConnection>> open_postgres(const std::string& url, bool) {
+  return make_error(mask_postgres_password(url) +
+                    ": this moebench was built without libpq, so it cannot reach a PostgreSQL history database; "
+                    "use a SQLite file (--db FILE), or rebuild with libpq-dev installed (a native build does)");
+}
+#else
 Expected<std::unique_ptr<SqlConnection>> open_postgres(const std::string& url, bool read_only) {
   const std::string label = mask_postgres_password(url);
   const char* keys[] = {"dbname", "connect_timeout", "application_name", nullptr};
@@ -248,5 +262,6 @@ Expected<std::unique_ptr<SqlConnection>> open_postgres(const std::string& url, b
   }
   return std::unique_ptr<SqlConnection>(std::move(c));
 }
+#endif  // MOEBENCH_HAVE_LIBPQ
 
 }  // namespace moebench

@@ -10,8 +10,9 @@
 # reused; delete it for a fresh one). COMMAND defaults to "./make test";
 # "./make run" checks the other README command. Needs root, debootstrap and
 # a reachable Debian mirror. /proc, /sys, /dev and /dev/shm are mounted as a
-# pbuilder-style chroot has them; no mountinfo entry covers the project
-# directory there (the probe's fallback path is exercised).
+# pbuilder-style chroot has them, plus the host's cgroup hierarchy (slurmd
+# needs one); no mountinfo entry covers the project directory there (the
+# probe's fallback path is exercised).
 set -eu
 root=${1:-/var/tmp/moebench-minbase}
 cmd=${2:-./make test}
@@ -26,11 +27,14 @@ fi
 rm -rf "$root/moebench"
 git -C "$src" archive --format=tar --prefix=moebench/ HEAD | tar -x -C "$root"
 cleanup() {
-  for m in dev/shm dev/pts dev sys proc; do umount -l "$root/$m" 2>/dev/null || true; done
+  for m in dev/shm dev/pts dev sys/fs/cgroup sys proc; do umount -l "$root/$m" 2>/dev/null || true; done
 }
 trap cleanup EXIT INT TERM
 mount -t proc proc "$root/proc"
 mount -t sysfs sys "$root/sys"
+# The cgroup hierarchy, as a booted system or a container has it (slurmd
+# needs one even without cgroup plugins).
+mount --rbind /sys/fs/cgroup "$root/sys/fs/cgroup" 2>/dev/null || true
 mount --bind /dev "$root/dev"
 mount -t tmpfs -o size=1g shm "$root/dev/shm"
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true

@@ -7,9 +7,14 @@
 
 #include <chrono>
 #include <ctime>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "vocab/build_info.h"
 #include "vocab/text.h"
@@ -24,6 +29,10 @@ std::string Environment::build_warning() const {
   if (!sanitizers.empty()) {
     if (!w.empty()) w += "; ";
     w += "sanitizers (" + sanitizers + ") are on: timings are not representative";
+  }
+  if (!emulation.empty()) {
+    if (!w.empty()) w += "; ";
+    w += "emulated (" + emulation + "): timings describe the emulator, not a machine";
   }
   return w;
 }
@@ -45,16 +54,93 @@ std::string rfc3339_now_utc() {
 
 namespace {
 
-std::string cpu_model_name() {
+std::string read_cpuinfo() {
   std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0 || line.rfind("Model", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return std::string(trim(line.substr(colon + 1)));
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// "key : value" lines of /proc/cpuinfo text, in order.
+std::vector<std::pair<std::string, std::string>> cpuinfo_fields(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    out.emplace_back(std::string(trim(line.substr(0, colon))), std::string(trim(line.substr(colon + 1))));
+  }
+  return out;
+}
+
+// Arm "CPU implementer" / "CPU part" numbers (Linux arch/arm64/include/asm/cputype.h).
+struct ArmPart {
+  unsigned implementer, part;
+  const char* name;
+};
+constexpr ArmPart kArmParts[] = {
+    {0x41, 0xd03, "Cortex-A53"},   {0x41, 0xd05, "Cortex-A55"},   {0x41, 0xd07, "Cortex-A57"},
+    {0x41, 0xd08, "Cortex-A72"},   {0x41, 0xd0b, "Cortex-A76"},   {0x41, 0xd0c, "Neoverse-N1"},
+    {0x41, 0xd40, "Neoverse-V1"},  {0x41, 0xd41, "Cortex-A78"},   {0x41, 0xd44, "Cortex-X1"},
+    {0x41, 0xd46, "Cortex-A510"},  {0x41, 0xd47, "Cortex-A710"},  {0x41, 0xd48, "Cortex-X2"},
+    {0x41, 0xd49, "Neoverse-N2"},  {0x41, 0xd4f, "Neoverse-V2"},  {0x41, 0xd80, "Cortex-A520"},
+    {0x41, 0xd81, "Cortex-A720"},  {0x41, 0xd82, "Cortex-X4"},    {0x41, 0xd84, "Neoverse-V3"},
+    {0x41, 0xd85, "Cortex-X925"},  {0x41, 0xd87, "Cortex-A725"},  {0x41, 0xd8e, "Neoverse-N3"},
+    {0xc0, 0xac3, "AmpereOne"},    {0x61, 0x022, "Apple M1 Icestorm"}, {0x61, 0x023, "Apple M1 Firestorm"},
+};
+
+const char* implementer_name(unsigned id) {
+  switch (id) {
+    case 0x41: return "Arm";
+    case 0x4e: return "NVIDIA";
+    case 0x51: return "Qualcomm";
+    case 0x61: return "Apple";
+    case 0xc0: return "Ampere";
+    case 0x48: return "HiSilicon";
+    default: return nullptr;
+  }
+}
+
+std::string hex_id(unsigned v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%x", v);
+  return buf;
+}
+
+// The aarch64 cores of /proc/cpuinfo: "N x name" per distinct part, in order of first appearance.
+std::string arm_model(const std::vector<std::pair<std::string, std::string>>& fields) {
+  std::vector<std::pair<std::string, int>> parts;
+  unsigned implementer = 0;
+  bool have_impl = false;
+  for (const auto& [k, v] : fields) {
+    if (k == "CPU implementer") {
+      implementer = static_cast<unsigned>(std::strtoul(v.c_str(), nullptr, 0));
+      have_impl = true;
+    } else if (k == "CPU part" && have_impl) {
+      const unsigned part = static_cast<unsigned>(std::strtoul(v.c_str(), nullptr, 0));
+      std::string name;
+      for (const ArmPart& p : kArmParts) {
+        if (p.implementer == implementer && p.part == part) name = p.name;
+      }
+      if (name.empty()) {
+        const char* impl = implementer_name(implementer);
+        name = std::string(impl != nullptr ? impl : "implementer " + hex_id(implementer)) + " part " + hex_id(part);
+      }
+      bool found = false;
+      for (auto& [n, count] : parts) {
+        if (n == name) {
+          ++count;
+          found = true;
+        }
+      }
+      if (!found) parts.emplace_back(name, 1);
     }
   }
-  return "unknown";
+  std::string out;
+  for (const auto& [n, count] : parts) out += (out.empty() ? "" : " + ") + std::to_string(count) + " x " + n;
+  return out;
 }
 
 std::uint64_t mem_total_bytes() {
@@ -81,6 +167,41 @@ std::string make_run_id(const std::string& started_at) {
 
 }  // namespace
 
+const char* compiled_architecture() {
+#if defined(__x86_64__)
+  return "x86_64";
+#elif defined(__aarch64__)
+  return "aarch64";
+#else
+  return "other";
+#endif
+}
+
+std::string cpuinfo_architecture(const std::string& cpuinfo) {
+  for (const auto& [k, v] : cpuinfo_fields(cpuinfo)) {
+    if (k == "vendor_id" || (k == "flags" && v.find("sse2") != std::string::npos)) return "x86_64";
+    if (k == "CPU implementer" || (k == "Features" && v.find("asimd") != std::string::npos)) return "aarch64";
+  }
+  return "";
+}
+
+std::string cpuinfo_model(const std::string& cpuinfo) {
+  const auto fields = cpuinfo_fields(cpuinfo);
+  for (const auto& [k, v] : fields) {
+    if (k == "model name" || k == "Model") return v;
+  }
+  if (std::string arm = arm_model(fields); !arm.empty()) return arm;
+  return "unknown";
+}
+
+std::string emulation_note(const std::string& cpuinfo) {
+  const std::string cpu = cpuinfo_architecture(cpuinfo);
+  const std::string self = compiled_architecture();
+  if (cpu.empty() || self == "other" || cpu == self) return "";
+  return self + " code on an " + (cpu == "x86_64" ? std::string("x86-64") : cpu) + " CPU (" + cpuinfo_model(cpuinfo) +
+         "): a user-mode emulator such as qemu-user runs this binary";
+}
+
 Environment capture_environment(const std::string& machine_profile, const std::string& command_line) {
   Environment e;
   e.started_at = rfc3339_now_utc();
@@ -98,7 +219,10 @@ Environment capture_environment(const std::string& machine_profile, const std::s
   } else {
     e.kernel = e.hostname = "unknown";
   }
-  e.cpu_model = cpu_model_name();
+  const std::string cpuinfo = read_cpuinfo();
+  e.emulation = emulation_note(cpuinfo);
+  e.cpu_model = e.emulation.empty() ? cpuinfo_model(cpuinfo)
+                                    : std::string("emulated ") + compiled_architecture() + " on " + cpuinfo_model(cpuinfo);
   e.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
   e.memory_total_bytes = mem_total_bytes();
   e.machine_profile = machine_profile.empty() ? "none" : machine_profile;
@@ -107,7 +231,7 @@ Environment capture_environment(const std::string& machine_profile, const std::s
 }
 
 Json environment_to_json(const Environment& e) {
-  return Json{{"run_id", e.run_id},
+  Json j{{"run_id", e.run_id},
               {"moebench_version", e.moebench_version},
               {"git_commit", e.git_commit},
               {"compiler", e.compiler},
@@ -122,6 +246,8 @@ Json environment_to_json(const Environment& e) {
               {"started_at", e.started_at},
               {"machine_profile", e.machine_profile},
               {"command_line", e.command_line}};
+  if (!e.emulation.empty()) j["emulation"] = e.emulation;  // only emulated runs carry the key
+  return j;
 }
 
 Expected<Environment> environment_from_json(const Json& j) {
@@ -142,6 +268,7 @@ Expected<Environment> environment_from_json(const Json& j) {
     e.started_at = j.at("started_at").get<std::string>();
     e.machine_profile = j.at("machine_profile").get<std::string>();
     e.command_line = j.at("command_line").get<std::string>();
+    e.emulation = j.value("emulation", std::string());  // absent before aarch64 builds
     return e;
   } catch (const Json::exception& ex) {
     return make_error(std::string("malformed environment record: ") + ex.what());

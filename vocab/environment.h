@@ -29,12 +29,30 @@ struct Environment {
   std::string started_at;       // RFC 3339 UTC
   std::string machine_profile;  // profile name (and file), or "none"
   std::string command_line;
+  // "" on a native run; else what emulates this binary ("aarch64 code on an
+  // x86-64 CPU: a user-mode emulator such as qemu-user"). Timings from such
+  // a run describe the emulator, not a machine of the binary's architecture.
+  std::string emulation;
 
   // "" when timings from this build are trustworthy; else why not.
   std::string build_warning() const;
   // "moebench 0.1.0 (abc1234, Release)"
   std::string build_label() const;
 };
+
+// The architecture this binary was compiled for: "x86_64", "aarch64", or
+// "other".
+const char* compiled_architecture();
+// The CPU architecture /proc/cpuinfo text describes ("x86_64", "aarch64",
+// or "" when it does not say), and the CPU model it names: x86 "model
+// name"; on aarch64 the cores by implementer and part ("10 x Cortex-X925 +
+// 10 x Cortex-A725 (Arm)"), from the part numbers of Linux's
+// arch/arm64/include/asm/cputype.h.
+std::string cpuinfo_architecture(const std::string& cpuinfo);
+std::string cpuinfo_model(const std::string& cpuinfo);
+// "" when this binary's architecture is the CPU's (or either is unknown);
+// else the emulation note (Environment::emulation).
+std::string emulation_note(const std::string& cpuinfo);
 
 // Captures this process's environment. `machine_profile` names the profile
 // used for the run ("none" if the run used none).

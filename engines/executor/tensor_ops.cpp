@@ -77,7 +77,8 @@ bool TensorOps::uses_integer_dot(const TensorView& w, std::size_t batch) const {
 }
 
 std::string TensorOps::kernel_description() const {
-  const std::string q8 = q8_kernel_name(level_);
+  std::string q8 = q8_kernel_name(level_);
+  if (level_ == SimdLevel::kNeonI8mm) q8 += " (SMMLA on 4 × 4 row-layout tiles, SDOT elsewhere)";
   switch (dot_mode_) {
     case DotMode::kFloat: return "float kernels for every format";
     case DotMode::kInt8:

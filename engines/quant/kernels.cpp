@@ -19,6 +19,10 @@
 #if defined(MOEBENCH_X86_SIMD)
 #include <cpuid.h>
 #endif
+#if defined(MOEBENCH_ARM_SIMD)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
 
 namespace moebench {
 namespace detail {
@@ -219,11 +223,6 @@ void matmul_scalar(const MatmulArgs& a) {
   }
 }
 
-bool level_available(SimdLevel level) {
-  const SimdLevel best = best_simd_level();
-  return static_cast<int>(level) <= static_cast<int>(best);
-}
-
 Status run(const char* what, std::string_view quant, const void* w, std::size_t rows, std::size_t cols,
            const float* x, std::size_t batch, float* y, SimdLevel level) {
   const auto fmt = find_quant(quant);
@@ -234,7 +233,7 @@ Status run(const char* what, std::string_view quant, const void* w, std::size_t 
     return make_error(std::string(what) + ": " + std::to_string(cols) + " columns is not a multiple of " +
                       std::string(quant) + "'s block of " + std::to_string(fmt->block_weights) + " weights");
   }
-  if (!level_available(level)) {
+  if (!simd_level_available(level)) {
     return make_error(std::string(what) + ": SIMD level " + to_string(level) +
                       " is not available on this CPU (best is " + to_string(best_simd_level()) + ")");
   }
@@ -249,6 +248,9 @@ Status run(const char* what, std::string_view quant, const void* w, std::size_t 
 #if defined(MOEBENCH_X86_SIMD)
   if (level == SimdLevel::kAvx512 && detail::matmul_avx512(args)) return Status::success();
   if (level == SimdLevel::kAvx2 && detail::matmul_avx2(args)) return Status::success();
+#endif
+#if defined(MOEBENCH_ARM_SIMD)
+  if (is_neon(level) && detail::matmul_neon(args)) return Status::success();
 #endif
   matmul_scalar(args);
   return Status::success();
@@ -272,8 +274,37 @@ SimdLevel detect() {
   if (avx512) return SimdLevel::kAvx512;
   if (avx2) return SimdLevel::kAvx2;
 #endif
+#if defined(MOEBENCH_ARM_SIMD)
+  // The kernel's view of the CPU (Linux HWCAP): ASIMD is in every aarch64
+  // core that runs Linux distributions; SDOT (dotprod) from Armv8.2 as an
+  // option, mandatory from 8.4; SMMLA (i8mm) from 8.2 as an option,
+  // mandatory from 8.6. i8mm is only used with dotprod.
+  const unsigned long hw = ::getauxval(AT_HWCAP), hw2 = ::getauxval(AT_HWCAP2);
+  const bool neon = (hw & HWCAP_ASIMD) != 0;
+  const bool dot = neon && (hw & HWCAP_ASIMDDP) != 0;
+  const bool i8mm = dot && (hw2 & HWCAP2_I8MM) != 0;
+  if (i8mm) return SimdLevel::kNeonI8mm;
+  if (dot) return SimdLevel::kNeonDotprod;
+  if (neon) return SimdLevel::kNeon;
+#endif
   return SimdLevel::kScalar;
 }
+
+// The level's family and rank in it (scalar: family 0).
+int family_of(SimdLevel level) {
+  switch (level) {
+    case SimdLevel::kScalar: return 0;
+    case SimdLevel::kAvx2:
+    case SimdLevel::kAvx512: return 1;
+    case SimdLevel::kNeon:
+    case SimdLevel::kNeonDotprod:
+    case SimdLevel::kNeonI8mm: return 2;
+  }
+  return -1;  // not a level
+}
+
+constexpr SimdLevel kAllLevels[] = {SimdLevel::kScalar, SimdLevel::kAvx2,        SimdLevel::kAvx512,
+                                    SimdLevel::kNeon,   SimdLevel::kNeonDotprod, SimdLevel::kNeonI8mm};
 
 }  // namespace
 
@@ -282,6 +313,9 @@ const char* to_string(SimdLevel level) {
     case SimdLevel::kScalar: return "scalar";
     case SimdLevel::kAvx2: return "avx2";
     case SimdLevel::kAvx512: return "avx512";
+    case SimdLevel::kNeon: return "neon";
+    case SimdLevel::kNeonDotprod: return "neon-dotprod";
+    case SimdLevel::kNeonI8mm: return "neon-i8mm";
   }
   return "unknown";
 }
@@ -295,19 +329,24 @@ std::optional<SimdLevel> simd_cap() {
   static const std::optional<SimdLevel> cap = []() -> std::optional<SimdLevel> {
     const char* v = std::getenv("MOEBENCH_SIMD");
     if (v == nullptr || *v == '\0') return std::nullopt;
-    const std::string s(v);
-    if (s == "scalar") return SimdLevel::kScalar;
-    if (s == "avx2") return SimdLevel::kAvx2;
-    if (s == "avx512") return SimdLevel::kAvx512;
+    for (SimdLevel l : kAllLevels) {
+      if (std::string_view(v) == to_string(l)) return l;
+    }
     return std::nullopt;  // simd_description() says it was ignored
   }();
   return cap;
 }
 
+// A cap applies within the CPU's family (or is scalar); another family's
+// level caps nothing (simd_description() says so).
+bool cap_applies(SimdLevel cap, SimdLevel det) {
+  return family_of(cap) == 0 || (family_of(cap) == family_of(det) && static_cast<int>(cap) < static_cast<int>(det));
+}
+
 SimdLevel best_simd_level() {
   const SimdLevel det = detected_simd_level();
   const auto cap = simd_cap();
-  return cap && static_cast<int>(*cap) < static_cast<int>(det) ? *cap : det;
+  return cap && cap_applies(*cap, det) ? *cap : det;
 }
 
 std::string simd_description() {
@@ -316,7 +355,9 @@ std::string simd_description() {
   std::string s = to_string(best);
   if (v != nullptr && *v != '\0') {
     if (!simd_cap()) {
-      s += std::string(" (MOEBENCH_SIMD=\"") + v + "\" ignored: use scalar, avx2 or avx512)";
+      s += std::string(" (MOEBENCH_SIMD=\"") + v + "\" ignored: use one of scalar, avx2, avx512, neon, neon-dotprod, neon-i8mm)";
+    } else if (family_of(*simd_cap()) != 0 && family_of(*simd_cap()) != family_of(det)) {
+      s += std::string(" (MOEBENCH_SIMD=") + v + " ignored: not a level of this CPU's family)";
     } else if (best != det) {
       s += std::string(" (MOEBENCH_SIMD=") + v + " caps this CPU's " + to_string(det) + ")";
     }
@@ -324,10 +365,19 @@ std::string simd_description() {
   return s;
 }
 
+bool is_neon(SimdLevel level) { return family_of(level) == 2; }
+
+bool simd_level_available(SimdLevel level) {
+  const SimdLevel best = best_simd_level();
+  return level == SimdLevel::kScalar ||
+         (family_of(level) == family_of(best) && static_cast<int>(level) <= static_cast<int>(best));
+}
+
 std::vector<SimdLevel> available_simd_levels() {
-  std::vector<SimdLevel> out = {SimdLevel::kScalar};
-  if (level_available(SimdLevel::kAvx2)) out.push_back(SimdLevel::kAvx2);
-  if (level_available(SimdLevel::kAvx512)) out.push_back(SimdLevel::kAvx512);
+  std::vector<SimdLevel> out;
+  for (SimdLevel l : kAllLevels) {
+    if (simd_level_available(l)) out.push_back(l);
+  }
   return out;
 }
 

@@ -8,11 +8,13 @@
 // (prefill: weights read once per batch). Kernels are single-threaded and
 // reentrant; callers split rows across threads.
 //
-// Every format has a portable scalar kernel (the reference, also the path on
-// non-x86 builds). On x86-64, AVX2 (+FMA, F16C) and AVX-512 (F, BW, VL, DQ)
-// versions live in kernels_avx2.cpp / kernels_avx512.cpp, compiled for those
-// instruction sets and only reached after a runtime CPU check; both
-// instantiate the drivers of kernels_simd.h over their own traits type.
+// Every format has a portable scalar kernel (the reference, and the path on
+// other architectures). On x86-64, AVX2 (+FMA, F16C) and AVX-512 (F, BW,
+// VL, DQ) versions live in kernels_avx2.cpp / kernels_avx512.cpp, compiled
+// for those instruction sets and only reached after a runtime CPU check; on
+// aarch64 the NEON version (kernels_neon.cpp: NEON is part of the base
+// architecture) runs at every NEON level. All three instantiate the drivers
+// of kernels_simd.h over their own traits type.
 #pragma once
 
 #include <cstddef>
@@ -25,17 +27,26 @@
 
 namespace moebench {
 
-enum class SimdLevel { kScalar, kAvx2, kAvx512 };
+// Two families, each ordered by capability: x86-64 (avx2 < avx512) and
+// aarch64 (neon < neon-dotprod < neon-i8mm: the integer-dot kernels of
+// kernels_q8.h use SDOT from dotprod and SMMLA from i8mm; the float kernels
+// are the same NEON code at all three). A CPU has scalar plus a prefix of its
+// own family.
+enum class SimdLevel { kScalar, kAvx2, kAvx512, kNeon, kNeonDotprod, kNeonI8mm };
 
-const char* to_string(SimdLevel level);  // "scalar", "avx2", "avx512"
-// Runtime detection (cached), capped by the environment variable
-// MOEBENCH_SIMD=scalar|avx2|avx512 when set: how an AVX-512 host measures
-// the AVX2 paths. simd_description() is the level with the cap, if any, as
-// rows and probes record it ("avx2 (MOEBENCH_SIMD=avx2 caps this CPU's avx512)").
+// "scalar", "avx2", "avx512", "neon", "neon-dotprod", "neon-i8mm"
+const char* to_string(SimdLevel level);
+// Runtime detection (cached; x86: CPUID, aarch64: the kernel's HWCAP bits),
+// capped by the environment variable MOEBENCH_SIMD=<level> when set: how an
+// AVX-512 host measures the AVX2 paths, or an i8mm host the plain NEON ones.
+// simd_description() is the level with the cap, if any, as rows and probes
+// record it ("avx2 (MOEBENCH_SIMD=avx2 caps this CPU's avx512)").
 SimdLevel best_simd_level();
 SimdLevel detected_simd_level();
 std::string simd_description();
-std::vector<SimdLevel> available_simd_levels();  // scalar first
+std::vector<SimdLevel> available_simd_levels();  // scalar first, then the family up to best
+bool simd_level_available(SimdLevel level);
+bool is_neon(SimdLevel level);
 
 // y[r] = sum_c W[r][c] * x[c] for r < rows.
 Status matvec(std::string_view quant, const void* w, std::size_t rows, std::size_t cols, const float* x, float* y,
@@ -64,11 +75,14 @@ struct MatmulArgs {
 const float* fp16_table();
 const float* e8m0_half_table();
 
-#if defined(MOEBENCH_X86_SIMD)
 // Return false when the format has no SIMD version (the dispatcher then
 // runs the scalar kernel).
+#if defined(MOEBENCH_X86_SIMD)
 bool matmul_avx2(const MatmulArgs& a);
 bool matmul_avx512(const MatmulArgs& a);
+#endif
+#if defined(MOEBENCH_ARM_SIMD)
+bool matmul_neon(const MatmulArgs& a);
 #endif
 
 }  // namespace detail

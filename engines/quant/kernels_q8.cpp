@@ -31,6 +31,14 @@ void quantize_activations(const float* x, std::size_t cols, std::size_t batch, Q
     return;
   }
 #endif
+#if defined(MOEBENCH_ARM_SIMD)
+  if (is_neon(best_simd_level())) {
+    for (std::size_t b = 0; b < batch; ++b) {
+      detail::quantize_row_neon(x + b * cols, cols, out.q.data() + b * cols, out.d.data() + b * nb, out.s.data() + b * nb);
+    }
+    return;
+  }
+#endif
   for (std::size_t b = 0; b < batch; ++b) {
     for (std::size_t k = 0; k < nb; ++k) {
       const float* v = x + b * cols + k * kQ8Block;
@@ -153,10 +161,12 @@ bool has_q8_kernel(std::string_view quant, std::size_t cols) {
 const char* q8_kernel_name(SimdLevel level) {
 #if defined(MOEBENCH_X86_SIMD)
   if (level == SimdLevel::kAvx512 && detail::cpu_has_avx512_vnni()) return "avx512-vnni";
-  if (level != SimdLevel::kScalar) return "avx2";
-#else
-  (void)level;
+  if (level == SimdLevel::kAvx2 || level == SimdLevel::kAvx512) return "avx2";
 #endif
+#if defined(MOEBENCH_ARM_SIMD)
+  if (is_neon(level)) return to_string(level);  // neon, neon-dotprod, neon-i8mm: SMULL, SDOT, SMMLA
+#endif
+  (void)level;
   return "scalar";
 }
 
@@ -172,7 +182,7 @@ Status matmul_q8(std::string_view quant, const void* w, std::size_t rows, std::s
     return make_error("matmul_q8: weights have " + std::to_string(cols) + " columns, activations " +
                       std::to_string(x.cols));
   }
-  if (static_cast<int>(level) > static_cast<int>(best_simd_level())) {
+  if (!simd_level_available(level)) {
     return make_error(std::string("matmul_q8: SIMD level ") + to_string(level) + " is not available on this CPU");
   }
   if (rows == 0 || x.batch == 0) return Status::success();
@@ -182,7 +192,14 @@ Status matmul_q8(std::string_view quant, const void* w, std::size_t rows, std::s
   if (level == SimdLevel::kAvx512 && detail::cpu_has_avx512_vnni() && detail::matmul_q8_vnni(args)) {
     return Status::success();
   }
-  if (level != SimdLevel::kScalar && detail::matmul_q8_avx2(args)) return Status::success();
+  if ((level == SimdLevel::kAvx2 || level == SimdLevel::kAvx512) && detail::matmul_q8_avx2(args)) {
+    return Status::success();
+  }
+#endif
+#if defined(MOEBENCH_ARM_SIMD)
+  if (level == SimdLevel::kNeonI8mm && detail::matmul_q8_i8mm(args)) return Status::success();
+  if (level == SimdLevel::kNeonDotprod && detail::matmul_q8_dotprod(args)) return Status::success();
+  if (level == SimdLevel::kNeon && detail::matmul_q8_neon(args)) return Status::success();
 #endif
   matmul_q8_scalar(args);
   return Status::success();

@@ -6,7 +6,8 @@
 // per product into blocks of 32 (an int8 per value, a float scale d = max|x|
 // / 127, and s = d·Σq), the weights are unpacked to bytes, and 32 products
 // are summed per block in integer lanes (pmaddubsw, or vpdpbusd on CPUs with
-// AVX-512 VNNI) before one float multiply-add per block applies the scales.
+// AVX-512 VNNI; on aarch64 SMULL, SDOT or SMMLA, kernels_q8_neon.h) before
+// one float multiply-add per block applies the scales.
 // Formats: q4_0, q8_0, mxfp4, q4_k (the others keep the float kernels).
 //
 // Every format's weights are written as unsigned bytes u with a per-block
@@ -51,7 +52,8 @@ void quantize_activations(const float* x, std::size_t cols, std::size_t batch, Q
 bool has_q8_kernel(std::string_view quant, std::size_t cols);
 
 // The kernel family that runs at `level` on this CPU: "avx512-vnni",
-// "avx2", or "scalar" — what rows record beside the SIMD level.
+// "avx2", "neon", "neon-dotprod", "neon-i8mm" or "scalar" — what rows
+// record beside the SIMD level.
 const char* q8_kernel_name(SimdLevel level);
 
 // Y[b][r] = Σ_c W[r][c]·x̂[b][c] for b < x.batch (Y is batch × rows), x̂
@@ -112,6 +114,14 @@ bool matmul_rows8_avx2(const Q8Args& a);
 bool matmul_rows8_vnni(const Q8Args& a);
 void quantize_row_avx2(const float* x, std::size_t cols, std::int8_t* q, float* d, float* s);
 bool cpu_has_avx512_vnni();
+#endif
+#if defined(MOEBENCH_ARM_SIMD)
+bool matmul_q8_neon(const Q8Args& a);
+bool matmul_q8_dotprod(const Q8Args& a);
+bool matmul_q8_i8mm(const Q8Args& a);
+bool matmul_rows8_neon(const Q8Args& a);
+bool matmul_rows8_dotprod(const Q8Args& a);
+void quantize_row_neon(const float* x, std::size_t cols, std::int8_t* q, float* d, float* s);
 #endif
 
 }  // namespace detail

@@ -274,7 +274,7 @@ Status matmul_q8_rows8(std::string_view quant, const void* w, std::size_t rows, 
     return make_error("matmul_q8_rows8: weights have " + std::to_string(cols) + " columns, activations " +
                       std::to_string(x.cols));
   }
-  if (static_cast<int>(level) > static_cast<int>(best_simd_level())) {
+  if (!simd_level_available(level)) {
     return make_error(std::string("matmul_q8_rows8: SIMD level ") + to_string(level) + " is not available on this CPU");
   }
   if (x.batch == 0) return Status::success();
@@ -286,7 +286,16 @@ Status matmul_q8_rows8(std::string_view quant, const void* w, std::size_t rows, 
   if (level == SimdLevel::kAvx512 && detail::cpu_has_avx512_vnni() && detail::matmul_rows8_vnni(args)) {
     return Status::success();
   }
-  if (level != SimdLevel::kScalar && detail::matmul_rows8_avx2(args)) return Status::success();
+  if ((level == SimdLevel::kAvx2 || level == SimdLevel::kAvx512) && detail::matmul_rows8_avx2(args)) {
+    return Status::success();
+  }
+#endif
+#if defined(MOEBENCH_ARM_SIMD)
+  // neon-i8mm runs the SDOT tile: the 8-row layout has no 8-column row pairs for SMMLA.
+  if ((level == SimdLevel::kNeonDotprod || level == SimdLevel::kNeonI8mm) && detail::matmul_rows8_dotprod(args)) {
+    return Status::success();
+  }
+  if (level == SimdLevel::kNeon && detail::matmul_rows8_neon(args)) return Status::success();
 #endif
   matmul_rows8_scalar(f, args);
   return Status::success();

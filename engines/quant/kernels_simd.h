@@ -1,12 +1,12 @@
 // kernels_simd.h — the SIMD kernel drivers shared by kernels_avx2.cpp and
 // kernels_avx512.cpp, written once as templates over a per-ISA traits type.
 //
-// A traits type (Avx2 in kernels_avx2.cpp, Avx512 in kernels_avx512.cpp)
-// holds only the vector type, its width, the register tile height and the
-// intrinsics the drivers need:
+// A traits type (Avx2 in kernels_avx2.cpp, Avx512 in kernels_avx512.cpp,
+// Neon in kernels_neon.cpp) holds only the vector type, its width, the
+// register tile height and the intrinsics the drivers need:
 //
 //   using V;                             float vector
-//   kLanes                               floats per V (8 / 16)
+//   kLanes                               floats per V (8 / 16; NEON 4)
 //   kRows                                weight rows per matmul register tile
 //   zero() set1(f) load(p) loadu(p)      load: aligned to sizeof(V)
 //   store(p, v) storeu(p, v)
@@ -20,12 +20,13 @@
 // shared, so the two files' outputs are bit for bit what they were.
 //
 // Everything else lives here: the plain formats (f32, f16, bf16) as unit
-// decoders over the traits, the q4_K scale unpacking (256-bit, available
-// to both files), the software prefetcher, matvec (batch 1, two units per
+// decoders over the traits, the q4_K scale unpacking (x86: 256-bit,
+// available to both x86 files), the software prefetcher, matvec (batch 1, two units per
 // step), the register tile and matmul (batch > 1, X repacked tile-major,
 // weights decoded once per tile), and the dispatch on the format. The block
 // formats (q8_0, q4_0, mxfp4, q4_K, q3_K, q2_K) decode differently per ISA
-// (pshufb on int8 vs. vpermps on a float table) and stay in the two files.
+// (pshufb on int8 vs. vpermps on a float table vs. NEON's tbl) and stay in
+// the ISA's file.
 //
 // Unit decoders: struct with kW (weights per unit), kB (bytes per unit) and
 // for_each(ctx, p, fn) calling fn(i, v) with weights [kLanes·i, kLanes·(i+1))
@@ -43,11 +44,16 @@
 // builtins, out-of-line functions and this header's own helpers.
 #pragma once
 
+#if defined(__x86_64__)
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "kernels_simd.h is for files compiled with at least -mavx2 -mfma -mf16c"
 #endif
-
 #include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#else
+#error "kernels_simd.h is for x86-64 (AVX2 and up) and aarch64 (NEON)"
+#endif
 
 #include <cstddef>
 #include <cstdint>
@@ -68,20 +74,23 @@ struct Ctx {
   const float* f16;   // fp16 bits → float (block scales: memory broadcasts)
   const float* e8m0;  // e8m0 → 2^(e-128)
 };
-// A block's fp16 scale. F16C's conversion, not the 256 KiB fp16 table: a
-// table lookup per block misses L1 and L2 (perf put ~40 % of the q4_0
-// matmul on those loads); both are exact, so the bytes are the same.
-inline float f16s(const Ctx&, const u8* p) {
-  std::uint16_t v;
-  std::memcpy(&v, p, 2);
-  return _cvtsh_ss(v);
-}
-
+// fp16 at p as a float: F16C's conversion (x86) or the FCVT instruction
+// (aarch64's __fp16), not the 256 KiB fp16 table: a table lookup per block
+// misses L1 and L2 (perf put ~40 % of the q4_0 matmul on those loads); all
+// are exact, so the bytes are the same.
 inline float h2f(const u8* p) {
+#if defined(__x86_64__)
   std::uint16_t v;
   std::memcpy(&v, p, 2);
   return _cvtsh_ss(v);
+#else
+  __fp16 h;
+  std::memcpy(&h, p, 2);
+  return static_cast<float>(h);
+#endif
 }
+// A block's fp16 scale.
+inline float f16s(const Ctx&, const u8* p) { return h2f(p); }
 
 // ---- plain formats: kW = 32 values per unit -------------------------------
 
@@ -123,6 +132,7 @@ struct Bf16 {
   }
 };
 
+#if defined(__x86_64__)
 // q4_K's eight 6-bit (scale, min) pairs from scales[12] (16 readable bytes at
 // s), as dl[j] = d·sc_j and ml[j] = dmin·m_j — 8 lanes at once, the products
 // rounded as dequantize does.
@@ -140,6 +150,7 @@ inline void q4k_scales(const u8* s, float d, float dmin, float* dl, float* ml) {
   _mm256_storeu_ps(dl, _mm256_mul_ps(_mm256_cvtepi32_ps(sc), _mm256_set1_ps(d)));
   _mm256_storeu_ps(ml, _mm256_mul_ps(_mm256_cvtepi32_ps(m), _mm256_set1_ps(dmin)));
 }
+#endif
 
 // ---- drivers ---------------------------------------------------------------
 
@@ -227,7 +238,11 @@ void tile(const float* wbuf, const float* xs, std::size_t len, float* acc) {
     for (int b = 0; b < NB; ++b) xv[b] = Isa::load(xs + b * kTile + c);
     for (int r = 0; r < kRows; ++r) {
       V w = Isa::load(wbuf + r * kTile + c);
+#if defined(__x86_64__)
       __asm__("" : "+v"(w));  // keep w in a register: one load, NB uses (GCC would re-load it per FMA)
+#else
+      __asm__("" : "+w"(w));
+#endif
       for (int b = 0; b < NB; ++b) s[b][r] = Isa::fmadd(w, xv[b], s[b][r]);
     }
   }

@@ -432,7 +432,14 @@ TEST_CASE("a pre-gating predictor hides misses even under uniform routing", "[en
   const Measurement plain = run_with_slots(rig, p, 6);
   CHECK(plain.expert_misses_hidden_decode == 0);
   p.prefetch = "pregate:1";
-  const Measurement gated = run_with_slots(rig, p, 6);
+  // "Hidden" is a race the engine really runs: a prefetch read has landed
+  // when the need comes. Tiny reads almost always win it, but a stalled
+  // virtual disk can lose every race of one 12-token run, so the gated run
+  // gets three tries; a predictor that never hides a miss fails all three.
+  Measurement gated;
+  for (int attempt = 0; attempt < 3 && gated.expert_misses_hidden_decode == 0; ++attempt) {
+    gated = run_with_slots(rig, p, 6);
+  }
   INFO("hidden " << gated.expert_misses_hidden_decode << " of " << gated.expert_misses_decode);
   CHECK(gated.expert_misses_hidden_decode > 0);
   p.prefetch = "pregate:0";  // always wrong: reads more, hides nothing it was asked for

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,6 +40,22 @@ class SlurmCluster {
       if (!find_program(p) && !std::filesystem::exists(std::string("/usr/sbin/") + p)) return false;
     }
     return true;
+  }
+
+  // "" when this system can run slurmd; else why not. Slurm 22.05's slurmd
+  // initialises its cgroup plugin even with proctrack/linuxproc and
+  // task/none, and exits without a cgroup filesystem at /sys/fs/cgroup (a
+  // pbuilder-style chroot has none; a booted system or container has one).
+  static std::string missing_facility() {
+    auto mounts = read_file("/proc/self/mounts");
+    if (!mounts) return "";  // cannot tell: let slurmd say
+    std::istringstream in(*mounts);
+    std::string dev, point, type, rest;
+    while (in >> dev >> point >> type && std::getline(in, rest)) {
+      if (point.rfind("/sys/fs/cgroup", 0) == 0 && (type == "cgroup" || type == "cgroup2")) return "";
+    }
+    return "no cgroup filesystem is mounted at /sys/fs/cgroup, and slurmd 22.05 exits without one (in a chroot: "
+           "mount --rbind /sys/fs/cgroup CHROOT/sys/fs/cgroup)";
   }
 
   explicit SlurmCluster(const std::string& dir) : root_(dir + "/slurm") {

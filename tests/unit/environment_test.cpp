@@ -27,6 +27,54 @@ TEST_CASE("capture fills the conditions and round-trips", "[environment]") {
   CHECK(capture_environment("", "x").machine_profile == "none");
 }
 
+namespace {
+// /proc/cpuinfo excerpts: an x86-64 core, and a GB10-like aarch64 CPU (two
+// core types, as Linux prints them) with one part moebench has no name for.
+const char* kX86Cpuinfo =
+    "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 9554 64-Core Processor\n"
+    "flags\t\t: fpu sse2 avx2\n\n";
+const char* kArmCpuinfo =
+    "processor\t: 0\nBogoMIPS\t: 2000.00\nFeatures\t: fp asimd asimddp i8mm\nCPU implementer\t: 0x41\n"
+    "CPU part\t: 0xd85\n\nprocessor\t: 1\nFeatures\t: fp asimd\nCPU implementer\t: 0x41\nCPU part\t: 0xd85\n\n"
+    "processor\t: 2\nCPU implementer\t: 0x41\nCPU part\t: 0xd87\n\n"
+    "processor\t: 3\nCPU implementer\t: 0x41\nCPU part\t: 0xfff\n";
+}  // namespace
+
+TEST_CASE("the CPU model and architecture come from /proc/cpuinfo, aarch64 cores by part", "[environment]") {
+  CHECK(cpuinfo_architecture(kX86Cpuinfo) == "x86_64");
+  CHECK(cpuinfo_model(kX86Cpuinfo) == "AMD EPYC 9554 64-Core Processor");
+  CHECK(cpuinfo_architecture(kArmCpuinfo) == "aarch64");
+  CHECK(cpuinfo_model(kArmCpuinfo) == "2 x Cortex-X925 + 1 x Cortex-A725 + 1 x Arm part 0xfff");
+  CHECK(cpuinfo_architecture("").empty());
+  CHECK(cpuinfo_model("") == "unknown");
+}
+
+TEST_CASE("a binary running on another architecture's CPU is labelled emulated", "[environment]") {
+  const std::string self = compiled_architecture();
+  if (self == "other") {
+    SUCCEED("built for neither x86-64 nor aarch64");
+    return;
+  }
+  const std::string own = self == "x86_64" ? kX86Cpuinfo : kArmCpuinfo;
+  const std::string other = self == "x86_64" ? kArmCpuinfo : kX86Cpuinfo;
+  CHECK(emulation_note(own).empty());
+  CHECK(emulation_note("").empty());  // no cpuinfo: unknown, not emulated
+  const std::string note = emulation_note(other);
+  CHECK(note.find(self + " code on an") != std::string::npos);
+  CHECK(note.find("emulator") != std::string::npos);
+  // The run's conditions carry it, and say so loudly.
+  Environment e;
+  e.build_type = "Release";
+  e.emulation = note;
+  CHECK(e.build_warning().find("emulated") != std::string::npos);
+  CHECK(environment_to_json(e).at("emulation") == note);
+  auto back = environment_from_json(environment_to_json(e));
+  REQUIRE(back.ok());
+  CHECK(back->emulation == note);
+  e.emulation.clear();
+  CHECK_FALSE(environment_to_json(e).contains("emulation"));  // native rows keep their old shape
+}
+
 TEST_CASE("Debug and sanitizer builds are flagged", "[environment]") {
   Environment e;
   e.build_type = "Release";

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -82,7 +83,28 @@ TEST_CASE("SIMD level detection", "[kernels]") {
   CHECK(levels.front() == SimdLevel::kScalar);
   CHECK(levels.back() == best_simd_level());
   CHECK(std::string(to_string(SimdLevel::kAvx512)) == "avx512");
+  CHECK(std::string(to_string(SimdLevel::kNeonI8mm)) == "neon-i8mm");
   WARN("best SIMD level on this machine: " << to_string(best_simd_level()));
+  // A level of each family, never both: the CPU's own family from scalar up.
+  for (SimdLevel l : levels) {
+    CHECK((l == SimdLevel::kScalar || is_neon(l) == is_neon(best_simd_level())));
+  }
+#if defined(__aarch64__)
+  // Every aarch64 Linux core has ASIMD: the NEON kernels are reachable.
+  CHECK(is_neon(detected_simd_level()));
+#endif
+}
+
+// The aarch64 tests under qemu-user -cpu max (tests/CMakeLists.txt) set
+// MOEBENCH_EXPECT_SIMD: the emulated CPU has dotprod and i8mm, so HWCAP
+// detection must reach the top NEON level.
+TEST_CASE("SIMD level detection finds what the CPU reports", "[kernels]") {
+  const char* want = std::getenv("MOEBENCH_EXPECT_SIMD");
+  if (want == nullptr || *want == '\0') {
+    SUCCEED("MOEBENCH_EXPECT_SIMD not set: nothing to compare");
+    return;
+  }
+  CHECK(std::string(to_string(detected_simd_level())) == want);
 }
 
 TEST_CASE("kernels match a float64 product over the dequantized weights", "[kernels]") {
@@ -209,7 +231,8 @@ TEST_CASE("kernel argument errors", "[kernels]") {
     CHECK_FALSE(matmul("mxfp4", w.data(), 2, 48, x.data(), 2, y.data(), level).ok());
     CHECK_FALSE(matvec("q5_k", w.data(), 2, 256, x.data(), y.data(), level).ok());
   }
-  for (SimdLevel level : {SimdLevel::kScalar, SimdLevel::kAvx2, SimdLevel::kAvx512}) {
+  for (SimdLevel level : {SimdLevel::kScalar, SimdLevel::kAvx2, SimdLevel::kAvx512, SimdLevel::kNeon,
+                          SimdLevel::kNeonDotprod, SimdLevel::kNeonI8mm}) {
     const auto avail = available_simd_levels();
     const bool have = std::find(avail.begin(), avail.end(), level) != avail.end();
     CHECK(matvec("q8_0", w.data(), 2, 32, x.data(), y.data(), level).ok() == have);

@@ -367,3 +367,23 @@ TEST_CASE("probe options are checked, impossible targets are errors, not crashes
   CHECK(t.error().message.find("MemAvailable") != std::string::npos);
   CHECK(t.error().message.find("safety margin") != std::string::npos);
 }
+
+TEST_CASE("a DGX Spark's unified memory is named with the signal that showed it", "[memory_limits]") {
+  UnifiedMemorySignals s;
+  s.cpu_model = "AMD EPYC 9554 64-Core Processor";
+  s.pci_ids = {"8086:1237", "1af4:1001"};
+  CHECK(unified_memory_note(s).empty());  // an ordinary server: nothing to say
+
+  s.dmi_product_name = "NVIDIA_DGX_Spark";
+  const std::string dmi = unified_memory_note(s);
+  CHECK(dmi.find("DMI product name \"NVIDIA_DGX_Spark\"") != std::string::npos);
+  CHECK(dmi.find("GPU allocations come out of the same pool") != std::string::npos);
+
+  s.dmi_product_name = "Pro Max GB10";  // an OEM box: the cores say it
+  s.cpu_model = "10 x Cortex-A725 + 10 x Cortex-X925";
+  CHECK(unified_memory_note(s).find("Cortex-X925 + Cortex-A725") != std::string::npos);
+
+  s.cpu_model = "unknown";
+  s.pci_ids.push_back("10de:22ce");
+  CHECK(unified_memory_note(s).find("GB10 PCIe host bridge (10de:22ce)") != std::string::npos);
+}
