@@ -64,6 +64,18 @@ class Collector final : public benchmark::BenchmarkReporter {
   std::vector<Run> collected;
 };
 
+// The kernel family a product ran on, as the table names it: the float
+// kernels have one NEON version at every NEON level; the row-layout integer
+// kernels at neon-i8mm use SMMLA on tiles of 4 activation rows and SDOT
+// below that (kernels_q8_neon.h).
+std::string kernel_that_ran(SimdLevel level, bool int8, int batch) {
+  if (!int8) return std::string(is_neon(level) ? "neon" : to_string(level)) + " float";
+  if (level == SimdLevel::kNeonI8mm) return batch >= 4 ? "neon-i8mm int8 (SMMLA)" : "neon-dotprod int8 (SDOT)";
+  if (level == SimdLevel::kNeonDotprod) return "neon-dotprod int8 (SDOT)";
+  if (level == SimdLevel::kNeon) return "neon int8 (SMULL)";
+  return std::string(q8_kernel_name(level)) + " int8";
+}
+
 }  // namespace
 
 Expected<std::vector<KernelThroughput>> probe_kernel_throughput(const KernelThroughputOptions& o, Progress& progress) {
@@ -146,7 +158,7 @@ Expected<std::vector<KernelThroughput>> probe_kernel_throughput(const KernelThro
     k.batch = m.batch;
     k.simd = to_string(level);
     k.dot = m.int8 ? "int8" : "float";
-    k.kernel = m.int8 ? std::string(q8_kernel_name(level)) + " int8" : k.simd + " float";
+    k.kernel = kernel_that_ran(level, m.int8, m.batch);
     auto it = run.counters.find("weight_bytes");
     k.weight_bytes_s = it != run.counters.end() ? static_cast<double>(it->second) : 0;
     // Two flops (multiply, add) per weight per batch row.

@@ -500,6 +500,15 @@ void quantize_q8_0_avx512(const float* x, std::uint8_t* out, std::size_t blocks,
 void quantize_q4_0_avx512(const float* x, std::uint8_t* out, std::size_t blocks, std::uint16_t (*to_fp16)(float));
 }  // namespace detail
 #endif
+#if defined(MOEBENCH_ARM_SIMD)
+namespace detail {  // quantize_neon.cpp
+void quantize_mxfp4_neon(const float* x, std::uint8_t* out, std::size_t blocks,
+                         void (*scalar_block)(const float*, std::uint8_t*));
+void quantize_bf16_neon(const float* x, std::uint8_t* out, std::size_t n, std::uint16_t (*to_bf16)(float));
+void quantize_q8_0_neon(const float* x, std::uint8_t* out, std::size_t blocks, std::uint16_t (*to_fp16)(float));
+void quantize_q4_0_neon(const float* x, std::uint8_t* out, std::size_t blocks, std::uint16_t (*to_fp16)(float));
+}  // namespace detail
+#endif
 
 Status quantize(std::string_view quant, const float* src, void* dst, std::size_t n) {
   return quantize(quant, src, dst, n, best_simd_level());
@@ -532,6 +541,26 @@ Status quantize(std::string_view quant, const float* src, void* dst, std::size_t
   }
 #else
   (void)level;
+#endif
+#if defined(MOEBENCH_ARM_SIMD)
+  if (is_neon(level) && simd_level_available(level)) {
+    if (quant == "mxfp4") {
+      detail::quantize_mxfp4_neon(src, out, n / 32, mxfp4_block);
+      return Status::success();
+    }
+    if (quant == "bf16") {
+      detail::quantize_bf16_neon(src, out, n, fp32_to_bf16);
+      return Status::success();
+    }
+    if (quant == "q8_0") {
+      detail::quantize_q8_0_neon(src, out, n / 32, fp32_to_fp16);
+      return Status::success();
+    }
+    if (quant == "q4_0") {
+      detail::quantize_q4_0_neon(src, out, n / 32, fp32_to_fp16);
+      return Status::success();
+    }
+  }
 #endif
   void (*block_fn)(const float*, std::uint8_t*) = nullptr;
   if (quant == "q8_0") block_fn = q8_0_block;

@@ -239,6 +239,15 @@ TEST_CASE("moebench card show: output and exit codes", "[card][cli]") {
   const std::string configs = std::string(MOEBENCH_SOURCE_DIR) + "/configs";
   auto run = [&](std::vector<std::string> args) {
     args.insert(args.begin(), {binary, "--configs", configs, "card", "show"});
+    // A cross build runs its moebench through the emulator (qemu-user).
+    const std::string emulator = MOEBENCH_EMULATOR;
+    std::vector<std::string> words;
+    for (std::size_t at = 0; at < emulator.size();) {
+      const std::size_t end = std::min(emulator.find(' ', at), emulator.size());
+      if (end > at) words.push_back(emulator.substr(at, end - at));
+      at = end + 1;
+    }
+    args.insert(args.begin(), words.begin(), words.end());
     auto r = run_process(args, ProcessOptions{});
     REQUIRE(r.ok());
     return *r;
