@@ -71,6 +71,10 @@ void add_probe_command(CLI::App& app, CliState& state) {
       state.exit_code = 0;
       return;
     }
+    if (Status st = probe_allowed(); !st) {
+      fmt::print(stderr, "moebench probe: {}\n", st.error().message);
+      return;
+    }
     auto size = parse_size_bytes(args->file_size);
     if (!size) {
       fmt::print(stderr, "moebench probe: --file-size: {}\n", size.error().message);

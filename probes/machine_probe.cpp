@@ -331,12 +331,17 @@ Expected<std::string> run_kernel_table(bool quick, Progress& progress) {
   return kernel_table_markdown(*rows, env.cpu_model + " · SIMD " + simd_description(), env.emulation);
 }
 
-Expected<MachineProfile> run_probe(const ProbeOptions& o, Progress& progress) {
+Status probe_allowed() {
   if (const std::string emu = capture_environment("", "").emulation; !emu.empty()) {
     return make_error("this run is emulated (" + emu + "): a profile would describe the emulator as the machine, "
                       "so none is written; run moebench natively to probe a machine, or `moebench probe "
                       "--kernels-only` for a kernel table labelled as emulated");
   }
+  return Status::success();
+}
+
+Expected<MachineProfile> run_probe(const ProbeOptions& o, Progress& progress) {
+  if (Status st = probe_allowed(); !st) return st.error();
   const auto t0 = std::chrono::steady_clock::now();
   MachineProfile m;
   ProbeInfo info;

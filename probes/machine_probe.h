@@ -56,8 +56,12 @@ std::vector<ReadCellSpec> probe_cells(bool quick, const std::vector<std::uint64_
 // Rough duration, stated before a run starts.
 double estimated_probe_seconds(const ProbeOptions& options);
 
-// Refuses to run under emulation (Environment::emulation): a profile of an
-// emulated run would describe the emulator as the machine.
+// Whether a profile may be measured here: an error under emulation
+// (Environment::emulation), where a profile would describe the emulator as
+// the machine. run_probe() checks it too; callers ask first to refuse before
+// announcing a probe.
+Status probe_allowed();
+
 Expected<MachineProfile> run_probe(const ProbeOptions& options, Progress& progress);
 
 // `moebench probe --kernels-only`: the kernel phase alone, float and
