@@ -194,12 +194,30 @@ std::string cpuinfo_model(const std::string& cpuinfo) {
   return "unknown";
 }
 
-std::string emulation_note(const std::string& cpuinfo) {
-  const std::string cpu = cpuinfo_architecture(cpuinfo);
+std::string host_kernel_architecture() {
+  std::ifstream arch("/proc/sys/kernel/arch");
+  std::string a;
+  if (arch >> a) {
+    if (a == "x86_64" || a == "aarch64") return a;
+    if (a == "arm64") return "aarch64";
+  }
+  std::ifstream alias("/sys/devices/system/cpu/modalias");
+  std::string m;
+  if (alias >> m) {
+    if (m.rfind("cpu:type:x86", 0) == 0) return "x86_64";
+    if (m.rfind("cpu:type:aarch64", 0) == 0 || m.rfind("cpu:type:arm64", 0) == 0) return "aarch64";
+  }
+  return "";
+}
+
+std::string emulation_note(const std::string& cpuinfo, const std::string& kernel_arch) {
+  const std::string host = kernel_arch.empty() ? cpuinfo_architecture(cpuinfo) : kernel_arch;
   const std::string self = compiled_architecture();
-  if (cpu.empty() || self == "other" || cpu == self) return "";
-  return self + " code on an " + (cpu == "x86_64" ? std::string("x86-64") : cpu) + " CPU (" + cpuinfo_model(cpuinfo) +
-         "): a user-mode emulator such as qemu-user runs this binary";
+  if (host.empty() || self == "other" || host == self) return "";
+  // The model only when the cpuinfo text describes the host (newer qemu-user fakes it).
+  const std::string model = cpuinfo_architecture(cpuinfo) == host ? " (" + cpuinfo_model(cpuinfo) + ")" : "";
+  return self + " code on an " + (host == "x86_64" ? std::string("x86-64") : host) + " CPU" + model +
+         ": a user-mode emulator such as qemu-user runs this binary";
 }
 
 Environment capture_environment(const std::string& machine_profile, const std::string& command_line) {
@@ -220,7 +238,7 @@ Environment capture_environment(const std::string& machine_profile, const std::s
     e.kernel = e.hostname = "unknown";
   }
   const std::string cpuinfo = read_cpuinfo();
-  e.emulation = emulation_note(cpuinfo);
+  e.emulation = emulation_note(cpuinfo, host_kernel_architecture());
   e.cpu_model = e.emulation.empty() ? cpuinfo_model(cpuinfo)
                                     : std::string("emulated ") + compiled_architecture() + " on " + cpuinfo_model(cpuinfo);
   e.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());

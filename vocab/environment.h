@@ -46,13 +46,19 @@ const char* compiled_architecture();
 // The CPU architecture /proc/cpuinfo text describes ("x86_64", "aarch64",
 // or "" when it does not say), and the CPU model it names: x86 "model
 // name"; on aarch64 the cores by implementer and part ("10 x Cortex-X925 +
-// 10 x Cortex-A725 (Arm)"), from the part numbers of Linux's
+// 10 x Cortex-A725"), from the part numbers of Linux's
 // arch/arm64/include/asm/cputype.h.
 std::string cpuinfo_architecture(const std::string& cpuinfo);
 std::string cpuinfo_model(const std::string& cpuinfo);
-// "" when this binary's architecture is the CPU's (or either is unknown);
-// else the emulation note (Environment::emulation).
-std::string emulation_note(const std::string& cpuinfo);
+// The host kernel's architecture from files qemu-user does not rewrite
+// (newer qemu-user versions replace /proc/cpuinfo with an aarch64 one):
+// /proc/sys/kernel/arch, else the CPU type of /sys/devices/system/cpu/
+// modalias ("cpu:type:x86,..." → "x86_64"); "" when neither says.
+std::string host_kernel_architecture();
+// "" when this binary's architecture is the host's (or unknown); else the
+// emulation note (Environment::emulation). The host is `kernel_arch` when
+// known, else what the cpuinfo text describes.
+std::string emulation_note(const std::string& cpuinfo, const std::string& kernel_arch = "");
 
 // Captures this process's environment. `machine_profile` names the profile
 // used for the run ("none" if the run used none).

@@ -22,6 +22,16 @@
 #if defined(MOEBENCH_ARM_SIMD)
 #include <asm/hwcap.h>
 #include <sys/auxv.h>
+// The bits (Linux uapi asm/hwcap.h) for kernel headers older than 5.10.
+#ifndef HWCAP_ASIMD
+#define HWCAP_ASIMD (1 << 1)
+#endif
+#ifndef HWCAP_ASIMDDP
+#define HWCAP_ASIMDDP (1 << 20)
+#endif
+#ifndef HWCAP2_I8MM
+#define HWCAP2_I8MM (1 << 13)
+#endif
 #endif
 
 namespace moebench {

@@ -1,7 +1,8 @@
 // kernels_q8_neon.h — the integer-dot kernels of kernels_q8.h for aarch64,
 // as templates over the byte dot product, included by kernels_q8_neon.cpp
 // (base NEON: SMULL + SADALP), kernels_q8_dotprod.cpp (SDOT) and
-// kernels_q8_i8mm.cpp (SMMLA for two and more activation rows).
+// kernels_q8_i8mm.cpp (SMMLA on tiles of 4 weight rows × 4 activation
+// rows, SDOT for the rest).
 //
 // Unlike x86 (pmaddubsw and vpdpbusd multiply unsigned by signed bytes, so
 // the weights get a per-format offset there), every NEON byte product is

@@ -16,16 +16,18 @@
 namespace moebench::detail {
 
 namespace {
-// max |x| over 32 values with NaNs ignored (FMAXNM), like the scalar abs_max;
-// a[i] = |x[i]|.
+// max |x| over 32 values with NaNs ignored, like the scalar abs_max; a[i] =
+// |x[i]|. NaN lanes are zeroed before the maximum: FMAXNM ignores quiet
+// NaNs but turns a signalling one into a quiet NaN, which would drop the
+// lane's running maximum.
 inline float abs_max32(const float* x, float32x4_t* v, float32x4_t* a) {
   float32x4_t m = vdupq_n_f32(0.0f);
   for (int i = 0; i < 8; ++i) {
     v[i] = vld1q_f32(x + 4 * i);
     a[i] = vabsq_f32(v[i]);
-    m = vmaxnmq_f32(m, a[i]);
+    m = vmaxq_f32(m, vbslq_f32(vceqq_f32(a[i], a[i]), a[i], vdupq_n_f32(0.0f)));
   }
-  return vmaxnmvq_f32(m);
+  return vmaxvq_f32(m);
 }
 inline void put16(std::uint8_t* p, std::uint16_t v) { __builtin_memcpy(p, &v, 2); }
 

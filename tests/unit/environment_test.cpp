@@ -62,6 +62,12 @@ TEST_CASE("a binary running on another architecture's CPU is labelled emulated",
   const std::string note = emulation_note(other);
   CHECK(note.find(self + " code on an") != std::string::npos);
   CHECK(note.find("emulator") != std::string::npos);
+  // Newer qemu-user shows the guest an aarch64 /proc/cpuinfo: the host
+  // kernel's architecture still tells.
+  const std::string other_arch = self == "x86_64" ? "aarch64" : "x86_64";
+  CHECK(emulation_note(own, other_arch).find(self + " code on an") != std::string::npos);
+  CHECK(emulation_note(other, self).empty());  // the kernel's word wins over a cpuinfo text
+  WARN("host kernel architecture: \"" << host_kernel_architecture() << "\"");  // "" when /proc and /sys do not say
   // The run's conditions carry it, and say so loudly.
   Environment e;
   e.build_type = "Release";

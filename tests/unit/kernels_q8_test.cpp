@@ -168,8 +168,9 @@ TEST_CASE("rows8 layout: rows come back byte for byte, and the kernels equal the
           for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(want[i]).margin(1e-4).epsilon(1e-4));
           if (level == SimdLevel::kScalar) {
             scalar = got;
-          } else if (std::string(quant) != "q8_0" || std::string(q8_kernel_name(level)) == "avx2") {
+          } else if (std::string(quant) != "q8_0" || std::string(q8_kernel_name(level)) != "avx512-vnni") {
             // the same integer sums and the same fused steps: bit for bit
+            // (VNNI's q8_0 offsets its bytes by 128: another rounding)
             CHECK(got == scalar);
           }
         }

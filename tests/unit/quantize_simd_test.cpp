@@ -51,6 +51,7 @@ TEST_CASE("SIMD quantizers equal the scalar reference byte for byte", "[quant]")
     for (std::size_t j = 0; j < 32; ++j) x[160 + j] = static_cast<float>(j) - 16.0f;
     x[161] = std::numeric_limits<float>::quiet_NaN();
     x[170] = -std::numeric_limits<float>::quiet_NaN();
+    x[171] = std::numeric_limits<float>::signaling_NaN();  // after a larger value in its lane
     x[192] = std::numeric_limits<float>::quiet_NaN();
     for (std::size_t j = 224; j < 256; ++j) x[j] = std::numeric_limits<float>::quiet_NaN();
     for (const char* q : {"mxfp4", "bf16", "q8_0", "q4_0"}) {
