@@ -337,7 +337,7 @@ TEST_CASE("find_fio searches PATH for an executable fio", "[fio]") {
 TEST_CASE("run_fio: a fio that cannot start is an error naming its path", "[fio][native]") {
   TempDir dir;
   const std::string file = dir.file("test-file");
-  write_test_file(file, 1u << 20);
+  write_test_file(file, 16u << 20);  // small_cell reads 16 MiB
   auto bogus = run_fio("/nonexistent/fio", small_cell(file), dir.file("scratch-bogus"));
   REQUIRE_FALSE(bogus.ok());
   INFO(bogus.error().message);
