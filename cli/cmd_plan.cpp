@@ -50,7 +50,13 @@ int plan_command(const PlanArgs& a, const CliState& state) {
   const ConfigStore store = state.store();
   auto card = store.card(a.model);
   if (!card) return fail(card.error().message);
-  PlanRequest req{a.model, a.quant.empty() ? card->expert_quant : a.quant, a.min_tok_s, a.context, a.prompt, a.max_ttft_s};
+  PlanRequest req;
+  req.model = a.model;
+  req.quant = a.quant.empty() ? card->expert_quant : a.quant;
+  req.min_tok_s = a.min_tok_s;
+  req.context = a.context;
+  req.prompt = a.prompt;
+  req.max_ttft_s = a.max_ttft_s;
   if (!find_quant(req.quant)) return fail("--quant: unknown quant \"" + req.quant + "\" (moebench card show lists them)");
   req.trunk_quant = a.trunk_quant;
   for (char& ch : req.trunk_quant) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));

@@ -102,6 +102,10 @@ void fill_row_scalar(const float* table, const std::uint64_t counters_in[8], flo
   }
 }
 
+// aarch64 runs fill_row_scalar: the two things the AVX-512 path vectorises,
+// 64-bit lane multiplies (splitmix64) and gathers from the table, are not
+// NEON instructions, and the scalar loop's eight independent counters
+// already keep a core's multipliers busy.
 bool use_avx512() {
 #if defined(MOEBENCH_X86_SIMD)
   static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");

@@ -117,26 +117,16 @@ void dec_mxfp4(const Tables& t, const u8* p, std::size_t nb, float* out) {
   }
 }
 
-void scale_min_k4(int j, const u8* q, int& d, int& m) {
-  if (j < 4) {
-    d = q[j] & 63;
-    m = q[j + 4] & 63;
-  } else {
-    d = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
-    m = (q[j + 4] >> 4) | ((q[j - 0] >> 6) << 4);
-  }
-}
-
 void dec_q4_k(const Tables& t, const u8* p, std::size_t nb, float* y) {
   for (std::size_t k = 0; k < nb; ++k, p += 144) {
     const float d = t.f16[u16(p)];
     const float min = t.f16[u16(p + 2)];
     const u8* q = p + 16;
     for (int j = 0; j < 4; ++j, q += 32) {
-      int sc = 0, m = 0;
-      scale_min_k4(2 * j, p + 4, sc, m);
+      std::uint8_t sc = 0, m = 0;
+      get_scale_min_k4(2 * j, p + 4, sc, m);
       const float d1 = d * static_cast<float>(sc), m1 = min * static_cast<float>(m);
-      scale_min_k4(2 * j + 1, p + 4, sc, m);
+      get_scale_min_k4(2 * j + 1, p + 4, sc, m);
       const float d2 = d * static_cast<float>(sc), m2 = min * static_cast<float>(m);
       for (int l = 0; l < 32; ++l) *y++ = d1 * static_cast<float>(q[l] & 0xF) - m1;
       for (int l = 0; l < 32; ++l) *y++ = d2 * static_cast<float>(q[l] >> 4) - m2;

@@ -46,6 +46,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "engines/quant/dequantize.h"
 #include "engines/quant/kernels.h"
 #include "engines/quant/kernels_q8.h"
 
@@ -147,14 +148,8 @@ struct RowQ4_K {  // sub-block j of a super-block: w = d·sc_j·u − dmin·m_j
     const u8* s = p + 4;
     const float d = h2f(p), dmin = h2f(p + 2);
     for (int j = 0; j < 8; ++j) {
-      int sc, m;
-      if (j < 4) {
-        sc = s[j] & 63;
-        m = s[j + 4] & 63;
-      } else {
-        sc = (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
-        m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-      }
+      std::uint8_t sc, m;
+      get_scale_min_k4(j, s, sc, m);  // dequantize.cpp: portable code, not inlined here
       sw[j] = d * static_cast<float>(sc);
       cw[j] = dmin * static_cast<float>(m);
     }
@@ -169,7 +164,8 @@ struct RowQ4_K {  // sub-block j of a super-block: w = d·sc_j·u − dmin·m_j
 
 // ---- row layout: SDOT / SMULL tiles ----------------------------------------
 
-// Activation rows b0..b0+T-1 of a tile.
+// Activation rows b0..b0+T-1 of a tile: int8 values, block scales, block
+// sums.
 template <int T>
 struct Acts {
   const s8* q[T];
@@ -185,44 +181,60 @@ struct Acts {
   }
 };
 
+// What both row-layout tiles read: weight rows r0..r0+R-1, the activation
+// rows, and per group the rows' unpacked sub-block scales (sw) and min
+// terms (cw).
+template <class F, int R, int T>
+struct RowTile {
+  const u8* rows[R];
+  Acts<T> act;
+  float sw[R][F::kGroup], cw[R][F::kGroup];
+  RowTile(const Q8Args& a, std::size_t r0, std::size_t b0) : act(*a.x, b0) {
+    for (int r = 0; r < R; ++r) rows[r] = a.w + (r0 + static_cast<std::size_t>(r)) * a.row_bytes;
+  }
+  static std::size_t groups(const Q8Args& a) { return a.x->blocks() / F::kGroup; }
+  // Prefetches ahead of group g and unpacks its scales into sw, cw.
+  void begin_group(std::size_t g, Prefetcher& pf) {
+    pf.upto(rows[0] + static_cast<std::size_t>(R) * (g + 1) * F::kGroupBytes);
+    for (int r = 0; r < R; ++r) F::scales(rows[r], g, sw[r], cw[r]);
+  }
+  // Activation t's 32 values of block k.
+  void act_bytes(int t, std::size_t k, int8x16_t& q0, int8x16_t& q1) const {
+    q0 = vld1q_s8(act.q[t] + k * kQ8Block);
+    q1 = vld1q_s8(act.q[t] + k * kQ8Block + 16);
+  }
+};
 
 template <int kV, class F, int R, int T>
 void tile(const Q8Args& a, std::size_t r0, std::size_t b0, Prefetcher& pf) {
-  const Q8Activations& x = *a.x;
-  const std::size_t nb = x.blocks(), groups = nb / F::kGroup;
   float32x4_t acc[R][T];
   for (int r = 0; r < R; ++r) {
     for (int t = 0; t < T; ++t) acc[r][t] = vdupq_n_f32(0.0f);
   }
-  const u8* rows[R];
-  for (int r = 0; r < R; ++r) rows[r] = a.w + (r0 + static_cast<std::size_t>(r)) * a.row_bytes;
-  const Acts<T> act(x, b0);
-  const s8* const* xq = act.q;
-  const float* const* xd = act.d;
-  const float* const* xs = act.s;
-  float sw[R][F::kGroup], cw[R][F::kGroup];
+  RowTile<F, R, T> in(a, r0, b0);
+  const std::size_t groups = in.groups(a);
   for (std::size_t g = 0; g < groups; ++g) {
-    pf.upto(rows[0] + static_cast<std::size_t>(R) * (g + 1) * F::kGroupBytes);
-    for (int r = 0; r < R; ++r) F::scales(rows[r], g, sw[r], cw[r]);
+    in.begin_group(g, pf);
     for (int j = 0; j < F::kGroup; ++j) {
       const std::size_t k = g * F::kGroup + static_cast<std::size_t>(j);
       int8x16_t w[R][2];
-      for (int r = 0; r < R; ++r) F::bytes(rows[r], k, w[r]);
+      for (int r = 0; r < R; ++r) F::bytes(in.rows[r], k, w[r]);
       for (int t = 0; t < T; ++t) {
-        const int8x16_t q0 = vld1q_s8(xq[t] + k * kQ8Block), q1 = vld1q_s8(xq[t] + k * kQ8Block + 16);
-        const float dx = xd[t][k];
+        int8x16_t q0, q1;
+        in.act_bytes(t, k, q0, q1);
+        const float dx = in.act.d[t][k];
         for (int r = 0; r < R; ++r) {
           const int32x4_t s = dot16<kV>(dot16<kV>(vdupq_n_s32(0), w[r][0], q0), w[r][1], q1);
-          acc[r][t] = vfmaq_n_f32(acc[r][t], vcvtq_f32_s32(s), sw[r][j] * dx);
+          acc[r][t] = vfmaq_n_f32(acc[r][t], vcvtq_f32_s32(s), in.sw[r][j] * dx);
         }
       }
     }
     if constexpr (F::kMins) {  // kGroup == 8: the 8 sub-blocks' min terms
       for (int t = 0; t < T; ++t) {
-        const float32x4_t s0 = vld1q_f32(xs[t] + g * 8), s1 = vld1q_f32(xs[t] + g * 8 + 4);
+        const float32x4_t s0 = vld1q_f32(in.act.s[t] + g * 8), s1 = vld1q_f32(in.act.s[t] + g * 8 + 4);
         for (int r = 0; r < R; ++r) {
-          acc[r][t] = vfmsq_f32(acc[r][t], vld1q_f32(cw[r]), s0);
-          acc[r][t] = vfmsq_f32(acc[r][t], vld1q_f32(cw[r] + 4), s1);
+          acc[r][t] = vfmsq_f32(acc[r][t], vld1q_f32(in.cw[r]), s0);
+          acc[r][t] = vfmsq_f32(acc[r][t], vld1q_f32(in.cw[r] + 4), s1);
         }
       }
     }
@@ -247,39 +259,29 @@ inline int8x16_t pair_cols(const int8x16_t* u, const int8x16_t* v, int c) {
 template <class F>
 void tile_mmla(const Q8Args& a, std::size_t r0, std::size_t b0, Prefetcher& pf) {
   constexpr int R = 4, T = 4;
-  const Q8Activations& x = *a.x;
-  const std::size_t nb = x.blocks(), groups = nb / F::kGroup;
   float32x4_t acc[R / 2][T / 2];  // lanes: (r, t), (r, t + 1), (r + 1, t), (r + 1, t + 1)
   for (auto& row : acc) {
     for (auto& v : row) v = vdupq_n_f32(0.0f);
   }
-  const u8* rows[R];
-  for (int r = 0; r < R; ++r) rows[r] = a.w + (r0 + static_cast<std::size_t>(r)) * a.row_bytes;
-  const Acts<T> act(x, b0);
-  const s8* const* xq = act.q;
-  const float* const* xd = act.d;
-  const float* const* xs = act.s;
-  float sw[R][F::kGroup], cw[R][F::kGroup];
+  RowTile<F, R, T> in(a, r0, b0);
+  const std::size_t groups = in.groups(a);
   for (std::size_t g = 0; g < groups; ++g) {
-    pf.upto(rows[0] + static_cast<std::size_t>(R) * (g + 1) * F::kGroupBytes);
-    for (int r = 0; r < R; ++r) F::scales(rows[r], g, sw[r], cw[r]);
+    in.begin_group(g, pf);
     for (int j = 0; j < F::kGroup; ++j) {
       const std::size_t k = g * F::kGroup + static_cast<std::size_t>(j);
       int8x16_t w[R][2], q[T][2];
-      for (int r = 0; r < R; ++r) F::bytes(rows[r], k, w[r]);
-      for (int t = 0; t < T; ++t) {
-        q[t][0] = vld1q_s8(xq[t] + k * kQ8Block);
-        q[t][1] = vld1q_s8(xq[t] + k * kQ8Block + 16);
-      }
+      for (int r = 0; r < R; ++r) F::bytes(in.rows[r], k, w[r]);
+      for (int t = 0; t < T; ++t) in.act_bytes(t, k, q[t][0], q[t][1]);
       for (int tp = 0; tp < T / 2; ++tp) {
         int8x16_t bq[4];
         for (int c = 0; c < 4; ++c) bq[c] = pair_cols(q[2 * tp], q[2 * tp + 1], c);
-        const float dx0 = xd[2 * tp][k], dx1 = xd[2 * tp + 1][k];
+        const float dx0 = in.act.d[2 * tp][k], dx1 = in.act.d[2 * tp + 1][k];
         const float32x4_t dxv = {dx0, dx1, dx0, dx1};
         for (int rp = 0; rp < R / 2; ++rp) {
           int32x4_t s = vdupq_n_s32(0);
           for (int c = 0; c < 4; ++c) s = vmmlaq_s32(s, pair_cols(w[2 * rp], w[2 * rp + 1], c), bq[c]);
-          const float32x4_t swv = {sw[2 * rp][j], sw[2 * rp][j], sw[2 * rp + 1][j], sw[2 * rp + 1][j]};
+          const float s0 = in.sw[2 * rp][j], s1 = in.sw[2 * rp + 1][j];
+          const float32x4_t swv = {s0, s0, s1, s1};
           acc[rp][tp] = vfmaq_f32(acc[rp][tp], vcvtq_f32_s32(s), vmulq_f32(swv, dxv));
         }
       }
@@ -287,11 +289,12 @@ void tile_mmla(const Q8Args& a, std::size_t r0, std::size_t b0, Prefetcher& pf) 
     if constexpr (F::kMins) {
       for (int j = 0; j < F::kGroup; ++j) {
         for (int tp = 0; tp < T / 2; ++tp) {
-          const float s0 = xs[2 * tp][g * 8 + static_cast<std::size_t>(j)];
-          const float s1 = xs[2 * tp + 1][g * 8 + static_cast<std::size_t>(j)];
+          const float s0 = in.act.s[2 * tp][g * 8 + static_cast<std::size_t>(j)];
+          const float s1 = in.act.s[2 * tp + 1][g * 8 + static_cast<std::size_t>(j)];
           const float32x4_t sv = {s0, s1, s0, s1};
           for (int rp = 0; rp < R / 2; ++rp) {
-            const float32x4_t cv = {cw[2 * rp][j], cw[2 * rp][j], cw[2 * rp + 1][j], cw[2 * rp + 1][j]};
+            const float c0 = in.cw[2 * rp][j], c1 = in.cw[2 * rp + 1][j];
+            const float32x4_t cv = {c0, c0, c1, c1};
             acc[rp][tp] = vfmsq_f32(acc[rp][tp], cv, sv);
           }
         }

@@ -4,11 +4,11 @@
 // quantize.cpp; every other format goes there unchanged.
 //
 // This file is the portable reference of kFast; quantize_fast_avx512.cpp
-// computes the same bytes with AVX-512. Both are compiled with
-// -ffp-contract=off and perform the same float operations in the same order
-// on each value (min/max reductions are order-independent because every
-// reduced value is made sign-canonical: no −0 reaches a stored scale), so
-// they agree bit for bit (tests/unit/quantize_fast_test.cpp).
+// and quantize_fast_neon.cpp compute the same bytes with AVX-512 and NEON.
+// All three are compiled with -ffp-contract=off and perform the same float
+// operations in the same order on each value (min/max reductions are
+// order-independent because every reduced value is made sign-canonical: no
+// −0 reaches a stored scale), so they agree bit for bit (tests/unit/quantize_fast_test.cpp).
 //
 // Rounding to nearest uses the 1.5·2^23 trick on values already clamped to
 // the level range (clamp then round = round then clamp for integer bounds),
@@ -22,6 +22,27 @@
 #include "engines/quant/quantize.h"
 
 namespace moebench {
+
+namespace detail {
+// Shared with quantize_fast_neon.cpp (portable code, called, not inlined).
+void pack_q4_k_scales(const int* ls, const int* lm, std::uint8_t* sc) {
+  for (int j = 0; j < 4; ++j) {
+    sc[j] = static_cast<std::uint8_t>(ls[j] | ((ls[j + 4] >> 4) << 6));
+    sc[j + 4] = static_cast<std::uint8_t>(lm[j] | ((lm[j + 4] >> 4) << 6));
+    sc[j + 8] = static_cast<std::uint8_t>((ls[j + 4] & 0xF) | ((lm[j + 4] & 0xF) << 4));
+  }
+}
+
+void pack_q3_k_scales(const int* ls, std::uint8_t* sc) {
+  for (int j = 0; j < 4; ++j) {
+    const int a = ls[j] + 32, c = ls[j + 4] + 32, e = ls[j + 8] + 32, g = ls[j + 12] + 32;
+    sc[j] = static_cast<std::uint8_t>((a & 0xF) | ((e & 0xF) << 4));
+    sc[j + 4] = static_cast<std::uint8_t>((c & 0xF) | ((g & 0xF) << 4));
+    sc[j + 8] = static_cast<std::uint8_t>((a >> 4) | ((c >> 4) << 2) | ((e >> 4) << 4) | ((g >> 4) << 6));
+  }
+}
+}  // namespace detail
+
 namespace {
 
 constexpr int kQK = 256;              // k-quant super-block
@@ -68,15 +89,6 @@ std::uint16_t super_scale(float max_value, float divisor) {
   return fp32_to_fp16(clampf(max_value / divisor, -kFp16Max, kFp16Max));
 }
 
-// The 6-bit scales and mins of Q4_K packed as ggml's scales[12].
-void pack_q4_k_scales(const int* ls, const int* lm, std::uint8_t* sc) {
-  for (int j = 0; j < 4; ++j) {
-    sc[j] = static_cast<std::uint8_t>(ls[j] | ((ls[j + 4] >> 4) << 6));
-    sc[j + 4] = static_cast<std::uint8_t>(lm[j] | ((lm[j + 4] >> 4) << 6));
-    sc[j + 8] = static_cast<std::uint8_t>((ls[j + 4] & 0xF) | ((lm[j + 4] & 0xF) << 4));
-  }
-}
-
 // Packs 2-bit levels L[256] as ggml's q2_K/q3_K qs[64].
 void pack_2bit(const std::uint8_t* L, std::uint8_t* qs) {
   for (int j = 0; j < kQK; j += 128) {
@@ -106,7 +118,7 @@ void q4_k_fast_block(const float* x, std::uint8_t* b) {
     ls[j] = nearest(clampf(scales[j] * id, 0.f, 63.f));
     lm[j] = nearest(clampf(mins[j] * im, 0.f, 63.f));
   }
-  pack_q4_k_scales(ls, lm, b + 4);
+  detail::pack_q4_k_scales(ls, lm, b + 4);
   std::uint8_t L[kQK];
   for (int j = 0; j < 8; ++j) {
     const float dj = d * static_cast<float>(ls[j]);
@@ -147,13 +159,7 @@ void q3_k_fast_block(const float* x, std::uint8_t* b) {
   const float id = recip_or_zero(d);
   int ls[16];
   for (int j = 0; j < 16; ++j) ls[j] = nearest(clampf(scales[j] * id, -32.f, 31.f));
-  std::uint8_t* sc = b + 96;
-  for (int j = 0; j < 4; ++j) {
-    const int a = ls[j] + 32, c = ls[j + 4] + 32, e = ls[j + 8] + 32, g = ls[j + 12] + 32;
-    sc[j] = static_cast<std::uint8_t>((a & 0xF) | ((e & 0xF) << 4));
-    sc[j + 4] = static_cast<std::uint8_t>((c & 0xF) | ((g & 0xF) << 4));
-    sc[j + 8] = static_cast<std::uint8_t>((a >> 4) | ((c >> 4) << 2) | ((e >> 4) << 4) | ((g >> 4) << 6));
-  }
+  detail::pack_q3_k_scales(ls, b + 96);
   std::uint8_t L[kQK];
   for (int j = 0; j < 16; ++j) {
     const float idj = recip_or_zero(d * static_cast<float>(ls[j]));
@@ -208,6 +214,16 @@ void quantize_q4_k_fast_avx512(const float* x, std::uint8_t* out, std::size_t bl
 void quantize_q3_k_fast_avx512(const float* x, std::uint8_t* out, std::size_t blocks);
 void quantize_q2_k_fast_avx512(const float* x, std::uint8_t* out, std::size_t blocks);
 }  // namespace detail
+#elif defined(MOEBENCH_ARM_SIMD)
+namespace detail {
+// quantize_fast_neon.cpp; `blocks` super-blocks of 256 weights each, the
+// two fp16 super-block scales converted by the functions passed.
+using ToFp16 = std::uint16_t (*)(float);
+using FromFp16 = float (*)(std::uint16_t);
+void quantize_q4_k_fast_neon(const float* x, std::uint8_t* out, std::size_t blocks, ToFp16, FromFp16);
+void quantize_q3_k_fast_neon(const float* x, std::uint8_t* out, std::size_t blocks, ToFp16, FromFp16);
+void quantize_q2_k_fast_neon(const float* x, std::uint8_t* out, std::size_t blocks, ToFp16, FromFp16);
+}  // namespace detail
 #endif
 
 Status quantize(std::string_view quant, const float* src, void* dst, std::size_t n, SimdLevel level,
@@ -225,6 +241,13 @@ Status quantize(std::string_view quant, const float* src, void* dst, std::size_t
     if (quant == "q4_k") detail::quantize_q4_k_fast_avx512(src, out, blocks);
     if (quant == "q3_k") detail::quantize_q3_k_fast_avx512(src, out, blocks);
     if (quant == "q2_k") detail::quantize_q2_k_fast_avx512(src, out, blocks);
+    return Status::success();
+  }
+#elif defined(MOEBENCH_ARM_SIMD)
+  if (is_neon(level) && simd_level_available(level)) {
+    if (quant == "q4_k") detail::quantize_q4_k_fast_neon(src, out, blocks, fp32_to_fp16, fp16_to_fp32);
+    if (quant == "q3_k") detail::quantize_q3_k_fast_neon(src, out, blocks, fp32_to_fp16, fp16_to_fp32);
+    if (quant == "q2_k") detail::quantize_q2_k_fast_neon(src, out, blocks, fp32_to_fp16, fp16_to_fp32);
     return Status::success();
   }
 #endif

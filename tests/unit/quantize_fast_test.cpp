@@ -3,7 +3,7 @@
 // Gaussian weights with and without 6× outliers, and within the bounds
 // quantize_test.cpp holds kGgml to on the plain Gaussian data they are
 // stated for; every weight decodes to the nearest code point of its stored
-// sub-block scale; the AVX-512 path writes the scalar path's bytes; for the
+// sub-block scale; the AVX-512 and NEON paths write the scalar bytes; for the
 // single-pass formats kFast writes kGgml's bytes; all-zero, constant, tiny
 // and huge blocks decode to finite values.
 #include <catch2/catch.hpp>
@@ -155,9 +155,14 @@ TEST_CASE("kFast decodes every weight to the nearest code point of its stored sc
   }
 }
 
-TEST_CASE("kFast AVX-512 writes the scalar bytes", "[quant]") {
-  if (best_simd_level() != SimdLevel::kAvx512) {
-    WARN("no AVX-512 on this CPU; the SIMD kFast path is not compared");
+TEST_CASE("kFast SIMD paths (AVX-512, NEON) write the scalar bytes", "[quant]") {
+  // The k-quant kFast paths: AVX-512 on x86-64, NEON at every NEON level.
+  std::vector<SimdLevel> simd;
+  for (SimdLevel level : available_simd_levels()) {
+    if (level == SimdLevel::kAvx512 || is_neon(level)) simd.push_back(level);
+  }
+  if (simd.empty()) {
+    WARN("no AVX-512 or NEON on this CPU; no SIMD kFast path to compare");
     return;
   }
   std::mt19937 rng(4242);
@@ -177,14 +182,17 @@ TEST_CASE("kFast AVX-512 writes the scalar bytes", "[quant]") {
       x[1792 + j] = j % 2 ? -3e38f : 3e38f;
       x[2048 + j] = std::numeric_limits<float>::denorm_min() * static_cast<float>(j);
       x[2304 + j] = j % 16 == 5 ? -4.f : (j % 16 == 9 ? 4.f : 0.5f);  // magnitude ties
+      x[2560 + j] = j % 32 == 31 ? -0.0f : 0.25f * static_cast<float>(j % 7);  // −0 as a sub-block's minimum
     }
     for (std::string_view q : kKQuants) {
       const std::vector<unsigned char> ref = quantized(q, x, SimdLevel::kScalar, QuantSearch::kFast);
-      const std::vector<unsigned char> simd = quantized(q, x, SimdLevel::kAvx512, QuantSearch::kFast);
-      const std::size_t first = first_difference(ref, simd);
-      INFO(q << " at scale " << scale << ": first differing byte " << first << " (block "
-             << first / find_quant(q)->block_bytes << ")");
-      CHECK(first == ref.size());
+      for (SimdLevel level : simd) {
+        const std::vector<unsigned char> got = quantized(q, x, level, QuantSearch::kFast);
+        const std::size_t first = first_difference(ref, got);
+        INFO(q << " at " << to_string(level) << ", scale " << scale << ": first differing byte " << first
+               << " (block " << first / find_quant(q)->block_bytes << ")");
+        CHECK(first == ref.size());
+      }
     }
   }
 }
