@@ -2,7 +2,6 @@
 #include "harness/peer_bench.h"
 
 #include <algorithm>
-#include <fstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -11,23 +10,13 @@
 #include "engines/quant/kernels.h"
 #include "engines/registry.h"
 #include "vocab/clock.h"
+#include "vocab/environment.h"
 #include "vocab/file_io.h"
 #include "vocab/metrics.h"
 #include "vocab/point.h"
 
 namespace moebench {
 namespace {
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) == 0) {
-      const auto c = line.find(':');
-      if (c != std::string::npos) return line.substr(c + 2);
-    }
-  }
-  return "unknown CPU";
-}
 
 struct Side {
   std::unique_ptr<Engine> engine;
@@ -84,7 +73,7 @@ Expected<PeerReport> run_peer_bench(const PeerBenchRequest& req, const ConfigSto
   rep.prompt_tokens = req.prompt_tokens;
   rep.gen_tokens = req.gen_tokens;
   rep.repetitions = req.repetitions;
-  rep.cpu = cpu_model() + ", moebench kernels " + simd_description();
+  rep.cpu = host_cpu_model() + ", moebench kernels " + simd_description();
   std::vector<int> threads = req.threads;
   if (threads.empty()) {
     const int all = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

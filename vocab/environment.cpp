@@ -59,6 +59,12 @@ std::string read_cpuinfo() {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+// Environment::cpu_model from the cpuinfo text and the emulation note.
+std::string cpu_model_named(const std::string& cpuinfo, const std::string& emulation) {
+  if (emulation.empty()) return cpuinfo_model(cpuinfo);
+  return std::string("emulated ") + compiled_architecture() + " on " + cpuinfo_model(cpuinfo);
+}
+
 // "key : value" lines of /proc/cpuinfo text, in order.
 std::vector<std::pair<std::string, std::string>> cpuinfo_fields(const std::string& text) {
   std::vector<std::pair<std::string, std::string>> out;
@@ -220,6 +226,11 @@ std::string emulation_note(const std::string& cpuinfo, const std::string& kernel
          ": a user-mode emulator such as qemu-user runs this binary";
 }
 
+std::string host_cpu_model() {
+  const std::string cpuinfo = read_cpuinfo();
+  return cpu_model_named(cpuinfo, emulation_note(cpuinfo, host_kernel_architecture()));
+}
+
 Environment capture_environment(const std::string& machine_profile, const std::string& command_line) {
   Environment e;
   e.started_at = rfc3339_now_utc();
@@ -239,8 +250,7 @@ Environment capture_environment(const std::string& machine_profile, const std::s
   }
   const std::string cpuinfo = read_cpuinfo();
   e.emulation = emulation_note(cpuinfo, host_kernel_architecture());
-  e.cpu_model = e.emulation.empty() ? cpuinfo_model(cpuinfo)
-                                    : std::string("emulated ") + compiled_architecture() + " on " + cpuinfo_model(cpuinfo);
+  e.cpu_model = cpu_model_named(cpuinfo, e.emulation);
   e.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
   e.memory_total_bytes = mem_total_bytes();
   e.machine_profile = machine_profile.empty() ? "none" : machine_profile;

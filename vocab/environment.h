@@ -60,6 +60,10 @@ std::string host_kernel_architecture();
 // known, else what the cpuinfo text describes.
 std::string emulation_note(const std::string& cpuinfo, const std::string& kernel_arch = "");
 
+// This host's CPU as capture_environment names it (Environment::cpu_model:
+// "emulated aarch64 on AMD EPYC" under emulation).
+std::string host_cpu_model();
+
 // Captures this process's environment. `machine_profile` names the profile
 // used for the run ("none" if the run used none).
 Environment capture_environment(const std::string& machine_profile, const std::string& command_line);

@@ -25,6 +25,9 @@ TEST_CASE("capture fills the conditions and round-trips", "[environment]") {
   REQUIRE(back.ok());
   CHECK(environment_to_json(*back) == environment_to_json(e));
   CHECK(capture_environment("", "x").machine_profile == "none");
+  // bench-peer's report names the CPU the way every row's environment does.
+  CHECK(host_cpu_model() == e.cpu_model);
+  CHECK(!e.cpu_model.empty());
 }
 
 namespace {
