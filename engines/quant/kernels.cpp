@@ -59,6 +59,7 @@ const float* e8m0_half_table() {
 
 namespace {
 
+#include "engines/quant/q4k_scale_min_inline.h"  // q4k_scale_min (inside this unnamed namespace)
 using detail::MatmulArgs;
 using u8 = std::uint8_t;
 
@@ -123,10 +124,10 @@ void dec_q4_k(const Tables& t, const u8* p, std::size_t nb, float* y) {
     const float min = t.f16[u16(p + 2)];
     const u8* q = p + 16;
     for (int j = 0; j < 4; ++j, q += 32) {
-      std::uint8_t sc = 0, m = 0;
-      get_scale_min_k4(2 * j, p + 4, sc, m);
+      int sc = 0, m = 0;
+      q4k_scale_min(2 * j, p + 4, sc, m);
       const float d1 = d * static_cast<float>(sc), m1 = min * static_cast<float>(m);
-      get_scale_min_k4(2 * j + 1, p + 4, sc, m);
+      q4k_scale_min(2 * j + 1, p + 4, sc, m);
       const float d2 = d * static_cast<float>(sc), m2 = min * static_cast<float>(m);
       for (int l = 0; l < 32; ++l) *y++ = d1 * static_cast<float>(q[l] & 0xF) - m1;
       for (int l = 0; l < 32; ++l) *y++ = d2 * static_cast<float>(q[l] >> 4) - m2;

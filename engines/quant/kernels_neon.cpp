@@ -17,6 +17,7 @@
 
 namespace moebench::detail {
 namespace {
+#include "engines/quant/q4k_scale_min_inline.h"  // q4k_scale_min (inside this unnamed namespace)
 
 using V = float32x4_t;
 
@@ -126,9 +127,9 @@ struct Q4_K {  // sub-block j: w = d·sc_j·u − dmin·m_j
     const float d = f16s(c, p), dmin = f16s(c, p + 2);
     const u8* q = p + 16;
     for (int j = 0; j < 4; ++j, q += 32) {
-      std::uint8_t sc1, m1, sc2, m2;  // get_scale_min_k4: dequantize.cpp, portable code
-      get_scale_min_k4(2 * j, p + 4, sc1, m1);
-      get_scale_min_k4(2 * j + 1, p + 4, sc2, m2);
+      int sc1, m1, sc2, m2;
+      q4k_scale_min(2 * j, p + 4, sc1, m1);
+      q4k_scale_min(2 * j + 1, p + 4, sc2, m2);
       const float d1 = d * static_cast<float>(sc1), n1 = dmin * static_cast<float>(m1);
       const float d2 = d * static_cast<float>(sc2), n2 = dmin * static_cast<float>(m2);
       for (int h = 0; h < 2; ++h) {  // bytes 16h..16h+15: weights 64j + 16h + l (low), + 32 (high)

@@ -46,7 +46,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include "engines/quant/dequantize.h"
 #include "engines/quant/kernels.h"
 #include "engines/quant/kernels_q8.h"
 
@@ -73,6 +72,7 @@ inline int8x16_t mxfp4_values(int8x16_t codes) {
 }
 
 #include "engines/quant/prefetch_simd.h"  // Prefetcher (inside this unnamed namespace)
+#include "engines/quant/q4k_scale_min_inline.h"  // q4k_scale_min (likewise)
 
 // ---- the byte dot products -------------------------------------------------
 
@@ -148,8 +148,8 @@ struct RowQ4_K {  // sub-block j of a super-block: w = d·sc_j·u − dmin·m_j
     const u8* s = p + 4;
     const float d = h2f(p), dmin = h2f(p + 2);
     for (int j = 0; j < 8; ++j) {
-      std::uint8_t sc, m;
-      get_scale_min_k4(j, s, sc, m);  // dequantize.cpp: portable code, not inlined here
+      int sc, m;
+      q4k_scale_min(j, s, sc, m);
       sw[j] = d * static_cast<float>(sc);
       cw[j] = dmin * static_cast<float>(m);
     }

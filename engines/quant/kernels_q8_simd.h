@@ -32,6 +32,7 @@
 
 namespace moebench::detail {
 namespace {
+#include "engines/quant/q4k_scale_min_inline.h"  // q4k_scale_min (inside this unnamed namespace)
 
 using u8 = std::uint8_t;
 
@@ -103,13 +104,7 @@ struct Q4_K {  // sub-block j of a super-block: w = d·sc_j·u − dmin·m_j
     const float d = h2f(p), dmin = h2f(p + 2);
     for (int j = 0; j < 8; ++j) {
       int sc, m;
-      if (j < 4) {
-        sc = s[j] & 63;
-        m = s[j + 4] & 63;
-      } else {
-        sc = (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
-        m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-      }
+      q4k_scale_min(j, s, sc, m);
       sw[j] = d * static_cast<float>(sc);
       cw[j] = dmin * static_cast<float>(m);
     }

@@ -50,8 +50,8 @@ Status quantize(std::string_view quant, const float* src, void* dst, std::size_t
 //           search: measured ≤ 1.17× ggml's RMS error on Gaussian weights
 //           (with or without outliers), 25–75× faster with AVX-512. Finite
 //           for finite input (weights beyond the fp16-limited range
-//           saturate). The scalar and AVX-512 paths write the same bytes;
-//           for the k-quants these are not llama.cpp's bytes.
+//           saturate). The scalar, AVX-512 and NEON paths write the
+//           same bytes; for the k-quants these are not llama.cpp's bytes.
 enum class QuantSearch { kGgml, kFast };
 
 // quantize() at a given level with the chosen scale search.

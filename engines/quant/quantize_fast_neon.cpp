@@ -7,8 +7,9 @@
 // through the same IEEE float operations in the same order (a lane instead
 // of a loop iteration; the build has -ffp-contract=off, so no fused
 // multiply-add); min and max are the scalar code's `a < b ? a : b` and
-// `a > b ? a : b` done as compare-and-select (not FMIN/FMAX, whose −0/+0
-// and NaN rules differ), and the sub-block reductions run as a tree, which
+// `a > b ? a : b` done as compare-and-select (FMIN/FMAX would give the same
+// bytes for finite input, by the zero argument below, but not the scalar
+// code's NaN handling), and the sub-block reductions run as a tree, which
 // gives the scalar values because every zero that reaches a stored scale is
 // made +0. Levels are rounded with the 1.5·2^23 trick on clamped values,
 // whose low byte is the level itself, so they narrow straight into bytes.

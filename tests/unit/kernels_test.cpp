@@ -2,7 +2,8 @@
 // SIMD level this CPU has, matvec and matmul agree with a float64 product
 // over the dequantize()d weights, every SIMD level agrees with the scalar
 // kernel (also on shapes that reach every tail path of the SIMD drivers),
-// and bad arguments come back as errors.
+// and bad arguments come back as errors; the kernels' inline Q4_K scale
+// unpacking gives get_scale_min_k4's values.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -19,6 +20,8 @@
 using namespace moebench;
 
 namespace {
+
+#include "engines/quant/q4k_scale_min_inline.h"  // the kernels' inline q4k_scale_min
 
 std::vector<float> gaussian(std::size_t n, std::mt19937& rng) {
   std::normal_distribution<float> dist(0.f, 1.f);
@@ -242,4 +245,24 @@ TEST_CASE("kernel argument errors", "[kernels]") {
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().message.find("not available") != std::string::npos);
   CHECK(matvec("q8_0", w.data(), 0, 32, x.data(), y.data(), SimdLevel::kScalar).ok());  // no rows: nothing to do
+}
+
+TEST_CASE("the kernels' inline Q4_K scale unpacking equals get_scale_min_k4", "[kernels]") {
+  std::mt19937 rng(77);
+  std::uniform_int_distribution<int> byte(0, 255);
+  int compared = 0, differ = 0;
+  for (int trial = 0; trial < 4096; ++trial) {
+    std::uint8_t scales[12];
+    for (auto& b : scales) b = static_cast<std::uint8_t>(trial < 256 ? trial : byte(rng));  // all-equal bytes first
+    for (int j = 0; j < 8; ++j) {
+      std::uint8_t d_ref = 0, m_ref = 0;
+      get_scale_min_k4(j, scales, d_ref, m_ref);
+      int d = -1, m = -1;
+      q4k_scale_min(j, scales, d, m);
+      differ += d != d_ref || m != m_ref;
+      ++compared;
+    }
+  }
+  CHECK(compared == 4096 * 8);
+  CHECK(differ == 0);
 }

@@ -23,6 +23,16 @@
 
 using namespace moebench;
 
+#if defined(MOEBENCH_ARM_SIMD)
+namespace moebench::detail {  // quantize_fast_neon.cpp's entry points, called directly below
+using ToFp16 = std::uint16_t (*)(float);
+using FromFp16 = float (*)(std::uint16_t);
+void quantize_q4_k_fast_neon(const float* x, std::uint8_t* out, std::size_t blocks, ToFp16, FromFp16);
+void quantize_q3_k_fast_neon(const float* x, std::uint8_t* out, std::size_t blocks, ToFp16, FromFp16);
+void quantize_q2_k_fast_neon(const float* x, std::uint8_t* out, std::size_t blocks, ToFp16, FromFp16);
+}  // namespace moebench::detail
+#endif
+
 namespace {
 
 constexpr std::string_view kKQuants[] = {"q4_k", "q3_k", "q2_k"};
@@ -193,6 +203,15 @@ TEST_CASE("kFast SIMD paths (AVX-512, NEON) write the scalar bytes", "[quant]") 
                << " (block " << first / find_quant(q)->block_bytes << ")");
         CHECK(first == ref.size());
       }
+#if defined(MOEBENCH_ARM_SIMD)
+      // The NEON entry point itself, whatever quantize() dispatches to.
+      std::vector<unsigned char> direct(ref.size());
+      auto* fn = q == "q4_k" ? detail::quantize_q4_k_fast_neon
+                 : q == "q3_k" ? detail::quantize_q3_k_fast_neon : detail::quantize_q2_k_fast_neon;
+      fn(x.data(), direct.data(), n / 256, fp32_to_fp16, fp16_to_fp32);
+      INFO(q << " called directly, scale " << scale);
+      CHECK(first_difference(ref, direct) == ref.size());
+#endif
     }
   }
 }
