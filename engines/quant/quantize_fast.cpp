@@ -8,7 +8,8 @@
 // All three are compiled with -ffp-contract=off and perform the same float
 // operations in the same order on each value (min/max reductions are
 // order-independent because every reduced value is made sign-canonical: no
-// −0 reaches a stored scale), so they agree bit for bit (tests/unit/quantize_fast_test.cpp).
+// −0 reaches a stored scale), so they agree bit for bit
+// (tests/unit/quantize_fast_test.cpp).
 //
 // Rounding to nearest uses the 1.5·2^23 trick on values already clamped to
 // the level range (clamp then round = round then clamp for integer bounds),
@@ -20,11 +21,12 @@
 #include "engines/quant/kernels.h"
 #include "vocab/quant_format.h"
 #include "engines/quant/quantize.h"
+#include "engines/quant/quantize_fast_simd.h"
 
 namespace moebench {
 
 namespace detail {
-// Shared with quantize_fast_neon.cpp (portable code, called, not inlined).
+// Declared in quantize_fast_simd.h (the NEON path calls them too).
 void pack_q4_k_scales(const int* ls, const int* lm, std::uint8_t* sc) {
   for (int j = 0; j < 4; ++j) {
     sc[j] = static_cast<std::uint8_t>(ls[j] | ((ls[j + 4] >> 4) << 6));
@@ -207,24 +209,6 @@ void q2_k_fast_block(const float* x, std::uint8_t* b) {
 
 }  // namespace
 
-#if defined(MOEBENCH_X86_SIMD)
-namespace detail {
-// quantize_fast_avx512.cpp; `blocks` super-blocks of 256 weights each.
-void quantize_q4_k_fast_avx512(const float* x, std::uint8_t* out, std::size_t blocks);
-void quantize_q3_k_fast_avx512(const float* x, std::uint8_t* out, std::size_t blocks);
-void quantize_q2_k_fast_avx512(const float* x, std::uint8_t* out, std::size_t blocks);
-}  // namespace detail
-#elif defined(MOEBENCH_ARM_SIMD)
-namespace detail {
-// quantize_fast_neon.cpp; `blocks` super-blocks of 256 weights each, the
-// two fp16 super-block scales converted by the functions passed.
-using ToFp16 = std::uint16_t (*)(float);
-using FromFp16 = float (*)(std::uint16_t);
-void quantize_q4_k_fast_neon(const float* x, std::uint8_t* out, std::size_t blocks, ToFp16, FromFp16);
-void quantize_q3_k_fast_neon(const float* x, std::uint8_t* out, std::size_t blocks, ToFp16, FromFp16);
-void quantize_q2_k_fast_neon(const float* x, std::uint8_t* out, std::size_t blocks, ToFp16, FromFp16);
-}  // namespace detail
-#endif
 
 Status quantize(std::string_view quant, const float* src, void* dst, std::size_t n, SimdLevel level,
                 QuantSearch search) {

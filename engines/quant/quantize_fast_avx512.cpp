@@ -31,6 +31,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engines/quant/quantize_fast_simd.h"
+
 namespace moebench::detail {
 namespace {
 

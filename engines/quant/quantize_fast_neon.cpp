@@ -22,15 +22,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engines/quant/quantize_fast_simd.h"
+
 namespace moebench::detail {
-
-using ToFp16 = std::uint16_t (*)(float);
-using FromFp16 = float (*)(std::uint16_t);
-
-// quantize_fast.cpp: ggml's packing of the sub-block scales (q4_k: 6-bit
-// scales ls and mins lm; q3_k: signed 6-bit scales ls) into scales[12].
-void pack_q4_k_scales(const int* ls, const int* lm, std::uint8_t* sc);
-void pack_q3_k_scales(const int* ls, std::uint8_t* sc);
 
 namespace {
 

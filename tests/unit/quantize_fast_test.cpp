@@ -20,18 +20,9 @@
 #include "engines/quant/kernels.h"
 #include "vocab/quant_format.h"
 #include "engines/quant/quantize.h"
+#include "engines/quant/quantize_fast_simd.h"  // the NEON entry points, called directly below
 
 using namespace moebench;
-
-#if defined(MOEBENCH_ARM_SIMD)
-namespace moebench::detail {  // quantize_fast_neon.cpp's entry points, called directly below
-using ToFp16 = std::uint16_t (*)(float);
-using FromFp16 = float (*)(std::uint16_t);
-void quantize_q4_k_fast_neon(const float* x, std::uint8_t* out, std::size_t blocks, ToFp16, FromFp16);
-void quantize_q3_k_fast_neon(const float* x, std::uint8_t* out, std::size_t blocks, ToFp16, FromFp16);
-void quantize_q2_k_fast_neon(const float* x, std::uint8_t* out, std::size_t blocks, ToFp16, FromFp16);
-}  // namespace moebench::detail
-#endif
 
 namespace {
 
