@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "engines/analytic/engine_families.h"
+#include "model/engine_families.h"
 #include "harness/claim_review.h"
 #include "harness/reproduce.h"
 #include "harness/sweep_session.h"

@@ -25,8 +25,8 @@ void add_validate_command(CLI::App& app, CliState& state) {
       "  moebench validate --kind sweep my-sweep.json");
   cmd->add_option("files", args->files, "config files")->required();
   cmd->add_option("--kind", args->kind,
-                  "model | machine | sweep | claims | efficiency (default: from the directory, then the keys)")
-      ->check(CLI::IsMember({"model", "machine", "sweep", "claims", "efficiency"}));
+                  "model | machine | machine-spec | sweep | claims | efficiency | specs (default: from the directory, then the keys)")
+      ->check(CLI::IsMember({"model", "machine", "machine-spec", "sweep", "claims", "efficiency", "specs"}));
   cmd->callback([args, &state] {
     const ConfigStore store = state.store();
     const SweepContext ctx = state.sweep_context(store);
@@ -40,10 +40,17 @@ void add_validate_command(CLI::App& app, CliState& state) {
       if (r && r->rfind("claims file", 0) == 0) {
         auto claims = load_claims_file(f);
         if (claims) {
+          std::optional<SpecTables> specs;
           for (const Claim& c : *claims) {
-            auto setup = resolve_claim_setup(store, c, f);
+            auto setup = resolve_claim_setup(store, c, f, &specs);
             if (!setup) {
               r = setup.error();
+              break;
+            }
+            // A machine_spec the tables cannot build leaves the claim
+            // without a machine: say which part, here rather than later.
+            if (!setup->machine_error.empty()) {
+              r = make_error(f + ": claim " + c.id + ": " + setup->machine_error);
               break;
             }
           }

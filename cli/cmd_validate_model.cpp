@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "harness/claim_review.h"
 #include "harness/explain_writer.h"
+#include "harness/regime_validation.h"
 #include "harness/model_validation.h"
 #include "vocab/file_io.h"
 
@@ -25,6 +26,8 @@ struct ValidateModelArgs {
   std::string write_fit;
   bool json = false;
   std::string explain;
+  std::string regimes;  // "source" | "family": the regime model, leaving that out
+  bool rows = false;
 };
 
 int validate_model_command(const ValidateModelArgs& a, const CliState& state) {
@@ -37,6 +40,11 @@ int validate_model_command(const ValidateModelArgs& a, const CliState& state) {
   if (!figures) return fail(figures.error().message);
   if (!a.explain.empty() && std::none_of(figures->begin(), figures->end(), [&](const PublishedFigure& f) { return f.claim.id == a.explain; })) {
     return fail("no published figure \"" + a.explain + "\" (moebench validate-model lists every id)");
+  }
+  if (!a.regimes.empty()) {
+    const RegimeValidation v = validate_regimes(regime_inputs(*figures), a.regimes);
+    fmt::print("{}", a.json ? regime_validation_json(v).dump(2) + "\n" : write_regime_validation(v, a.rows));
+    return 0;
   }
   EfficiencyTable table;
   if (a.fit || !a.write_fit.empty()) {
@@ -81,12 +89,18 @@ void add_validate_model_command(CLI::App& app, CliState& state) {
       "the predicted band for each half, then every figure.\n\n"
       "Example:\n"
       "  moebench validate-model\n"
-      "  moebench validate-model --fit --write-fit configs/engines/efficiency.json");
+      "  moebench validate-model --fit --write-fit configs/engines/efficiency.json\n"
+      "  moebench validate-model --regimes source      # leave one source out; per regime and family\n"
+      "  moebench validate-model --regimes family      # leave one engine family out");
   cmd->add_option("--published", args->published, "directory of published figures (default tests/data/published)");
   cmd->add_flag("--fit", args->fit, "refit the engine efficiencies on the fit half instead of using the stored ones");
   cmd->add_option("--write-fit", args->write_fit, "write the fitted efficiencies to this file (implies --fit)");
   cmd->add_flag("--json", args->json, "JSON instead of the markdown table");
   cmd->add_option("--explain", args->explain, "print one figure's derivation, step by step, with units");
+  cmd->add_option("--regimes", args->regimes,
+                  "the regime model instead, validated by leaving one whole source (or engine family) out at a time")
+      ->check(CLI::IsMember({"source", "family"}));
+  cmd->add_flag("--rows", args->rows, "with --regimes: every figure's row and why the others have no number");
   cmd->callback([args, &state] { state.exit_code = validate_model_command(*args, state); });
 }
 

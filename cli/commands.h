@@ -57,5 +57,6 @@ void add_bench_command(CLI::App& app, CliState& state);
 void add_reproduce_command(CLI::App& app, CliState& state);
 void add_export_command(CLI::App& app, CliState& state);
 void add_bench_peer_command(CLI::App& app, CliState& state);
+void add_machine_command(CLI::App& app, CliState& state);
 
 }  // namespace moebench

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   moebench::add_report_command(app, state);
   moebench::add_probe_command(app, state);
   moebench::add_card_command(app, state);
+  moebench::add_machine_command(app, state);
   moebench::add_container_command(app, state);
   moebench::add_bench_command(app, state);
   moebench::add_reproduce_command(app, state);

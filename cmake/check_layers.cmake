@@ -10,19 +10,22 @@
 #   engines  — vocab
 #   probes   — vocab, engines
 #   reports  — vocab
-#   harness  — vocab, engines, probes, reports
+#   model    — vocab, engines (the one model of bytes, memory and time; it
+#              reads the engines' memory plan and cache replay as input)
+#   harness  — vocab, engines, probes, reports, model
 #   cli      — everything
 cmake_minimum_required(VERSION 3.22)
 if(NOT SRC_DIR)
   message(FATAL_ERROR "check_layers.cmake: pass -DSRC_DIR=<the source tree>")
 endif()
 
-set(ALL_LAYERS vocab engines probes reports harness cli)
+set(ALL_LAYERS vocab engines probes reports model harness cli)
 set(ALLOWED_vocab vocab)
 set(ALLOWED_engines vocab engines)
 set(ALLOWED_probes vocab engines probes)
 set(ALLOWED_reports vocab reports)
-set(ALLOWED_harness vocab engines probes reports harness)
+set(ALLOWED_model vocab engines model)
+set(ALLOWED_harness vocab engines probes reports model harness)
 set(ALLOWED_cli ${ALL_LAYERS})
 
 set(violations "")

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "engines/analytic/analytic_engine.h"
 #include "engines/llamacpp/llama_bench_engine.h"
 #include "engines/null/null_engine.h"
 #include "engines/quant/kernels_q8.h"
@@ -34,13 +33,6 @@ const std::vector<EngineInfo>& engine_table() {
        "into the row; option path= names the llama-bench binary",
        EngineCaps{true, false, true}, llama_bench_engine_options,
        [](const EngineSpec& spec) -> std::unique_ptr<Engine> { return make_llama_bench_engine(spec); }},
-      {"analytic",
-       "the cost model: predicts the measurement the point's real engine would give on a profiled machine "
-       "(calibration applied), loading and reading nothing; rows carry provenance \"predicted\"",
-       EngineCaps{false, false, false, true}, analytic_engine_options, nullptr,
-       [](const EngineSpec&, const MachineProfile& machine) -> std::unique_ptr<Engine> {
-         return make_analytic_engine(machine, profile_efficiency(machine));
-       }},
   };
   return kTable;
 }
@@ -68,13 +60,6 @@ bool wants_rows8_experts(const EngineSpec& spec, const std::string& quant) {
   const OptionTable& table = e->options();
   const bool declared = std::any_of(table.begin(), table.end(), [](const EngineOption& o) { return o.name == "kernels"; });
   return !declared || EngineOptions(table, spec).text("kernels") != "float";
-}
-
-const EngineInfo* prediction_engine() {
-  for (const EngineInfo& e : engine_table()) {
-    if (e.caps.predicts) return &e;
-  }
-  return nullptr;
 }
 
 Expected<std::unique_ptr<Engine>> EngineInfo::create(const EngineSpec& spec, const EngineContext& ctx) const {

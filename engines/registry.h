@@ -1,8 +1,9 @@
 // registry.h — the explicit table of engines (in the spirit of fio's engine
 // table): name, one-line summary, capability flags, the option table and a
-// factory. Adding an engine = adding a row here. The analytic engine is a row
-// too (caps.predicts): `moebench predict` makes it through the table with the
-// machine it predicts (EngineContext); sweeps cannot name it.
+// factory. Adding an engine = adding a row here. The engines here measure;
+// the predicting row (caps.predicts: the analytic engine, made with the
+// machine it predicts through EngineContext) lives with the model it adapts,
+// in model/analytic_engine.h, one layer up, and sweeps cannot name it.
 #pragma once
 
 #include <functional>
@@ -61,8 +62,6 @@ bool engine_flag(const EngineSpec& spec, std::string_view option, bool undeclare
 // kernels_q8.h: an engine with caps.rows8_containers, kernels not "float",
 // and a quant that has the layout (q4_0, q8_0, mxfp4, q4_k).
 bool wants_rows8_experts(const EngineSpec& spec, const std::string& quant);
-// The row whose caps.predicts is set (the analytic engine).
-const EngineInfo* prediction_engine();
 
 // Fills the engine part of a SweepContext: the engines a sweep may name
 // (every row but the predicting one).

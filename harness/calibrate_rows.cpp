@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "engines/analytic/cost_model.h"
+#include "model/cost_model.h"
 #include "engines/registry.h"
 #include "vocab/metrics.h"
 #include "vocab/stats.h"

@@ -1,6 +1,6 @@
 // calibrate_rows.h — `moebench calibrate` as a library: the measured rows of
 // a results file, each predicted on a machine profile with neutral
-// efficiencies (the inputs of engines/analytic/calibration.h's fit), the
+// efficiencies (the inputs of model/calibration.h's fit), the
 // fit/validation table as text, and the calibrated profile to store.
 // Rows that cannot calibrate (not ok, not measured, an engine the cost model
 // does not model, no decode rate, predicted infeasible) are skipped with the
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engines/analytic/calibration.h"
+#include "model/calibration.h"
 #include "vocab/config_store.h"
 #include "vocab/machine_profile.h"
 #include "vocab/run_results.h"

@@ -13,7 +13,8 @@
 
 namespace moebench {
 
-Expected<ClaimSetup> resolve_claim_setup(const ConfigStore& store, const Claim& c, const std::string& label) {
+Expected<ClaimSetup> resolve_claim_setup(const ConfigStore& store, const Claim& c, const std::string& label,
+                                         std::optional<SpecTables>* specs) {
   ClaimSetup out;
   if (c.card) {
     auto k = store.card(*c.card);
@@ -31,6 +32,20 @@ Expected<ClaimSetup> resolve_claim_setup(const ConfigStore& store, const Claim& 
     auto p = load_config_text<MachineProfile>(h->text, h->label, load_machine_profile);
     if (!p) return p.error();
     out.machine = *p;
+  } else if (c.machine_spec) {
+    std::optional<SpecTables> own;
+    std::optional<SpecTables>& tables = specs != nullptr ? *specs : own;
+    if (!tables) {
+      auto t = load_spec_tables(store);
+      if (!t) return make_error(label + ": claim " + c.id + ": machine_spec: " + t.error().message);
+      tables = std::move(*t);
+    }
+    auto m = build_machine(*c.machine_spec, *tables);
+    if (m) {
+      out.machine = std::move(*m);
+    } else {
+      out.machine_error = m.error().message;
+    }
   }
   return out;
 }
@@ -47,13 +62,14 @@ Expected<std::vector<JudgedClaim>> judge_stored_claims(const ConfigStore& store)
   auto eff = stored_efficiency(store);
   if (!eff) return make_error("moebench claims: " + eff.error().message);
   std::vector<JudgedClaim> all;
+  std::optional<SpecTables> specs;
   for (const std::string& name : store.names("claims")) {
     auto src = store.find("claims", name);
     if (!src) return make_error("moebench claims: " + src.error().message);
     auto claims = load_config_text<std::vector<Claim>>(src->text, src->label, load_claims);
     if (!claims) return claims.error();
     for (const Claim& c : *claims) {
-      auto setup = resolve_claim_setup(store, c, "moebench claims: " + src->label);
+      auto setup = resolve_claim_setup(store, c, "moebench claims: " + src->label, &specs);
       if (!setup) return setup.error();
       all.push_back({c, judge_claim(c, setup->card ? &*setup->card : nullptr, setup->machine ? &*setup->machine : nullptr, &*eff)});
     }

@@ -1,6 +1,6 @@
 // claim_review.h — `moebench claims` as a library: every published claim in
 // the config store's claims judged against its machine
-// (engines/analytic/claim_check.h), and the writers for the table and the
+// (model/claim_check.h), and the writers for the table and the
 // JSON list (one claim's derivation: harness/explain_writer.h).
 #pragma once
 
@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engines/analytic/claim_check.h"
+#include "model/claim_check.h"
+#include "model/spec_machine.h"
 #include "vocab/claim.h"
 #include "vocab/config_store.h"
 #include "vocab/expected.h"
@@ -23,13 +24,20 @@ struct JudgedClaim {
   ClaimJudgement j;
 };
 
-// A claim's card (scaled as the claim says) and hardware profile, when it
-// names them; `label` (the claims file) prefixes errors.
+// A claim's card (scaled as the claim says) and machine, when it names
+// them: its `hardware` profile, else its `machine_spec` built through the
+// spec tables (model/spec_machine.h; `specs` loaded once by the caller, or
+// here on first need); `label` (the claims file) prefixes errors.
 struct ClaimSetup {
   std::optional<ModelCard> card;
   std::optional<MachineProfile> machine;
+  // A machine_spec that could not be built (a part the tables lack, a size
+  // the chip does not come in): the claim is judged without a machine, and
+  // this says why. A broken `hardware` profile is an error instead.
+  std::string machine_error;
 };
-Expected<ClaimSetup> resolve_claim_setup(const ConfigStore& store, const Claim& c, const std::string& label);
+Expected<ClaimSetup> resolve_claim_setup(const ConfigStore& store, const Claim& c, const std::string& label,
+                                         std::optional<SpecTables>* specs = nullptr);
 
 // The fitted engine efficiencies: configs/engines/efficiency.json (written by
 // `moebench validate-model --fit --write-fit`); the defaults when absent.

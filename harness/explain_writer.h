@@ -1,14 +1,14 @@
 // explain_writer.h — the `--explain` texts as pure writers: a typed
 // derivation in, the text out (nothing printed, nothing computed here).
-//   predict --explain N: one point's Prediction (engines/analytic/cost_model.h);
-//   claims --explain ID: one claim's judgement (engines/analytic/claim_check.h).
+//   predict --explain N: one point's Prediction (model/cost_model.h);
+//   claims --explain ID: one claim's judgement (model/claim_check.h).
 // In harness/ because the derivation types live in engines/.
 #pragma once
 
 #include <string>
 
-#include "engines/analytic/claim_check.h"
-#include "engines/analytic/cost_model.h"
+#include "model/claim_check.h"
+#include "model/cost_model.h"
 #include "vocab/claim.h"
 
 namespace moebench {

@@ -6,7 +6,7 @@
 #include <map>
 #include <utility>
 
-#include "engines/analytic/hit_rate.h"
+#include "model/hit_rate.h"
 #include "vocab/text.h"
 
 namespace moebench {

@@ -11,7 +11,7 @@
 //                   + per MoE layer: the measured expert-read wait
 //                     × (target misses per layer ÷ scaled misses per layer)
 // where the miss ratio comes from replaying both shapes through the
-// engine's cache (engines/analytic/hit_rate.h: fast_replay) with the same
+// engine's cache (model/hit_rate.h: fast_replay) with the same
 // routing, prefetch and policy, and the target's cache scaled with its
 // expert pool (slots × experts × MoE layers, target ÷ scaled) — the budget
 // a reproduction scales in the same proportion. The head (embedding rows,

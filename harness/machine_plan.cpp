@@ -1,6 +1,7 @@
 // machine_plan.cpp — see machine_plan.h.
 #include "harness/machine_plan.h"
 
+#include "model/spec_machine.h"
 #include "reports/history_db.h"
 #include "vocab/metrics.h"
 
@@ -76,7 +77,7 @@ Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const Mod
   for (const std::string& name : sources) {
     auto src = store.find("hardware", name);
     if (!src) return src.error();
-    auto profile = load_config_text<MachineProfile>(src->text, src->label, load_machine_profile);
+    auto profile = load_machine_source(store, *src);
     if (!profile) return profile.error();
     PlanRow r;
     r.name = profile->name + (name == this_machine ? " (this machine)" : "");
@@ -226,7 +227,7 @@ std::string write_plan_table(const PlanRequest& a, const std::vector<PlanRow>& r
                        r.price_per > 0 ? "$" + format_fixed(r.price_per, r.hourly ? 2 : 0) + (r.hourly ? "/h" : "") : "–",
                        r.reason, evidence_cell(r));
   }
-  out += fmt::format("\nPredicted by the setup model (engines/analytic/setup_model.h) from each profile's figures (spec "
+  out += fmt::format("\nPredicted by the setup model (model/setup_model.h) from each profile's figures (spec "
                      "ranges; measured for a probed machine) and the fitted engine efficiencies: \"yes\" needs the whole "
                      "band to clear the target, \"likely\" the realistic value; the band runs from the slow to the fast end. Streaming "
                      "setups pin the trunk first and cache experts in what is left. TTFT is a lower bound for a "

@@ -1,5 +1,5 @@
 // machine_plan.h — `moebench plan` as a library: rank machine profiles for a
-// model at a target decode speed (engines/analytic/claim_check.h's
+// model at a target decode speed (model/claim_check.h's
 // estimate_machine per profile, the fewest drives that reach the target),
 // and the writer for the ranking table.
 #pragma once
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engines/analytic/claim_check.h"
+#include "model/claim_check.h"
 #include "vocab/config_store.h"
 #include "vocab/expected.h"
 #include "vocab/machine_profile.h"

@@ -34,15 +34,16 @@ Expected<std::vector<PublishedFigure>> load_published(const ConfigStore& store, 
   std::sort(files.begin(), files.end());
   if (files.empty()) return make_error(dir + ": no .json files of published figures");
   std::vector<PublishedFigure> out;
+  std::optional<SpecTables> specs;
   for (const std::string& f : files) {
     // hit_rates.json (routing_fit.h's data) lives beside the figures.
     if (std::filesystem::path(f).filename() == "hit_rates.json") continue;
     auto claims = load_claims_file(f);
     if (!claims) return claims.error();
     for (const Claim& c : *claims) {
-      auto setup = resolve_claim_setup(store, c, f);
+      auto setup = resolve_claim_setup(store, c, f, &specs);
       if (!setup) return setup.error();
-      out.push_back({c, f, setup->card, setup->machine});
+      out.push_back({c, f, setup->card, setup->machine, setup->machine_error});
     }
   }
   if (out.empty()) return make_error(dir + ": no published figures (hit_rates.json alone is the routing fit's data)");
@@ -204,7 +205,8 @@ ValidationReport validate_model(const std::vector<PublishedFigure>& figures, con
     } else if (!f.card) {
       r.why_not = "no model card for \"" + f.claim.model + "\"";
     } else if (!f.machine) {
-      r.why_not = "machine \"" + f.claim.machine.value_or("?") + "\" has no hardware profile";
+      r.why_not = !f.machine_error.empty() ? "its machine_spec cannot be built: " + f.machine_error
+                  : "machine \"" + f.claim.machine.value_or("?") + "\" has no hardware profile and no machine_spec";
     }
     if (r.why_not.empty()) {
       const ClaimJudgement j = judge_claim(f.claim, &*f.card, &*f.machine, &table);
@@ -222,6 +224,8 @@ ValidationReport validate_model(const std::vector<PublishedFigure>& figures, con
         errs[r.held_out].push_back(std::fabs(r.error));
       } else if (j.verdict == "contradictory") {
         r.why_not = "its stated conditions contradict each other: " + j.reason;  // the data, not the model
+      } else if (j.verdict == "under-specified") {
+        r.why_not = "under-specified: " + j.reason;  // the source left out what the answer needs (its drives)
       } else {
         r.why_not = "no prediction: " + j.reason;
         ++h.infeasible;

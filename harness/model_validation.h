@@ -1,5 +1,5 @@
 // model_validation.h — `moebench validate-model` as a library: the setup
-// model (engines/analytic/setup_model.h) against figures that real engines
+// model (model/setup_model.h) against figures that real engines
 // measured and published (tests/data/published/*.json, the claims schema).
 //
 //   halves    a figure is held out when the FNV-1a hash of its id is odd:
@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "engines/analytic/claim_check.h"
-#include "engines/analytic/setup_model.h"
+#include "model/claim_check.h"
+#include "model/setup_model.h"
 #include "vocab/claim.h"
 #include "vocab/config_store.h"
 #include "vocab/expected.h"
@@ -37,6 +37,7 @@ struct PublishedFigure {
   std::string file;
   std::optional<ModelCard> card;
   std::optional<MachineProfile> machine;
+  std::string machine_error;  // its machine_spec could not be built: why
 };
 
 // Every claims-schema file of `dir` (sorted by name; hit_rates.json, the

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "engines/analytic/cost_model.h"
-#include "engines/analytic/setup_model.h"
+#include "model/cost_model.h"
+#include "model/setup_model.h"
 #include "vocab/metrics.h"
 #include "vocab/quant_format.h"
 #include "vocab/sweep_spec.h"

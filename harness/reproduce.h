@@ -46,7 +46,7 @@
 #include <string>
 #include <vector>
 
-#include "engines/analytic/claim_check.h"
+#include "model/claim_check.h"
 #include "vocab/claim.h"
 #include "vocab/engine_efficiency.h"
 #include "vocab/expected.h"

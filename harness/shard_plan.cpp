@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "engines/analytic/cost_model.h"
+#include "model/cost_model.h"
 #include "vocab/text.h"
 #include "vocab/json_reader.h"
 #include "vocab/machine_profile.h"

@@ -9,11 +9,13 @@
 
 #include <fmt/format.h>
 
-#include "engines/analytic/cost_model.h"
 #include "engines/container/container.h"
 #include "engines/executor/run_support.h"
 #include "engines/io/throttled_engine.h"
 #include "harness/explain_writer.h"
+#include "model/analytic_engine.h"
+#include "model/cost_model.h"
+#include "model/spec_machine.h"
 #include "probes/powercap.h"
 #include "reports/results_files.h"
 #include "vocab/file_io.h"
@@ -95,7 +97,7 @@ Status load_machine(const SweepRequest& r, const ConfigStore& store, SweepPlan& 
                                                 "--machine with a profile file or a configs/hardware name)"
                                               : ""));
   }
-  auto profile = load_config_text<MachineProfile>(src->text, src->label, load_machine_profile);
+  auto profile = load_machine_source(store, *src);
   if (!profile) return profile.error();
   plan.profile_label = profile->name + " (" + src->label + ")";
   plan.machine_label = profile->name;

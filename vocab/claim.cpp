@@ -114,11 +114,12 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
   c.engine = non_empty(r, "engine", false);
   c.machine = non_empty(r, "machine", false);
   c.hardware = non_empty(r, "hardware", false);
+  if (const Json* ms = r.object("machine_spec", false)) c.machine_spec = load_machine_spec(*ms, r.path_of("machine_spec"), d);
   c.ram_budget_bytes = r.size("ram_budget", false);
   if (auto v = r.integer("drives", false, 1, 1024)) c.drives = static_cast<int>(*v);
   c.context_tokens = tokens(r, "context_tokens", 0);
   c.context_window_tokens = tokens(r, "context_window_tokens", 1);
-  c.prompt_tokens = tokens(r, "prompt_tokens", 1);
+  c.prompt_tokens = tokens(r, "prompt_tokens", 0);  // 0: llama-bench tgN, no prompt
   c.gen_tokens = tokens(r, "gen_tokens", 1);
   c.container_bytes = r.size("container_bytes", false);
   if (auto v = r.number("expert_bits_per_weight", false)) {
@@ -149,6 +150,9 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
   if (auto v = r.integer("nodes", false, 1, 1 << 20)) c.nodes = static_cast<int>(*v);
   if (auto v = r.integer("gpus", false, 1, 1 << 20)) c.gpus = static_cast<int>(*v);
   if (auto v = r.integer("concurrency", false, 1, 1 << 20)) c.concurrency = static_cast<int>(*v);
+  if (auto v = r.integer("threads", false, 1, 1 << 16)) c.threads = static_cast<int>(*v);
+  if (auto v = r.integer("gpu_layers", false, 0, 100000)) c.gpu_layers = static_cast<int>(*v);
+  if (auto v = r.integer("cpu_moe_layers", false, 0, 100000)) c.cpu_moe_layers = static_cast<int>(*v);
   c.notes = non_empty(r, "notes", false);
   c.trunk_quant = non_empty(r, "trunk_quant", false);
   if (c.trunk_quant) {
@@ -271,7 +275,7 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
   const std::pair<const char*, bool> given[] = {
       {"quant", present("quant")},
       {"engine", present("engine")},
-      {"machine", present("machine")},
+      {"machine", present("machine") || present("machine_spec")},
       {"ram_budget", present("ram_budget")},
       {"drives", present("drives")},
       {"context_tokens", present("context_tokens")},

@@ -12,6 +12,7 @@
 
 #include "vocab/expected.h"
 #include "vocab/json_reader.h"
+#include "vocab/machine_spec.h"
 #include "vocab/model_card.h"
 
 namespace moebench {
@@ -34,6 +35,9 @@ struct Claim {
   std::optional<std::string> engine;
   std::optional<std::string> machine;   // as stated
   std::optional<std::string> hardware;  // configs/hardware profile, when one matches
+  // The machine by its parts (vocab/machine_spec.h), built through the spec
+  // tables when no `hardware` profile is named.
+  std::optional<MachineSpec> machine_spec;
   std::optional<std::uint64_t> ram_budget_bytes;
   std::optional<int> drives;
   std::optional<std::int64_t> context_tokens;  // tokens in the KV cache while the figure was measured
@@ -62,6 +66,11 @@ struct Claim {
   // Concurrent requests / batch size the figure was measured at, when given.
   // A figure summed over streams goes in aggregate_tok_s, never decode_tok_s.
   std::optional<int> concurrency;
+  // How the engine ran, when stated: CPU threads; llama.cpp's -ngl (layers
+  // on the GPU) and --n-cpu-moe (layers whose routed experts stay on the CPU).
+  std::optional<int> threads;
+  std::optional<int> gpu_layers;
+  std::optional<int> cpu_moe_layers;
   // Reported figures. decode_tok_s, s_per_token, ttft_s and prefill_tok_s are
   // per stream; aggregate_tok_s is throughput summed over concurrent streams
   // (a serving figure, not what one user sees).

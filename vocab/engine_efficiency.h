@@ -3,7 +3,7 @@
 // decode reaches, and the band around the realistic value. Fitted by
 // `moebench validate-model --fit` on the fit half of tests/data/published
 // (harness/model_validation.h) and stored in configs/engines/efficiency.json;
-// read by the setup model (engines/analytic/setup_model.h).
+// read by the setup model (model/setup_model.h).
 #pragma once
 
 #include <optional>

@@ -504,6 +504,7 @@ std::optional<MachineProfile> load_machine_profile(const Json& j, Diagnostics& d
   m.accelerators = read_accelerators(r);
   m.compute = read_compute(r, r.get("accelerators", false) != nullptr);
   m.nodes = static_cast<int>(r.integer("nodes", false, 1, 4096).value_or(1));
+  m.sockets = static_cast<int>(r.integer("sockets", false, 1, 64).value_or(1));
   m.interconnect_bytes_s = read_figure(r, "interconnect_bw", m.nodes > 1, FigureKind::kRate);
   m.sync_s_per_token = read_figure(r, "sync_s_per_token", false, FigureKind::kSeconds);
   if (const Json* pw = r.object("power", false)) {

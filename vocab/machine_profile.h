@@ -262,7 +262,7 @@ struct MachineProfile {
   std::string cpu_model;
   // "macos" | "linux" when known: how memory past usable is paged (macOS
   // compresses and swaps anonymous memory on its own, so an engine's cache
-  // past usable memory faults; see engines/analytic/setup_model.cpp).
+  // past usable memory faults; see model/setup_model.cpp).
   std::optional<std::string> os;
   Figure cores;
   Figure memory_total_bytes;
@@ -275,6 +275,9 @@ struct MachineProfile {
   std::vector<DriveSetProfile> drive_sets;
   std::vector<KernelFigure> kernels;
   int nodes = 1;                               // linked machines acting as one
+  // CPU sockets per node: their memory is summed in memory_read_bw, and an
+  // engine that ignores NUMA draws less than the sum (model/regimes.h).
+  int sockets = 1;
   std::optional<Figure> interconnect_bytes_s;  // per node, one direction (required when nodes > 1)
   std::optional<Figure> sync_s_per_token;      // added to each decode token by linking the nodes
   std::optional<PowerInfo> power;              // whole setup, at the wall

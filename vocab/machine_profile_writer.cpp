@@ -111,6 +111,7 @@ OJson machine_profile_to_json(const MachineProfile& m) {
     j["compute"] = cj;
   }
   if (m.nodes != 1) j["nodes"] = m.nodes;
+  if (m.sockets != 1) j["sockets"] = m.sockets;
   if (m.interconnect_bytes_s) j["interconnect_bw"] = figure(*m.interconnect_bytes_s);
   if (m.sync_s_per_token) j["sync_s_per_token"] = figure(*m.sync_s_per_token);
   if (m.power) {

@@ -48,6 +48,9 @@ const std::map<std::string, double, std::less<>>& published_bits() {
       {"q3_k_m", 3.9},  {"iq4_xs", 4.25}, {"iq4_nl", 4.5},  {"iq3_xxs", 3.0625}, {"iq2_xxs", 2.0625}, {"iq2_xs", 2.3125},
       {"iq2_s", 2.5},   {"iq1_s", 1.5625}, {"iq1_m", 1.75}, {"int8", 8.0},       {"int4", 4.0},       {"fp8", 8.0},
       {"fp16", 16.0},   {"q4g", 4.5},     {"q3g", 3.5},     {"mlx_q8", 8.5},
+      // ik_llama.cpp's IQ6_K: 212 bytes per 256 weights (its ggml-common.h
+      // block_iq6_k: scale, extra bits, 16 scales, 128 + 64 bytes of quants).
+      {"iq6_k", 6.625},
       // Unsloth Dynamic Q4_K_XL (GGUF): the bulk of the weights, the routed
       // experts, in Q4_K (4.5 bits), a few sensitive tensors higher
       // (docs.unsloth.ai, Unsloth Dynamic 2.0 GGUFs). A stated file size

@@ -6,7 +6,9 @@
 #include "vocab/claim.h"
 #include "vocab/engine_efficiency.h"
 #include "vocab/machine_profile.h"
+#include "vocab/machine_spec.h"
 #include "vocab/model_card.h"
+#include "vocab/spec_tables.h"
 
 namespace moebench {
 
@@ -17,6 +19,8 @@ const char* to_string(ConfigKind k) {
     case ConfigKind::kSweep: return "sweep";
     case ConfigKind::kClaims: return "claims";
     case ConfigKind::kEfficiency: return "efficiency";
+    case ConfigKind::kSpecs: return "specs";
+    case ConfigKind::kMachineSpec: return "machine-spec";
   }
   return "?";
 }
@@ -27,6 +31,8 @@ std::optional<ConfigKind> parse_config_kind(const std::string& s) {
   if (s == "sweep" || s == "sweeps") return ConfigKind::kSweep;
   if (s == "claims" || s == "claim") return ConfigKind::kClaims;
   if (s == "efficiency" || s == "engines") return ConfigKind::kEfficiency;
+  if (s == "specs" || s == "spec-table") return ConfigKind::kSpecs;
+  if (s == "machine-spec" || s == "machine_spec") return ConfigKind::kMachineSpec;
   return std::nullopt;
 }
 
@@ -40,6 +46,10 @@ std::optional<ConfigKind> infer(const std::string& path, const Json& j) {
   if (j.contains("claims")) return ConfigKind::kClaims;
   if (j.contains("families")) return ConfigKind::kEfficiency;
   if (j.contains("moe") || j.contains("layers")) return ConfigKind::kModel;
+  if (j.contains("machine_spec") || (j.contains("cpu") && !j.contains("memory_total"))) return ConfigKind::kMachineSpec;
+  for (const char* t : {"cpus", "gpus", "memory_kinds", "os", "enclosures", "links"}) {
+    if (j.contains(t)) return ConfigKind::kSpecs;
+  }
   if (j.contains("drives") || j.contains("memory_total")) return ConfigKind::kMachine;
   return std::nullopt;
 }
@@ -54,7 +64,7 @@ Expected<std::string> validate_config_file(const std::string& path, std::optiona
   if (!kind) {
     return make_error(path + ": cannot tell which kind of config this is (not under models/, "
                       "hardware/, sweeps/ or claims/, and no telling keys); pass --kind "
-                      "model|machine|sweep|claims");
+                      "model|machine|machine-spec|sweep|claims|specs");
   }
   Diagnostics d(path);
   switch (*kind) {
@@ -74,6 +84,16 @@ Expected<std::string> validate_config_file(const std::string& path, std::optiona
       auto t = load_efficiency_table(*j, d);
       if (!t) return d.to_error();
       return "engine efficiencies: " + std::to_string(t->families.size()) + " famil" + (t->families.size() == 1 ? "y" : "ies");
+    }
+    case ConfigKind::kSpecs: {
+      auto rows = load_spec_rows(*j, d);
+      if (!rows) return d.to_error();
+      return "spec table: " + std::to_string(rows->size()) + " row(s), every figure cited";
+    }
+    case ConfigKind::kMachineSpec: {
+      auto spec = load_machine_spec_document(*j, d);
+      if (!spec) return d.to_error();
+      return "machine spec: " + describe_machine_spec(*spec);
     }
     case ConfigKind::kClaims: {
       auto c = load_claims(*j, d);

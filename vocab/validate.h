@@ -11,7 +11,7 @@
 
 namespace moebench {
 
-enum class ConfigKind { kModel, kMachine, kSweep, kClaims, kEfficiency };
+enum class ConfigKind { kModel, kMachine, kSweep, kClaims, kEfficiency, kSpecs, kMachineSpec };
 const char* to_string(ConfigKind k);
 std::optional<ConfigKind> parse_config_kind(const std::string& s);  // "model", "machine", …
 

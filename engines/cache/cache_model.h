@@ -1,7 +1,7 @@
 // cache_model.h — the one cache model: what the streaming engine does with
 // its expert cache, as code that both the engine's StreamingSource
 // (engines/streaming/streaming_source.cpp, real reads) and the cost model's
-// replay (engines/analytic/hit_rate.cpp, reads that land at once) drive, so
+// replay (model/hit_rate.cpp, reads that land at once) drive, so
 // the replay cannot drift from what is measured.
 //
 // The policy, per MoE layer of a forward pass:

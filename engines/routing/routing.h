@@ -16,7 +16,7 @@
 //               token used in that layer (Markov stickiness); the others draw
 //               from Zipf(S) over a per-layer seeded permutation (S = 0:
 //               uniform), without replacement, so the k stay distinct. The
-//               default for predicting real models (engines/analytic/
+//               default for predicting real models (model/
 //               routing_fit.h: default_real_routing(), fitted to published
 //               hit rates); uniform stays the pessimistic bound;
 //   trace:FILE  replays recorded routing (format below), wrapping around at

@@ -14,8 +14,8 @@
 
 #include "../unit/test_support.h"
 #include "process.h"
-#include "engines/analytic/cost_model.h"
-#include "engines/analytic/engine_families.h"
+#include "model/cost_model.h"
+#include "model/engine_families.h"
 #include "harness/claim_review.h"
 #include "harness/reproduce.h"
 #include "reports/results_reader.h"

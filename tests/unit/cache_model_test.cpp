@@ -10,7 +10,7 @@
 #include <set>
 #include <utility>
 
-#include "engines/analytic/hit_rate.h"
+#include "model/hit_rate.h"
 #include "engines/cache/cache_model.h"
 
 using namespace moebench;

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "engines/analytic/calibration.h"
-#include "engines/analytic/claim_check.h"
+#include "model/calibration.h"
+#include "model/claim_check.h"
 #include "test_support.h"
 
 using namespace moebench;

@@ -226,7 +226,7 @@ TEST_CASE("a bad claim value names its JSON path", "[claims][config]") {
     const char* expected;  // substring of the rendered diagnostics
   };
   const Case cases[] = {
-      {"zero prompt", R"({"prompt_tokens": 0})", "t.json: /claims/0/prompt_tokens: expected an integer at least 1, got 0"},
+      {"negative prompt", R"({"prompt_tokens": -1})", "t.json: /claims/0/prompt_tokens: expected an integer at least 0, got -1"},
       {"string gen", R"({"gen_tokens": "many"})", "/claims/0/gen_tokens: expected an integer, got a string (\"many\")"},
       {"fractional gen", R"({"gen_tokens": 6.5})", "/claims/0/gen_tokens: expected an integer, got a number (6.5)"},
       {"bad size", R"({"container_bytes": "982 gigs"})", "/claims/0/container_bytes: expected a size like \"8GiB\""},

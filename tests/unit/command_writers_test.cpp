@@ -84,7 +84,7 @@ TEST_CASE("plan table: header, ranked rows, footnote", "[plan]") {
         "| 1 | box | yes | 1.800 | 1.500–2.250 | 3.50 s | 2 | $2000 | $889 | streams | 1.200 tok/s (feed-box; same quant, "
         "×0.67 the realistic, below the band); 3.000 tok/s (feed-box-q2; quant Q2_K; run average, ×1.67 the realistic, above the band) |\n"
         "| 2 | small | no | – | – | – | – | – | – | does not fit: too small | – |\n"
-        "\nPredicted by the setup model (engines/analytic/setup_model.h) from each profile's figures (spec ranges; "
+        "\nPredicted by the setup model (model/setup_model.h) from each profile's figures (spec ranges; "
         "measured for a probed machine) and the fitted engine efficiencies: \"yes\" needs the whole band to clear "
         "the target, \"likely\" the realistic value; the band runs from the slow to the fast end. Streaming setups pin the trunk first and cache "
         "experts in what is left. TTFT is a lower bound for a 1000-token prompt. \"Published on this machine\": the decode "

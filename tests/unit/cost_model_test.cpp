@@ -3,7 +3,7 @@
 // a device, and read bytes that follow the replayed hits.
 #include <catch2/catch.hpp>
 
-#include "engines/analytic/cost_model.h"
+#include "model/cost_model.h"
 #include "test_support.h"
 
 using namespace moebench;

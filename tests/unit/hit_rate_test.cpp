@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "engines/analytic/hit_rate.h"
+#include "model/hit_rate.h"
 
 using namespace moebench;
 

@@ -13,8 +13,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "engines/analytic/hit_rate.h"
-#include "engines/analytic/routing_fit.h"
+#include "model/hit_rate.h"
+#include "model/routing_fit.h"
 #include "engines/cache/cache_model.h"
 #include "engines/routing/routing.h"
 

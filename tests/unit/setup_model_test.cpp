@@ -1,4 +1,4 @@
-// setup_model_test.cpp — the one setup model (engines/analytic/setup_model.h)
+// setup_model_test.cpp — the one setup model (model/setup_model.h)
 // read as a tutorial: a token's time from its parts; a budget below the
 // trunk streams the trunk too and still gets a number; the bytes agree with
 // the card's own figures; paging past usable memory costs small reads; and
@@ -12,9 +12,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engines/analytic/claim_check.h"
-#include "engines/analytic/routing_fit.h"
-#include "engines/analytic/setup_model.h"
+#include "model/claim_check.h"
+#include "model/routing_fit.h"
+#include "model/setup_model.h"
 #include "harness/claim_review.h"
 #include "harness/model_validation.h"
 #include "test_support.h"

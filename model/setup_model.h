@@ -22,7 +22,7 @@
 //                cache leaves (the split is a condition: sources measured it
 //                changing speed 1.7× at one budget);
 //   3. hits      the expert cache's hit rate under the case's routing model
-//                (engines/analytic/hit_rate.h);
+//                (model/hit_rate.h);
 //   4. paging    memory the case counts on beyond usable memory (a budget
 //                above it), and every read of an engine that pages through
 //                mmap, are served by page faults: small random reads at the
@@ -47,8 +47,8 @@
 #include <string>
 #include <vector>
 
-#include "engines/analytic/cost_model.h"
-#include "engines/analytic/engine_families.h"
+#include "model/cost_model.h"
+#include "model/engine_families.h"
 #include "vocab/claim.h"
 #include "vocab/engine_efficiency.h"
 #include "vocab/machine_profile.h"
@@ -88,6 +88,8 @@ struct SetupCase {
   int batch = 1;                  // tokens per weight pass (concurrent streams, a prefill chunk)
   std::optional<double> cache_bytes;  // a stated expert cache: the split of the memory between it and the pinned trunk
   bool memory_assumed = false;    // memory_bytes is not a stated budget (usable memory or RSS stand in)
+  bool memory_is_rss = false;     // memory_bytes is the RSS the source measured (what the engine held, not a cap)
+  int threads = 0;                // CPU threads the source states (0: not stated)
   std::string contradiction;      // stated conditions that cannot hold together (estimate_case: does not fit, this why)
 };
 
@@ -101,6 +103,19 @@ struct CaseParts {
   double fixed_s = 0;            // per-layer fixed costs
   double sync_s[3] = {0, 0, 0};  // linked nodes
   double speculative = 1;        // tokens per weight pass
+  // What the regime model (model/regimes.h) reads, before any efficiency:
+  double mem_gpu_s[3] = {0, 0, 0};    // of mem_s: bytes a GPU reads (discrete, or integrated on unified memory)
+  double mem_cpu_s[3] = {0, 0, 0};    // of mem_s: bytes the CPU cores read, at every socket's bandwidth summed
+  double cpu_bytes_tok = 0;           // bytes the CPU cores read per token (the per-thread cap)
+  double paged_io_s[3] = {0, 0, 0};   // of io_s: page faults (small reads)
+  double flops_peak_s[3] = {0, 0, 0}; // flops ÷ the peak alone (no efficiency), 0 without a peak
+  int sockets = 1;                    // CPU sockets whose memory mem_cpu_s sums
+  int threads = 0;                    // CPU threads the engine ran (0: not stated)
+  int cores = 0;                      // CPU cores of the machine (the share used)
+  int layers = 0;                     // layers one token passes
+  bool gpu_computes = false;          // a GPU runs the layers (discrete or integrated)
+  bool experts_on_cpu = false;        // hybrid: routed experts in host RAM on the CPU beside a GPU
+  bool unified = false;               // one memory for CPU and GPU (Apple silicon, GB10, Strix Halo)
 };
 struct CaseTimes {
   double slow_s = 0, real_s = 0, fast_s = 0;

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engines/analytic/cost_model.h"
+#include "model/cost_model.h"
 
 namespace moebench {
 

@@ -1,13 +1,13 @@
 // setup_model.cpp — see setup_model.h.
-#include "engines/analytic/setup_model.h"
+#include "model/setup_model.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
 
-#include "engines/analytic/hit_rate.h"
-#include "engines/analytic/routing_fit.h"
+#include "model/hit_rate.h"
+#include "model/routing_fit.h"
 #include "engines/cache/memory_plan.h"
 #include "vocab/card_tensors.h"
 #include "vocab/quant_format.h"
@@ -275,6 +275,10 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     }
   }
   const double need_resident = tr.total + routed_total + kv_total + overhead;
+  // A measured RSS within the model's own size (the source's runtime holds
+  // less than our 0.5 GB overhead, or maps part of the file) says the run
+  // held the whole model, not that memory ran short.
+  if (c.memory_is_rss && need_resident <= 1.15 * ram && ram < usable) ram = std::min(usable, need_resident);
   double pinned_layers_trunk = tr.layers, cache = 0, slots = L * E;
   double hit = 1, hit_uniform = 1;
   if (need_resident <= ram + gpu_cap) {
@@ -417,6 +421,25 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   P.mem_s[1] = mem_time(gpu_bw_mid, mbw.value, 1);
   P.mem_s[0] = mem_time(gpu_bw_lo, lo_of(mbw), 1);
   P.mem_s[2] = mem_time(gpu_bw_hi, hi_of(mbw), 1);
+  // Who reads each byte: a discrete GPU its own memory; on unified memory
+  // the integrated GPU reads RAM too unless the engine computes on the CPU.
+  P.unified = !machine.accelerators && machine.compute && machine.compute->gpu_flops;
+  const bool igpu = P.unified && !c.on_cpu;
+  for (int end = 0; end < 3; ++end) {
+    const double bw_gpu = end == 0 ? gpu_bw_lo : end == 1 ? gpu_bw_mid : gpu_bw_hi;
+    const double bw_ram = end == 0 ? lo_of(mbw) : end == 1 ? mbw.value : hi_of(mbw);
+    const double gpu_part = in_gpu > 0 && bw_gpu > 0 ? in_gpu / bw_gpu : 0;
+    const double ram_part = in_ram > 0 && bw_ram > 0 ? in_ram / bw_ram : 0;
+    P.mem_gpu_s[end] = gpu_part + (igpu ? ram_part : 0);
+    P.mem_cpu_s[end] = igpu ? 0 : ram_part;
+  }
+  P.cpu_bytes_tok = igpu ? 0 : in_ram;
+  P.sockets = std::max(1, machine.sockets);
+  P.threads = c.threads;
+  P.cores = static_cast<int>(machine.cores.value);
+  P.layers = card.total_layers();
+  P.gpu_computes = in_gpu > 0 || igpu;
+  P.experts_on_cpu = c.experts_on_cpu && in_gpu > 0;
   step("memory time / token at full bandwidth", P.mem_s[1], "s",
        gb(memory + landed) + " at " + format_rate(mbw.value) + (landed > 0 ? " (" + gb(landed) + " of it read from the drives into RAM)" : "") +
            (in_gpu > 0 ? " (" + gb(in_gpu) + " in GPU memory)" : ""));
@@ -434,6 +457,8 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     P.flops_s[0] = at(rest, peak, peak.eff_lo) + at(cpu_flops, cpu_peak, cpu_peak.eff_lo);
     P.flops_s[1] = at(rest, peak, peak.eff) + at(cpu_flops, cpu_peak, cpu_peak.eff);
     P.flops_s[2] = at(rest, peak, peak.eff_hi) + at(cpu_flops, cpu_peak, cpu_peak.eff_hi);
+    const double at_peak = at(rest, peak, 1) + at(cpu_flops, cpu_peak, 1);  // the peak has no range
+    std::fill(std::begin(P.flops_peak_s), std::end(P.flops_peak_s), at_peak);
     step("compute / token", P.flops_s[1], "s",
          format_fixed(rest / 1e9, 1) + " GFLOP at " + format_fixed(peak.flops / 1e12, 1) + " TFLOP/s, " + peak.how +
              (cpu_flops > 0 ? "; routed experts " + format_fixed(cpu_flops / 1e9, 1) + " GFLOP at " +
@@ -460,6 +485,9 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     P.io_s[1] = io(big.mid, small.mid, e.paged_bytes_tok);
     P.io_s[0] = io(big.lo, small.lo, e.paged_bytes_tok) + std::max(0.0, storage_slow_extra) / big.lo;
     P.io_s[2] = io(big.hi, small.hi, paged_fast);
+    P.paged_io_s[1] = e.paged_bytes_tok > 0 ? e.paged_bytes_tok / small.mid : 0;
+    P.paged_io_s[0] = e.paged_bytes_tok > 0 ? e.paged_bytes_tok / small.lo : 0;
+    P.paged_io_s[2] = paged_fast > 0 ? paged_fast / small.hi : 0;
     step("I/O / token at full bandwidth", P.io_s[1], "s",
          gb(storage) + " from " + big.how + (e.paged_bytes_tok > 0 ? "; " + gb(e.paged_bytes_tok) + " of page faults" : ""));
   }
@@ -559,6 +587,7 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   } else if (claim.rss_bytes && !base.gpus) {
     base.memory_bytes = std::min(base.memory_bytes, static_cast<double>(*claim.rss_bytes) * std::max(1, used.nodes));
     base.memory_how = "the stated RSS";
+    base.memory_is_rss = true;
   }
   if (claim.cache_bytes) {
     base.cache_bytes = static_cast<double>(*claim.cache_bytes);
@@ -572,6 +601,7 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
     }
   }
   base.memory_assumed = !claim.ram_budget_bytes;
+  base.threads = claim.threads.value_or(0);
   base.residency = family_residency(engine_family(claim.engine.value_or("")));
   base.routing = default_real_routing();
   // Trunk: stated quant, stated bits, or the declared plausible set.

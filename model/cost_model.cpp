@@ -1,5 +1,5 @@
 // cost_model.cpp — see cost_model.h.
-#include "engines/analytic/cost_model.h"
+#include "model/cost_model.h"
 
 #include "engines/registry.h"
 
@@ -9,8 +9,8 @@
 #include <map>
 #include <set>
 
-#include "engines/analytic/hit_rate.h"
-#include "engines/analytic/setup_model.h"
+#include "model/hit_rate.h"
+#include "model/setup_model.h"
 #include "engines/cache/memory_plan.h"
 #include "vocab/quant_format.h"
 #include "vocab/card_tensors.h"

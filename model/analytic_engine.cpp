@@ -1,5 +1,5 @@
 // analytic_engine.cpp — see analytic_engine.h.
-#include "engines/analytic/analytic_engine.h"
+#include "model/analytic_engine.h"
 
 namespace moebench {
 
@@ -32,6 +32,18 @@ const OptionTable& analytic_engine_options() {
 
 std::unique_ptr<Engine> make_analytic_engine(MachineProfile profile, Efficiency eff) {
   return std::make_unique<AnalyticEngine>(std::move(profile), eff);
+}
+
+const EngineInfo* prediction_engine() {
+  static const EngineInfo kRow{
+      "analytic",
+      "the cost model: predicts the measurement the point's real engine would give on a profiled machine "
+      "(calibration applied), loading and reading nothing; rows carry provenance \"predicted\"",
+      EngineCaps{false, false, false, true}, analytic_engine_options, nullptr,
+      [](const EngineSpec&, const MachineProfile& machine) -> std::unique_ptr<Engine> {
+        return make_analytic_engine(machine, profile_efficiency(machine));
+      }};
+  return &kRow;
 }
 
 }  // namespace moebench

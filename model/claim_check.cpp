@@ -1,11 +1,11 @@
 // claim_check.cpp — see claim_check.h.
-#include "engines/analytic/claim_check.h"
+#include "model/claim_check.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 
-#include "engines/analytic/routing_fit.h"
+#include "model/routing_fit.h"
 #include "vocab/quant_format.h"
 #include "vocab/text.h"
 #include "vocab/units.h"
@@ -143,6 +143,7 @@ ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const Mach
       continue;
     }
     if (!first) first = &e;
+    j.all_parts.push_back(e.parts);
     // The fast end: start-up may cost a run average nothing beside steady decode.
     const double fast = per * e.tok_s_fast();
     const double slow = per * e.tok_s_slow() / run_average_factor(claim, true);
@@ -166,7 +167,8 @@ ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const Mach
     // stream from them; that says nothing against it.
     j.verdict = "under-specified";
     j.reason = "the model must stream on " + machine->name +
-               " and its hardware profile lists no drive: add the drives to the profile to judge the claim";
+               " and its hardware profile lists no drive: add the drives to the profile to judge the claim" +
+               (deny.empty() ? std::string() : " (" + deny.front() + ")");
     return j;
   }
   if (!first) {

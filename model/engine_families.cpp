@@ -1,5 +1,5 @@
 // engine_families.cpp — the engine-family facts table (see engine_families.h).
-#include "engines/analytic/engine_families.h"
+#include "model/engine_families.h"
 
 #include <array>
 #include <cctype>

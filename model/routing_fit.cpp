@@ -1,12 +1,12 @@
 // routing_fit.cpp — see routing_fit.h.
-#include "engines/analytic/routing_fit.h"
+#include "model/routing_fit.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 
-#include "engines/analytic/hit_rate.h"
+#include "model/hit_rate.h"
 #include "engines/routing/routing.h"
 #include "vocab/json_reader.h"
 #include "vocab/text.h"

@@ -4,7 +4,7 @@
 // Each published figure is a hit rate measured at one cache size on one
 // model. predict_published_hit_rate replays the figure's own conditions
 // through the engine's cache policy (fast_replay / estimate_hits,
-// engines/analytic/hit_rate.h): the model's geometry, the cache size, one
+// model/hit_rate.h): the model's geometry, the cache size, one
 // shared LRU or an LRU per layer, and the run's length when the source
 // states it (else steady state). fit_locality_routing picks (P, S) on a grid
 // minimising the squared error over the FIT half of the figures — a figure

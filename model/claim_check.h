@@ -1,7 +1,7 @@
 // claim_check.h — judging a published speed claim against what its machine
 // can do, with every step kept for `claims --explain`, and estimating what a
 // machine does for a model (`plan`). Both ask the one setup model
-// (engines/analytic/setup_model.h); nothing here has arithmetic of its own.
+// (model/setup_model.h); nothing here has arithmetic of its own.
 //
 // A claim is judged over every plausible combination of the conditions it
 // leaves out (setup_model.h: plausible_cases):
@@ -28,8 +28,8 @@
 #include <string>
 #include <vector>
 
-#include "engines/analytic/cost_model.h"
-#include "engines/analytic/setup_model.h"
+#include "model/cost_model.h"
+#include "model/setup_model.h"
 #include "vocab/claim.h"
 #include "vocab/machine_profile.h"
 #include "vocab/model_card.h"
@@ -55,6 +55,7 @@ struct ClaimJudgement {
   // realistic cases' parts; the value is streams × the median over them of
   // 1 ÷ case_times(parts).real_s, ÷ run_average.
   std::vector<CaseParts> realistic_parts;
+  std::vector<CaseParts> all_parts;  // every case that fits (the spread of the unstated conditions)
   double streams = 1, run_average = 1;
   std::vector<Step> steps;         // the derivation of the first case that fits
 };

@@ -1,7 +1,7 @@
 // calibration.cpp — see calibration.h.
-#include "engines/analytic/calibration.h"
+#include "model/calibration.h"
 
-#include "engines/analytic/setup_model.h"
+#include "model/setup_model.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // hit_rate.cpp — see hit_rate.h.
-#include "engines/analytic/hit_rate.h"
+#include "model/hit_rate.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,0 +1,53 @@
+// cmd_machine.cpp — `moebench machine SPEC`: the machine a spec describes
+// (a few buyer facts, vocab/machine_spec.h), built through the cited spec
+// tables, printed figure by figure with each figure's source; --json prints
+// the profile, which every --machine option also accepts as it is.
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "model/spec_machine.h"
+#include "vocab/units.h"
+
+namespace moebench {
+
+void add_machine_command(CLI::App& app, CliState& state) {
+  auto spec = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand("machine", "Build a machine from its parts (CPU, memory, GPUs, drives, OS) and print its figures.");
+  cmd->footer("SPEC is a file holding a machine spec, or the spec itself as JSON text. Only cpu and memory.size are "
+      "required; every figure the model reads is derived from the cited rows of configs/specs/ and printed with "
+      "its source, and every fact the spec leaves out is a stated assumption. Any --machine option accepts the same "
+      "file.\n\n"
+      "Example:\n"
+      "  moebench machine '{\"cpu\": \"AMD EPYC 9654\", \"sockets\": 2, \"memory\": {\"kind\": \"DDR5\", \"mt_s\": 4800, "
+      "\"size\": \"1536GB\"}, \"gpus\": [{\"model\": \"RTX 3090\"}], \"os\": \"linux\"}'\n"
+      "  moebench machine my-box.json --json > configs/hardware/my-box.json");
+  cmd->add_option("SPEC", *spec, "a machine spec file, or the JSON text itself")->required();
+  cmd->add_flag("--json", *json, "print the built MachineProfile as JSON instead of the figure table");
+  cmd->callback([spec, json, &state] {
+    const ConfigStore store = state.store();
+    ConfigSource src;
+    if (!spec->empty() && spec->front() == '{') {
+      src = {"SPEC (command line)", *spec, ""};
+    } else {
+      auto found = store.find("hardware", *spec);
+      if (!found) {
+        std::fprintf(stderr, "moebench machine: %s\n", found.error().message.c_str());
+        state.exit_code = 2;
+        return;
+      }
+      src = *found;
+    }
+    auto m = load_machine_source(store, src);
+    if (!m) {
+      std::fprintf(stderr, "moebench machine: %s\n", m.error().message.c_str());
+      state.exit_code = 2;
+      return;
+    }
+    const std::string out = *json ? dump_untrusted(machine_profile_to_json(*m), 2) + "\n" : write_machine_figures(*m);
+    std::fputs(out.c_str(), stdout);
+    state.exit_code = 0;
+  });
+}
+
+}  // namespace moebench

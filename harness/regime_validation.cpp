@@ -1,0 +1,227 @@
+// regime_validation.cpp — see regime_validation.h.
+#include "harness/regime_validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "model/engine_families.h"
+#include "vocab/stats.h"
+#include "vocab/text.h"
+
+namespace moebench {
+
+namespace {
+
+GroupSummary summarize(const std::string& name, const std::vector<const RegimeRow*>& rows) {
+  GroupSummary g;
+  g.name = name;
+  std::vector<double> errs, ratios;
+  for (const RegimeRow* r : rows) {
+    ++g.figures;
+    if (!r->judged) continue;
+    ++g.judged;
+    g.in_band += r->in_band;
+    errs.push_back(std::fabs(r->error));
+    ratios.push_back(r->band_ratio());
+  }
+  g.median_abs_error = errs.empty() ? 0.0 : median(errs);
+  g.median_band_ratio = ratios.empty() ? 0.0 : median(ratios);
+  return g;
+}
+
+std::string pct(double v) { return fmt::format("{:.1f} %", 100 * v); }
+
+std::string summary_row(const GroupSummary& g) {
+  return fmt::format("| {} | {} | {} | {} | {} of {} ({}) | {} |\n", g.name, g.figures, g.judged,
+                     g.judged ? pct(g.median_abs_error) : "–", g.in_band, g.judged,
+                     g.judged ? fmt::format("{:.0f} %", 100.0 * g.in_band / g.judged) : "–",
+                     g.judged ? fmt::format("×{:.2f}", g.median_band_ratio) : "–");
+}
+
+}  // namespace
+
+std::string figure_source(const Claim& c) {
+  if (!c.source_repository.empty()) return c.source_repository;
+  return c.source_page.empty() ? c.source_document : c.source_page;
+}
+
+RegimeInputs regime_inputs(const std::vector<PublishedFigure>& published) {
+  RegimeInputs in;
+  for (const PublishedFigure& f : published) {
+    RegimeRow why;
+    why.id = f.claim.id;
+    why.source = figure_source(f.claim);
+    why.family = engine_family(f.claim.engine.value_or(""));
+    why.measured_tok_s = f.claim.decode_figure_tok_s();
+    if (!(why.measured_tok_s > 0)) {
+      why.why_not = "no single-stream decode figure (prefill, TTFT or aggregate only)";
+    } else if (!f.card) {
+      why.why_not = "no model card for \"" + f.claim.model + "\"";
+    } else if (!f.machine) {
+      why.why_not = !f.machine_error.empty() ? "its machine_spec cannot be built: " + f.machine_error
+                                             : "no hardware profile and no machine_spec";
+    }
+    if (why.why_not.empty()) {
+      const ClaimJudgement j = judge_claim(f.claim, &*f.card, &*f.machine, nullptr);
+      if (j.realistic_parts.empty()) {
+        why.why_not = j.verdict + ": " + j.reason;
+      } else {
+        RegimeFigure r;
+        r.id = why.id;
+        r.source = why.source;
+        r.family = why.family;
+        r.measured_tok_s = why.measured_tok_s;
+        r.streams = j.streams;
+        r.run_average = j.run_average;
+        r.realistic = j.realistic_parts;
+        r.all = j.all_parts;
+        in.figures.push_back(std::move(r));
+        continue;
+      }
+    }
+    in.unanswered.push_back(why);
+  }
+  return in;
+}
+
+RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& left_out) {
+  RegimeValidation v;
+  v.left_out = left_out;
+  auto key = [&](const RegimeFigure& f) { return left_out == "family" ? f.family : f.source; };
+  std::set<std::string> groups;
+  for (const RegimeFigure& f : in.figures) groups.insert(key(f));
+  std::map<std::string, RegimeRow> by_id;
+  for (const std::string& g : groups) {
+    std::vector<const RegimeFigure*> train;
+    for (const RegimeFigure& f : in.figures) {
+      if (key(f) != g) train.push_back(&f);
+    }
+    if (train.empty()) continue;
+    ++v.folds;
+    const RegimeFit fit = fit_regimes(train);
+    for (const RegimeFigure& f : in.figures) {
+      if (key(f) != g) continue;
+      const FigureBand b = figure_band(f, fit);
+      RegimeRow r;
+      r.id = f.id;
+      r.source = f.source;
+      r.family = f.family;
+      r.regime = b.regime;
+      r.measured_tok_s = f.measured_tok_s;
+      r.predicted_tok_s = b.tok_s;
+      r.low_tok_s = b.low_tok_s;
+      r.high_tok_s = b.high_tok_s;
+      r.judged = b.tok_s > 0;
+      r.error = r.judged ? b.tok_s / f.measured_tok_s - 1 : 0;
+      r.in_band = r.judged && f.measured_tok_s >= b.low_tok_s * 0.999 && f.measured_tok_s <= b.high_tok_s * 1.001;
+      if (!r.judged) r.why_not = "the model gives no time for its cases";
+      by_id[r.id] = r;
+    }
+  }
+  for (const RegimeFigure& f : in.figures) {
+    auto it = by_id.find(f.id);
+    if (it != by_id.end()) v.rows.push_back(it->second);
+  }
+  for (const RegimeRow& r : in.unanswered) v.rows.push_back(r);
+  std::vector<const RegimeRow*> all;
+  std::map<std::string, std::vector<const RegimeRow*>> regimes, families;
+  for (const RegimeRow& r : v.rows) {
+    all.push_back(&r);
+    if (r.judged) regimes[r.regime].push_back(&r);
+    families[r.family].push_back(&r);
+  }
+  v.overall = summarize("all", all);
+  for (const std::string& name : regime_names()) {
+    if (regimes.count(name)) v.per_regime.push_back(summarize(name, regimes[name]));
+  }
+  for (const auto& [name, rows] : families) v.per_family.push_back(summarize(name, rows));
+  std::vector<const RegimeFigure*> every;
+  for (const RegimeFigure& f : in.figures) every.push_back(&f);
+  v.full = fit_regimes(every);
+  return v;
+}
+
+std::string write_regime_validation(const RegimeValidation& v, bool rows) {
+  std::string out = "moebench validate-model --regimes: the regime model against published measurements, leaving one " +
+                    v.left_out + " out at a time (" + std::to_string(v.folds) + " folds: each " + v.left_out +
+                    "'s figures predicted by a fit on the others)\n\n";
+  const std::string head = "| {} | figures | answered | median abs error | inside the band | median band ratio |\n|---|---:|---:|---:|---:|---:|\n";
+  out += fmt::format(fmt::runtime(head), "");
+  out += summary_row(v.overall);
+  out += "\nPer regime (the regime each answered figure's realistic cases bind; figures without a number have none):\n\n";
+  out += fmt::format(fmt::runtime(head), "regime");
+  for (const GroupSummary& g : v.per_regime) out += summary_row(g);
+  out += "\nPer engine family:\n\n";
+  out += fmt::format(fmt::runtime(head), "family");
+  for (const GroupSummary& g : v.per_family) out += summary_row(g);
+  out += "\nParameters fitted on every answered figure (" + std::to_string(v.full.figures) +
+         "), each inside its physical range:\n\n| parameter | value | range | figures of its regimes | note |\n|---|---:|---|---:|---|\n";
+  for (const FittedParam& p : v.full.fitted) {
+    const bool seconds = p.name.rfind("layer_s", 0) == 0;
+    const bool rate = p.name == "core_bw";
+    auto show = [&](double x) {
+      return seconds ? fmt::format("{:.1f} µs", x * 1e6) : rate ? fmt::format("{:.1f} GB/s", x / 1e9) : fmt::format("{:.3f}", x);
+    };
+    out += fmt::format("| {} | {} | {} .. {} | {} | {} |\n", p.name, show(p.value), show(p.low), show(p.high), p.figures,
+                       p.prior ? "prior kept: fewer than " + std::to_string(kMinRegimeFigures) + " figures"
+                       : p.at_edge ? "at the edge of its range: a term the model lacks"
+                                   : "inside its range");
+  }
+  out += "\nBand spread per regime (80th percentile of |log residual|; the band is the plausible cases widened by it each way):\n\n";
+  for (const auto& [name, s] : v.full.spread) out += fmt::format("- {}: ×{:.2f} each way\n", name, std::exp(s));
+  if (rows) {
+    out += "\n| figure | source | family | regime | measured tok/s | predicted | band | ratio | error | in band |\n"
+           "|---|---|---|---|---:|---:|---|---:|---:|---|\n";
+    for (const RegimeRow& r : v.rows) {
+      if (!r.judged) continue;
+      out += fmt::format("| {} | {} | {} | {} | {:.3g} | {:.3g} | {:.3g}–{:.3g} | ×{:.2f} | {:+.0f} % | {} |\n", r.id, r.source,
+                         r.family, r.regime, r.measured_tok_s, r.predicted_tok_s, r.low_tok_s, r.high_tok_s, r.band_ratio(),
+                         100 * r.error, r.in_band ? "yes" : "no");
+    }
+    out += "\nWithout a number:\n\n";
+    for (const RegimeRow& r : v.rows) {
+      if (!r.judged) out += "- " + r.id + ": " + r.why_not + "\n";
+    }
+  }
+  return out;
+}
+
+Json regime_validation_json(const RegimeValidation& v) {
+  Json j;
+  j["left_out"] = v.left_out;
+  j["folds"] = v.folds;
+  auto group = [](const GroupSummary& g) {
+    return Json{{"name", g.name},         {"figures", g.figures}, {"answered", g.judged},
+                {"in_band", g.in_band},   {"median_abs_error", g.median_abs_error},
+                {"median_band_ratio", g.median_band_ratio}};
+  };
+  j["overall"] = group(v.overall);
+  for (const GroupSummary& g : v.per_regime) j["per_regime"].push_back(group(g));
+  for (const GroupSummary& g : v.per_family) j["per_family"].push_back(group(g));
+  for (const FittedParam& p : v.full.fitted) {
+    j["parameters"].push_back({{"name", p.name}, {"value", p.value}, {"low", p.low}, {"high", p.high},
+                               {"figures", p.figures}, {"prior", p.prior}, {"at_edge", p.at_edge}});
+  }
+  for (const RegimeRow& r : v.rows) {
+    Json x{{"id", r.id}, {"source", r.source}, {"family", r.family}, {"answered", r.judged}};
+    if (r.judged) {
+      x["regime"] = r.regime;
+      x["measured_tok_s"] = r.measured_tok_s;
+      x["predicted_tok_s"] = r.predicted_tok_s;
+      x["band"] = {r.low_tok_s, r.high_tok_s};
+      x["band_ratio"] = r.band_ratio();
+      x["error"] = r.error;
+      x["in_band"] = r.in_band;
+    } else {
+      x["why_not"] = r.why_not;
+    }
+    j["figures"].push_back(x);
+  }
+  return j;
+}
+
+}  // namespace moebench

@@ -1,0 +1,67 @@
+// regime_validation.h — `moebench validate-model --regimes`: the regime
+// model (model/regimes.h) judged on figures nobody fitted it to.
+//
+//   leave one source out   for each source (a repository, a thread, a
+//                          page, a reference text), fit the parameters on
+//                          every other source's figures and predict this
+//                          one's: figures of one thread never inform their
+//                          own answer;
+//   leave one family out   the same with engine families (llama.cpp,
+//                          ik_llama.cpp, MLX, …): how the model does on an
+//                          engine it has never seen;
+//   summaries              overall, per regime and per engine family: how
+//                          many figures got a number, the median |error|,
+//                          the share inside their band and the median band
+//                          ratio (high ÷ low);
+//   full fit               the parameters fitted on every figure, each
+//                          beside its physical range (what `claims`, `plan`
+//                          and `predict` use).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/model_validation.h"
+#include "model/regime_fit.h"
+
+namespace moebench {
+
+struct RegimeRow {
+  std::string id, source, family, regime, why_not;
+  bool judged = false, in_band = false;
+  double measured_tok_s = 0, predicted_tok_s = 0, low_tok_s = 0, high_tok_s = 0, error = 0;
+  double band_ratio() const { return low_tok_s > 0 ? high_tok_s / low_tok_s : 0; }
+};
+
+struct GroupSummary {
+  std::string name;
+  int figures = 0, judged = 0, in_band = 0;
+  double median_abs_error = 0, median_band_ratio = 0;
+};
+
+struct RegimeValidation {
+  std::string left_out;  // "source" | "family"
+  std::vector<RegimeRow> rows;
+  GroupSummary overall;
+  std::vector<GroupSummary> per_regime, per_family;
+  RegimeFit full;        // fitted on every judged figure
+  int folds = 0;
+};
+
+// The key a figure is left out by: its repository, page or document.
+std::string figure_source(const Claim& c);
+
+// Every decode figure with a card and a machine, as the fit reads it (the
+// parts of its plausible cases); the others with why they are not.
+struct RegimeInputs {
+  std::vector<RegimeFigure> figures;
+  std::vector<RegimeRow> unanswered;  // why_not set
+};
+RegimeInputs regime_inputs(const std::vector<PublishedFigure>& published);
+
+RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& left_out);
+
+std::string write_regime_validation(const RegimeValidation& v, bool rows);
+Json regime_validation_json(const RegimeValidation& v);
+
+}  // namespace moebench

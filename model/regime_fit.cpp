@@ -1,0 +1,147 @@
+// regime_fit.cpp — see regime_fit.h.
+#include "model/regime_fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "vocab/stats.h"
+
+namespace moebench {
+
+namespace {
+
+bool governs(const RegimeParam& p, const std::string& regime) {
+  const std::string list = p.regimes;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = list.find(',', start);
+    const std::string one = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (one == regime) return true;
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return false;
+}
+
+std::vector<double> grid_of(const RegimeParam& p, int n) {
+  std::vector<double> g;
+  for (int i = 0; i < n; ++i) {
+    const double t = static_cast<double>(i) / (n - 1);
+    g.push_back(p.log_scale ? p.low * std::pow(p.high / p.low, t) : p.low + (p.high - p.low) * t);
+  }
+  return g;
+}
+
+}  // namespace
+
+double figure_tok_s(const RegimeFigure& f, const RegimeParams& q) {
+  std::vector<double> rates;
+  for (const CaseParts& c : f.realistic) {
+    const double t = regime_token_s(c, q, 1);
+    if (t > 0) rates.push_back(1 / t);
+  }
+  return rates.empty() ? 0.0 : f.streams * median(rates) / std::max(1.0, f.run_average);
+}
+
+std::string figure_regime(const RegimeFigure& f, const RegimeParams& q) {
+  std::map<std::string, int> count;
+  for (const CaseParts& c : f.realistic) ++count[case_regime(c, q)];
+  std::string best;
+  int n = -1;
+  for (const std::string& r : regime_names()) {  // ties go to the earlier regime
+    auto it = count.find(r);
+    if (it != count.end() && it->second > n) {
+      best = r;
+      n = it->second;
+    }
+  }
+  return best;
+}
+
+RegimeFit fit_regimes(const std::vector<const RegimeFigure*>& figures, const RegimeParams& prior) {
+  RegimeFit fit;
+  fit.params = prior;
+  fit.figures = static_cast<int>(figures.size());
+  // Each source weighs 1 / sqrt(its figures).
+  std::map<std::string, int> per_source;
+  for (const RegimeFigure* f : figures) ++per_source[f->source];
+  std::vector<double> weight;
+  for (const RegimeFigure* f : figures) weight.push_back(1 / std::sqrt(static_cast<double>(per_source[f->source])));
+  std::vector<std::string> regime(figures.size());
+  for (int round = 0; round < 3; ++round) {
+    for (std::size_t i = 0; i < figures.size(); ++i) regime[i] = figure_regime(*figures[i], fit.params);
+    fit.fitted.clear();
+    for (const RegimeParam& param : prior.p) {
+      std::vector<std::size_t> mine;
+      for (std::size_t i = 0; i < figures.size(); ++i) {
+        if (governs(param, regime[i])) mine.push_back(i);
+      }
+      FittedParam fp{param.name, param.value, param.low, param.high, static_cast<int>(mine.size()), false, false};
+      if (static_cast<int>(mine.size()) < kMinRegimeFigures) {
+        fit.params.set(param.name, param.value);
+        fp.prior = true;
+        fit.fitted.push_back(fp);
+        continue;
+      }
+      const std::vector<double> grid = grid_of(param, 33);
+      double best = 0, best_cost = 1e300;
+      std::size_t best_at = 0;
+      for (std::size_t g = 0; g < grid.size(); ++g) {
+        RegimeParams trial = fit.params;
+        trial.set(param.name, grid[g]);
+        double cost = 0;
+        for (std::size_t i : mine) {
+          const double pred = figure_tok_s(*figures[i], trial);
+          cost += weight[i] * (pred > 0 ? std::fabs(std::log(pred / figures[i]->measured_tok_s)) : 50.0);
+        }
+        if (cost < best_cost - 1e-12) {
+          best_cost = cost;
+          best = grid[g];
+          best_at = g;
+        }
+      }
+      fit.params.set(param.name, best);
+      fp.value = best;
+      fp.at_edge = best_at == 0 || best_at + 1 == grid.size();
+      fit.fitted.push_back(fp);
+    }
+  }
+  // Spread per regime from the final residuals.
+  std::map<std::string, std::vector<double>> resid;
+  std::vector<double> all;
+  for (std::size_t i = 0; i < figures.size(); ++i) {
+    const double pred = figure_tok_s(*figures[i], fit.params);
+    if (!(pred > 0)) continue;
+    const double r = std::fabs(std::log(pred / figures[i]->measured_tok_s));
+    resid[figure_regime(*figures[i], fit.params)].push_back(r);
+    all.push_back(r);
+  }
+  fit.pooled_spread = all.empty() ? 0.5 : quantile(all, 0.8);
+  for (const auto& [name, rs] : resid) {
+    fit.spread[name] = static_cast<int>(rs.size()) >= 5 ? quantile(rs, 0.8) : fit.pooled_spread;
+  }
+  return fit;
+}
+
+FigureBand figure_band(const RegimeFigure& f, const RegimeFit& fit) {
+  FigureBand b;
+  b.tok_s = figure_tok_s(f, fit.params);
+  b.regime = figure_regime(f, fit.params);
+  auto it = fit.spread.find(b.regime);
+  const double s = it != fit.spread.end() ? it->second : fit.pooled_spread;
+  double lo = b.tok_s, hi = b.tok_s;
+  for (const CaseParts& c : f.all) {
+    const double t = regime_token_s(c, fit.params, 1);
+    if (!(t > 0)) continue;
+    const double r = f.streams / t / std::max(1.0, f.run_average);
+    lo = std::min(lo, r);
+    // A run average's fast end: start-up may cost it nothing.
+    hi = std::max(hi, f.streams / t);
+  }
+  b.low_tok_s = lo * std::exp(-s);
+  b.high_tok_s = hi * std::exp(s);
+  return b;
+}
+
+}  // namespace moebench

@@ -1,0 +1,70 @@
+// regime_fit.h — fitting the regime parameters (regimes.h) to measured
+// figures, and the band a figure's answer carries.
+//
+//   figure     a published measurement with the parts of every plausible
+//              case of its unstated conditions (setup_model.h); its
+//              realistic value is streams × the median over its realistic
+//              cases of 1 ÷ regime_token_s, ÷ its run-average factor;
+//   regime     the regime its realistic cases bind most often;
+//   fit        coordinate descent, three rounds: classify every figure under
+//              the current parameters, then for each parameter in turn take
+//              the grid point inside its physical range that minimises the
+//              weighted sum of |log(predicted ÷ measured)| over the figures
+//              of the regimes it governs (each source weighs 1 ÷ √(its
+//              figures), so one long table cannot outvote ten threads); a
+//              parameter with fewer than kMinRegimeFigures such figures keeps
+//              its prior, and says so;
+//   spread     per regime, the 80th percentile of the fit's |log residuals|
+//              (the pooled one below kMinRegimeFigures);
+//   band       from the slowest to the fastest plausible case, widened by
+//              the regime's spread each way: low = min × e^−s, high =
+//              max × e^+s. Its ratio high ÷ low is printed with every answer.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/regimes.h"
+
+namespace moebench {
+
+inline constexpr int kMinRegimeFigures = 3;
+
+struct RegimeFigure {
+  std::string id, source, family;
+  double measured_tok_s = 0;
+  double streams = 1, run_average = 1;
+  std::vector<CaseParts> realistic;  // the cases the realistic value is the median over
+  std::vector<CaseParts> all;        // every plausible case: the spread of the unstated conditions
+};
+
+double figure_tok_s(const RegimeFigure& f, const RegimeParams& q);
+std::string figure_regime(const RegimeFigure& f, const RegimeParams& q);
+
+struct FittedParam {
+  std::string name;
+  double value = 0, low = 0, high = 0;
+  int figures = 0;        // figures of its regimes it was fitted on
+  bool prior = false;     // too few figures: the prior kept
+  bool at_edge = false;   // the best grid point is an end of the range
+};
+
+struct RegimeFit {
+  RegimeParams params;
+  std::vector<FittedParam> fitted;
+  std::map<std::string, double> spread;  // regime → |log residual| 80th percentile
+  double pooled_spread = 0.5;
+  int figures = 0;
+};
+
+RegimeFit fit_regimes(const std::vector<const RegimeFigure*>& figures, const RegimeParams& prior = RegimeParams::defaults());
+
+struct FigureBand {
+  double low_tok_s = 0, tok_s = 0, high_tok_s = 0;
+  std::string regime;
+  double ratio() const { return low_tok_s > 0 ? high_tok_s / low_tok_s : 0; }
+};
+FigureBand figure_band(const RegimeFigure& f, const RegimeFit& fit);
+
+}  // namespace moebench

@@ -1,0 +1,105 @@
+// regimes.cpp — see regimes.h.
+#include "model/regimes.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace moebench {
+
+namespace {
+
+// The priced parts of one case at end k.
+struct Priced {
+  double cpu = 0, gpu = 0, flops = 0, fixed = 0, io = 0, paged = 0;
+};
+
+Priced price(const CaseParts& p, const RegimeParams& q, int k) {
+  Priced r;
+  const int sockets = std::max(1, p.sockets);
+  const double numa_share = (1 + q.get("numa_gain") * (sockets - 1)) / sockets;
+  r.cpu = p.mem_cpu_s[k] / (q.get("mem_eff_cpu") * numa_share);
+  // Few threads cannot draw the socket's bandwidth: each streams core_bw at
+  // most (threads past the cores add nothing).
+  int threads = p.threads > 0 ? p.threads : p.cores;
+  if (p.cores > 0 && threads > p.cores) threads = p.cores;
+  if (p.cpu_bytes_tok > 0 && threads > 0) r.cpu = std::max(r.cpu, p.cpu_bytes_tok / (threads * q.get("core_bw")));
+  r.gpu = p.mem_gpu_s[k] / q.get("mem_eff_gpu");
+  r.flops = p.flops_peak_s[k] / q.get("compute_eff");
+  const double per_layer = p.experts_on_cpu ? q.get("layer_s_gpu") + q.get("layer_s_cpu")
+                           : p.gpu_computes  ? q.get("layer_s_gpu")
+                                             : q.get("layer_s_cpu");
+  r.fixed = p.layers * per_layer;
+  r.io = p.io_s[k] / q.get("io_eff");
+  r.paged = p.paged_io_s[k] / q.get("io_eff");
+  return r;
+}
+
+}  // namespace
+
+double RegimeParams::get(const std::string& name) const {
+  for (const RegimeParam& x : p) {
+    if (name == x.name) return x.value;
+  }
+  std::abort();  // a parameter name is a constant of this file: a typo is a defect
+}
+
+void RegimeParams::set(const std::string& name, double v) {
+  for (RegimeParam& x : p) {
+    if (name == x.name) {
+      x.value = std::clamp(v, x.low, x.high);
+      return;
+    }
+  }
+  std::abort();
+}
+
+RegimeParams RegimeParams::defaults() {
+  RegimeParams q;
+  q.p = {
+      {"mem_eff_cpu", 0.6, 0.3, 0.9, false, "memory-cpu",
+       "share of the spec DRAM bandwidth a CPU decode streams (STREAM-class reads reach 0.6-0.85 of it)"},
+      {"core_bw", 10e9, 3e9, 40e9, true, "memory-cpu",
+       "bytes/s one CPU thread streams: the cap when few threads run"},
+      {"numa_gain", 0.5, 0.0, 1.0, false, "numa",
+       "share of a further socket's bandwidth an engine gains (1: NUMA-aware, 0: one socket's worth)"},
+      {"mem_eff_gpu", 0.7, 0.4, 0.95, false, "memory-gpu",
+       "share of the spec GPU or unified-memory bandwidth a GPU decode streams"},
+      {"layer_s_cpu", 30e-6, 3e-6, 300e-6, true, "memory-cpu,numa,fixed",
+       "fixed seconds per layer on CPU threads (dispatch, barriers)"},
+      {"layer_s_gpu", 20e-6, 2e-6, 200e-6, true, "memory-gpu,fixed",
+       "fixed seconds per layer on a GPU (kernel launches, synchronisation)"},
+      {"compute_eff", 0.3, 0.05, 0.9, true, "compute",
+       "share of the FLOP peak a compute-bound decode reaches"},
+      {"io_eff", 0.7, 0.3, 1.0, false, "io,paging",
+       "share of the drives' rated read rate an engine's reads reach"},
+      {"overlap", 0.5, 0.0, 1.0, false, "io",
+       "share of min(I/O, compute) the pipeline hides"},
+  };
+  return q;
+}
+
+double regime_token_s(const CaseParts& p, const RegimeParams& q, int k) {
+  const Priced r = price(p, q, k);
+  const double compute = std::max(r.cpu + r.gpu, r.flops) + r.fixed;
+  const double t = decode_token_time_s(0, compute, r.io, 0, q.get("overlap")) + p.sync_s[k];
+  return t / std::max(1.0, p.speculative);
+}
+
+std::string case_regime(const CaseParts& p, const RegimeParams& q) {
+  const Priced r = price(p, q, 1);
+  const double compute = std::max(r.cpu + r.gpu, r.flops) + r.fixed;
+  if (r.io > compute) return r.paged > 0.5 * r.io ? "paging" : "io";
+  const double mem = r.cpu + r.gpu;
+  if (r.fixed > mem && r.fixed > r.flops) return "fixed";
+  if (r.flops > mem) return "compute";
+  if (p.experts_on_cpu && r.cpu > 0 && r.gpu > 0) return "hybrid";
+  if (r.gpu >= r.cpu) return "memory-gpu";
+  return p.sockets > 1 ? "numa" : "memory-cpu";
+}
+
+const std::vector<std::string>& regime_names() {
+  static const std::vector<std::string> kNames = {"memory-cpu", "numa", "memory-gpu", "hybrid", "compute", "io", "paging", "fixed"};
+  return kNames;
+}
+
+}  // namespace moebench

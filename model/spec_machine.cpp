@@ -1,0 +1,388 @@
+// spec_machine.cpp — see spec_machine.h.
+#include "model/spec_machine.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "vocab/text.h"
+#include "vocab/units.h"
+
+namespace moebench {
+
+namespace {
+
+Figure spec_figure(double v, std::string source) {
+  Figure f;
+  f.value = v;
+  f.provenance = Provenance::kSpec;
+  f.source = std::move(source);
+  return f;
+}
+
+Figure estimate_figure(double v, std::string source, std::optional<double> lo = {}, std::optional<double> hi = {}) {
+  Figure f;
+  f.value = v;
+  f.provenance = Provenance::kEstimate;
+  f.source = std::move(source);
+  f.low = lo;
+  f.high = hi;
+  return f;
+}
+
+std::string num(double v) { return format_fixed(v, v == std::floor(v) ? 0 : 2); }
+
+// A required number of a row, or an error naming the row and the field.
+Expected<double> need(const SpecRow& r, const std::string& key) {
+  if (auto v = r.number(key)) return *v;
+  return make_error(r.file + " ‹" + r.name + "›: no \"" + key + "\", which building a machine needs: add it with its source");
+}
+
+struct MemoryPeak {
+  Figure bw;
+  std::string kind;
+};
+
+Expected<MemoryPeak> memory_peak(const MachineSpec& spec, const SpecRow& cpu, const SpecTables& tables) {
+  MemoryPeak out;
+  if (auto u = cpu.number("unified_memory.bandwidth_gb_s")) {
+    out.bw = spec_figure(*u * 1e9, "unified memory of the " + cpu.name + ": " + cpu.cite("unified_memory.bandwidth_gb_s"));
+    out.kind = cpu.text("unified_memory.kind").value_or("unified");
+    return out;
+  }
+  const auto per_socket = cpu.number("memory_channels");
+  const auto rated = cpu.number("memory_mt_s");
+  const std::string kind = spec.memory.kind.value_or(cpu.text("memory_kind").value_or(""));
+  if (kind.empty()) return make_error("machine_spec/memory/kind: the " + cpu.name + " row names no memory kind; state it (e.g. \"DDR5\")");
+  auto kind_row = tables.find("memory_kinds", kind);
+  if (!kind_row) return make_error("machine_spec/memory/kind: " + kind_row.error().message);
+  auto bits = need(**kind_row, "bus_bits_per_channel");
+  if (!bits) return bits.error();
+  std::vector<std::string> assumed;
+  double channels = 0, mt = 0;
+  if (spec.memory.channels) {
+    channels = *spec.memory.channels;
+  } else if (per_socket) {
+    channels = *per_socket * spec.sockets;
+    assumed.push_back("every channel populated (" + num(*per_socket) + " per socket × " + std::to_string(spec.sockets) +
+                      ": " + cpu.cite("memory_channels") + ")");
+  } else {
+    return make_error("machine_spec/memory/channels: the " + cpu.name + " row gives no channel count; state it");
+  }
+  if (spec.memory.mt_s) {
+    mt = *spec.memory.mt_s;
+  } else if (rated) {
+    mt = *rated;
+    assumed.push_back("DIMMs at the rated " + num(*rated) + " MT/s (" + cpu.cite("memory_mt_s") + ")");
+  } else {
+    return make_error("machine_spec/memory/mt_s: the " + cpu.name + " row gives no rated speed; state it");
+  }
+  const double peak = channels * mt * 1e6 * *bits / 8;
+  std::string how = num(channels) + " channels × " + kind + "-" + num(mt) + " × " + num(*bits) + " bits ÷ 8 = " +
+                    format_fixed(peak / 1e9, 1) + " GB/s peak (bus width: " + (*kind_row)->cite("bus_bits_per_channel") + ")";
+  out.kind = kind;
+  if (assumed.empty()) {
+    out.bw = spec_figure(peak, how);
+  } else {
+    // Unstated population or speed: fewer or slower DIMMs than the CPU
+    // takes are common, so the range reaches down to 3/4 of the peak.
+    out.bw = estimate_figure(peak, how + "; assumed: " + join(assumed, "; ") + "; range down to 3/4 for fewer or slower DIMMs",
+                             0.75 * peak, peak);
+  }
+  return out;
+}
+
+// FLOP/s of every core: cores × clock × FMA pipes × lanes × 2.
+std::optional<ComputeInfo> cpu_compute(const SpecRow& cpu, int sockets) {
+  const auto cores = cpu.number("performance_cores") ? cpu.number("performance_cores") : cpu.number("cores");
+  const auto pipes = cpu.number("fma_pipes"), width = cpu.number("fma_width_bits");
+  const auto all_core = cpu.number("all_core_ghz");
+  const auto clock = all_core ? all_core : cpu.number("base_ghz");
+  const bool cpu_known = cores && pipes && width && clock;
+  if (!cpu_known && !cpu.number("gpu.fp16_tflops") && !cpu.number("gpu.fp32_tflops")) return std::nullopt;
+  ComputeInfo ci;
+  if (!cpu_known) {
+    ci.cpu_flops = estimate_figure(0, cpu.name + ": the row lacks the cores, clock or FMA width a CPU peak needs (not counted)");
+  }
+  const std::string clock_key = all_core ? "all_core_ghz" : "base_ghz";
+  const double lanes = cpu_known ? *width / 32 : 0;
+  const double flops = cpu_known ? *cores * sockets * *clock * 1e9 * *pipes * lanes * 2 : 0;
+  if (cpu_known) ci.cpu_flops = spec_figure(flops, num(*cores) + (cpu.number("performance_cores") ? " performance" : "") + " cores × " +
+                                        std::to_string(sockets) + " sockets × " + num(*clock) + " GHz × " + num(*pipes) +
+                                        " FMA pipes × " + num(lanes) + " FP32 lanes × 2 = " + format_fixed(flops / 1e12, 2) +
+                                        " TFLOP/s (cores: " + cpu.cite("cores") + "; clock: " + cpu.cite(clock_key) +
+                                        "; FMA: " + cpu.cite("fma_width_bits") + ")");
+  if (auto dot = cpu.text("int8_dot"); dot && cpu_known) {
+    const double ops = *cores * sockets * *clock * 1e9 * *pipes * lanes * 4 * 2;
+    ci.cpu_int8_ops = spec_figure(ops, *dot + ": 4 int8 MACs per 32-bit lane, " + format_fixed(ops / 1e12, 1) + " TOPS (" +
+                                           cpu.cite("int8_dot") + ")");
+  }
+  if (auto g = cpu.number("gpu.fp16_tflops")) {
+    ci.gpu_flops = spec_figure(*g * 1e12, "integrated GPU: " + cpu.cite("gpu.fp16_tflops"));
+  } else if (auto g32 = cpu.number("gpu.fp32_tflops")) {
+    ci.gpu_flops = spec_figure(*g32 * 1e12, "integrated GPU at its FP32 rate (FP16 runs no slower): " + cpu.cite("gpu.fp32_tflops"));
+  }
+  // What an engine reaches of these peaks is the model's (fitted per
+  // regime), not the machine's: the profile's own factors stay neutral.
+  ci.efficiency.decode = estimate_figure(1, "spec-built machine: the model's fitted compute efficiency applies", 1.0, 1.0);
+  ci.efficiency.prefill = estimate_figure(1, "spec-built machine: the model's fitted compute efficiency applies", 1.0, 1.0);
+  return ci;
+}
+
+Expected<Figure> usable_memory_figure(const MachineSpec& spec, double total, const SpecTables& tables, bool unified) {
+  const std::string os = spec.os.value_or("");
+  if (os.empty()) {
+    return estimate_figure(0.9 * total, "no OS stated: 90 % of the memory (range 80-95 %) — state the OS for its documented limit",
+                           0.8 * total, 0.95 * total);
+  }
+  auto row = tables.find("os", os);
+  if (!row) return make_error("machine_spec/os: " + row.error().message);
+  const SpecRow& r = **row;
+  const double gib = 1024.0 * 1024 * 1024;
+  // The OS and services keep a reserve (and, on Linux, the page tables a
+  // share); a phone lets an app hold a share of the memory.
+  double usable = total;
+  std::vector<std::string> how;
+  if (auto share = r.number("app_usable_fraction")) {
+    usable = *share * total;
+    how.push_back(format_fixed(100 * *share, 0) + " % for one app (" + r.cite("app_usable_fraction") + ")");
+  }
+  if (auto k = r.number("kernel_overhead_fraction")) {
+    usable -= *k * total;
+    how.push_back(format_fixed(100 * *k, 2) + " % for the kernel (" + r.cite("kernel_overhead_fraction") + ")");
+  }
+  for (const char* key : {"cpu_reserve_gib", "reserve_gib"}) {
+    if (auto v = r.number(key)) {
+      usable -= *v * gib;
+      how.push_back(format_bytes(*v * gib) + " kept by the OS and services (" + r.cite(key) + ")");
+      break;
+    }
+  }
+  Figure f = spec_figure(std::max(0.25 * total, usable), how.empty() ? "the whole memory (" + r.name + " row)" : join(how, "; "));
+  // A GPU on unified memory is held to the wired limit: the low end.
+  if (unified) {
+    double fraction = 0;
+    std::string key_used;
+    for (int i = 0; i < 8; ++i) {
+      const std::string k = "gpu_wired_fraction[" + std::to_string(i) + "]";
+      const auto frac = r.number(k + ".fraction");
+      if (!frac) break;
+      const auto max_gib = r.number(k + ".max_memory_gib");
+      if (!max_gib || total <= *max_gib * gib) {
+        fraction = *frac;
+        key_used = k + ".fraction";
+        break;
+      }
+    }
+    if (fraction > 0) {
+      f.low = fraction * total;
+      f.source += "; a GPU engine is held to " + format_fixed(100 * fraction, 0) + " % (" + r.cite(key_used) + ")";
+    }
+  }
+  return f;
+}
+
+Expected<AcceleratorInfo> gpus_of(const MachineSpec& spec, const SpecTables& tables) {
+  const std::string& model = spec.gpus.front().model;
+  int count = 0;
+  for (const MachineSpecPart& g : spec.gpus) {
+    auto a = tables.find("gpus", g.model), b = tables.find("gpus", model);
+    if (!a) return make_error("machine_spec/gpus: " + a.error().message);
+    if (*a != *b) return make_error("machine_spec/gpus: one GPU model per machine (\"" + model + "\" and \"" + g.model + "\")");
+    count += g.count;
+  }
+  const SpecRow& r = **tables.find("gpus", model);
+  AcceleratorInfo a;
+  a.model = r.name;
+  a.count = count;
+  if (auto gb = r.number("memory_gb")) a.memory_bytes = spec_figure(*gb * 1e9, r.cite("memory_gb"));
+  else if (auto gib = r.number("memory_gib")) a.memory_bytes = spec_figure(*gib * 1024.0 * 1024 * 1024, r.cite("memory_gib"));
+  else return make_error(r.file + " ‹" + r.name + "›: no memory_gb or memory_gib");
+  auto bw = need(r, "memory_bandwidth_gb_s");
+  if (!bw) return bw.error();
+  a.memory_read_bytes_s = spec_figure(*bw * 1e9, r.cite("memory_bandwidth_gb_s"));
+  if (auto l = r.number("host_link_gb_s")) a.host_link_bytes_s = spec_figure(*l * 1e9, r.cite("host_link_gb_s"));
+  if (auto p = r.number("peer_link_gb_s"); p && count > 1) a.peer_bytes_s = spec_figure(*p * 1e9, r.cite("peer_link_gb_s"));
+  for (const char* key : {"bf16_tflops_dense", "fp16_tensor_tflops_dense"}) {
+    if (auto t = r.number(key)) {
+      a.flops = spec_figure(*t * 1e12, r.cite(key));
+      break;
+    }
+  }
+  return a;
+}
+
+Expected<DriveProfile> drive_of(const MachineSpecDrive& d, const SpecTables& tables, int index) {
+  DriveProfile p;
+  const std::string where = "machine_spec/drives/" + std::to_string(index);
+  if (d.read_bytes_s) {
+    p.name = d.model.value_or("drive " + std::to_string(index + 1));
+    p.seq_read_bytes_s = Figure{*d.read_bytes_s, Provenance::kMeasured, "the read rate the spec states (read_gb_s)", {}, {}};
+  } else {
+    auto row = tables.find("drives", *d.model);
+    if (!row) return make_error(where + "/model: " + row.error().message);
+    const SpecRow& r = **row;
+    p.name = r.name;
+    auto seq = need(r, "seq_read_mb_s");
+    if (!seq) return seq.error();
+    p.seq_read_bytes_s = spec_figure(*seq * 1e6, r.cite("seq_read_mb_s"));
+    auto point = [&](std::uint64_t block, int qd, const std::string& pattern, double bytes_s, std::string how) {
+      DriveReadPoint x;
+      x.block_bytes = block;
+      x.queue_depth = qd;
+      x.pattern = pattern;
+      x.read_bytes_s = spec_figure(bytes_s, std::move(how));
+      p.read_curve.push_back(x);
+    };
+    if (auto q1 = r.number("random_read_4k_qd1_iops")) point(4096, 1, "random", *q1 * 4096, r.cite("random_read_4k_qd1_iops") + " × 4 KiB");
+    if (auto q32 = r.number("random_read_4k_qd32_iops")) point(4096, 32, "random", *q32 * 4096, r.cite("random_read_4k_qd32_iops") + " × 4 KiB");
+    if (!p.read_curve.empty()) point(1 << 20, 32, "sequential", *seq * 1e6, r.cite("seq_read_mb_s"));
+  }
+  if (d.enclosure) {
+    auto row = tables.find("enclosures", *d.enclosure);
+    if (!row) return make_error(where + "/enclosure: " + row.error().message);
+    auto cap = need(**row, "max_read_mb_s");
+    if (!cap) return cap.error();
+    const double c = *cap * 1e6;
+    if (c < p.seq_read_bytes_s.value) {
+      p.seq_read_bytes_s.value = c;
+      p.seq_read_bytes_s.source += "; capped by the enclosure: " + (*row)->cite("max_read_mb_s");
+    }
+    for (DriveReadPoint& x : p.read_curve) x.read_bytes_s.value = std::min(x.read_bytes_s.value, c);
+    p.name += " in " + (*row)->name;
+  }
+  return p;
+}
+
+}  // namespace
+
+Expected<MachineProfile> build_machine(const MachineSpec& spec, const SpecTables& tables) {
+  auto cpu_row = tables.find("cpus", spec.cpu);
+  if (!cpu_row) return make_error("machine_spec/cpu: " + cpu_row.error().message);
+  const SpecRow& cpu = **cpu_row;
+  if (auto most = cpu.number("max_sockets"); most && spec.sockets > *most) {
+    return make_error("machine_spec/sockets: " + std::to_string(spec.sockets) + " sockets, but the " + cpu.name + " takes at most " +
+                      num(*most) + " (" + cpu.cite("max_sockets") + ")");
+  }
+  MachineProfile m;
+  m.name = "spec: " + describe_machine_spec(spec);
+  m.cpu_model = cpu.name;
+  m.os = spec.os;
+  m.sockets = spec.sockets;
+  auto cores = need(cpu, "cores");
+  if (!cores) return cores.error();
+  m.cores = spec_figure(*cores * spec.sockets, num(*cores) + " × " + std::to_string(spec.sockets) + " sockets (" + cpu.cite("cores") + ")");
+  // An unstated size: the run is taken to have fit (a source that paged
+  // would say so); the figure says it, and nothing past memory is judged.
+  const double gib = 1024.0 * 1024 * 1024;
+  const bool size_stated = spec.memory.size_bytes > 0;
+  const bool unified = cpu.number("unified_memory.bandwidth_gb_s").has_value();
+  double total = size_stated ? static_cast<double>(spec.memory.size_bytes) : 4096 * gib * spec.sockets;
+  std::string unstated = "memory size not stated: assumed large enough to hold the run (4 TiB per socket); paging past memory is not judged on this machine";
+  if (!size_stated && unified && cpu.lists.count("unified_memory.sizes_gb") != 0) {
+    const auto& sizes = cpu.lists.at("unified_memory.sizes_gb");
+    total = *std::max_element(sizes.begin(), sizes.end()) * 1e9;
+    unstated = "memory size not stated: the largest configuration (" + cpu.cite("unified_memory.sizes_gb") + ")";
+  }
+  m.memory_total_bytes = size_stated ? spec_figure(total, "the memory the spec states (" + spec.memory.size_text + ")")
+                                     : estimate_figure(total, unstated);
+  if (unified && size_stated && cpu.lists.count("unified_memory.sizes_gb") != 0) {
+    const auto& sizes = cpu.lists.at("unified_memory.sizes_gb");
+    const bool offered = std::any_of(sizes.begin(), sizes.end(), [&](double gb) {
+      return std::fabs(gb * 1e9 - total) < 0.01 * total || std::fabs(gb * 1024.0 * 1024 * 1024 - total) < 0.01 * total;
+    });
+    if (!offered) {
+      std::vector<std::string> s;
+      for (double gb : sizes) s.push_back(num(gb) + "GB");
+      return make_error("machine_spec/memory/size: the " + cpu.name + " comes with " + join(s, ", ") + ", not " + spec.memory.size_text +
+                        " (" + cpu.cite("unified_memory.sizes_gb") + ")");
+    }
+  }
+  auto peak = memory_peak(spec, cpu, tables);
+  if (!peak) return peak.error();
+  m.memory_read_bytes_s = peak->bw;
+  auto usable = usable_memory_figure(spec, total, tables, unified);
+  if (!usable) return usable.error();
+  m.memory_usable_bytes = *usable;
+  m.compute = cpu_compute(cpu, spec.sockets);
+  if (!spec.gpus.empty()) {
+    auto a = gpus_of(spec, tables);
+    if (!a) return a.error();
+    m.accelerators = *a;
+  }
+  for (std::size_t i = 0; i < spec.drives.size(); ++i) {
+    for (int k = 0; k < spec.drives[i].count; ++k) {
+      auto d = drive_of(spec.drives[i], tables, static_cast<int>(i));
+      if (!d) return d.error();
+      m.drives.push_back(*d);
+    }
+  }
+  m.description = "built from its parts by moebench (model/spec_machine.h): " + describe_machine_spec(spec) + "; memory " +
+                  peak->kind + ", every figure's source names its spec row";
+  return m;
+}
+
+}  // namespace moebench
+
+namespace moebench {
+
+Expected<MachineProfile> load_machine_source(const ConfigStore& store, const ConfigSource& src) {
+  auto j = parse_json_text(src.text, src.label);
+  if (!j) return j.error();
+  const bool is_spec = j->is_object() && (j->contains("machine_spec") || (j->contains("cpu") && !j->contains("memory_total")));
+  if (!is_spec) {
+    Diagnostics d(src.label);
+    auto p = load_machine_profile(*j, d);
+    if (!p) return d.to_error();
+    return std::move(*p);
+  }
+  Diagnostics d(src.label);
+  auto spec = load_machine_spec_document(*j, d);
+  if (!spec) return d.to_error();
+  auto tables = load_spec_tables(store);
+  if (!tables) return tables.error();
+  auto m = build_machine(*spec, *tables);
+  if (!m) return make_error(src.label + ": " + m.error().message);
+  return m;
+}
+
+}  // namespace moebench
+
+namespace moebench {
+
+std::string write_machine_figures(const MachineProfile& m) {
+  std::string out = "# " + m.name + "\n\n" + m.description + "\n\n| figure | value | provenance | source |\n|---|---:|---|---|\n";
+  auto row = [&out](const std::string& what, const std::string& value, const Figure& f) {
+    std::string range;
+    if (f.low || f.high) range = " (" + format_fixed(f.low.value_or(f.value) / std::max(1e-30, f.value), 2) + "–" +
+                                 format_fixed(f.high.value_or(f.value) / std::max(1e-30, f.value), 2) + "×)";
+    out += "| " + what + " | " + value + range + " | " + to_string(f.provenance) + " | " + f.source + " |\n";
+  };
+  row("cores", format_fixed(m.cores.value, 0), m.cores);
+  row("memory", format_bytes_decimal(m.memory_total_bytes.value), m.memory_total_bytes);
+  row("usable memory", format_bytes_decimal(m.memory_usable_bytes.value), m.memory_usable_bytes);
+  row("memory read bandwidth", format_fixed(m.memory_read_bytes_s.value / 1e9, 1) + " GB/s", m.memory_read_bytes_s);
+  if (m.compute) {
+    row("CPU FP32 peak", format_fixed(m.compute->cpu_flops.value / 1e12, 2) + " TFLOP/s", m.compute->cpu_flops);
+    if (m.compute->cpu_int8_ops) row("CPU int8 peak", format_fixed(m.compute->cpu_int8_ops->value / 1e12, 1) + " TOPS", *m.compute->cpu_int8_ops);
+    if (m.compute->gpu_flops) row("integrated GPU FP16 peak", format_fixed(m.compute->gpu_flops->value / 1e12, 1) + " TFLOP/s", *m.compute->gpu_flops);
+  }
+  if (m.accelerators) {
+    const AcceleratorInfo& a = *m.accelerators;
+    const std::string each = std::to_string(a.count) + " × ";
+    row("GPU memory", each + format_bytes_decimal(a.memory_bytes.value), a.memory_bytes);
+    row("GPU memory bandwidth", each + format_fixed(a.memory_read_bytes_s.value / 1e9, 0) + " GB/s", a.memory_read_bytes_s);
+    if (a.flops) row("GPU BF16 dense peak", each + format_fixed(a.flops->value / 1e12, 0) + " TFLOP/s", *a.flops);
+    if (a.host_link_bytes_s) row("GPU host link (one direction)", format_fixed(a.host_link_bytes_s->value / 1e9, 1) + " GB/s", *a.host_link_bytes_s);
+  }
+  for (const DriveProfile& d : m.drives) {
+    row("drive " + d.name + " sequential read", format_fixed(d.seq_read_bytes_s.value / 1e9, 2) + " GB/s", d.seq_read_bytes_s);
+    for (const DriveReadPoint& p : d.read_curve) {
+      if (p.block_bytes == 4096) {
+        row("drive " + d.name + " 4 KiB QD" + std::to_string(p.queue_depth), format_fixed(p.read_bytes_s.value / 1e6, 0) + " MB/s", p.read_bytes_s);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace moebench
