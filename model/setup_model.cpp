@@ -354,8 +354,12 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     const double trunk_in_gpu = std::min(std::max(0.0, gpu_cap - kv_total), trunk_held);
     const double trunk_tok_held = head_tok + layers_tok * (1 - streamed_share);
     const double experts_held = e.resident ? routed_total : cache;
-    const double experts_in_gpu =
-        c.experts_on_cpu ? 0.0 : std::min(std::max(0.0, gpu_cap - kv_total - trunk_in_gpu), experts_held);
+    // Hybrid: the routed experts stay in host RAM, all of them, or those of
+    // the stated --n-cpu-moe layers (the others' go to the GPU while it has
+    // room).
+    const double gpu_room = std::max(0.0, gpu_cap - kv_total - trunk_in_gpu);
+    const double experts_in_gpu = c.experts_on_cpu ? std::min(gpu_room, experts_held * (1 - c.cpu_expert_share))
+                                                   : std::min(gpu_room, experts_held);
     in_gpu = kv_tok + (trunk_held > 0 ? trunk_tok_held * trunk_in_gpu / trunk_held : 0) +
              (experts_held > 0 ? hit * routed_tok * experts_in_gpu / experts_held : 0);
     in_gpu = std::min(in_gpu, memory);
@@ -602,6 +606,9 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   }
   base.memory_assumed = !claim.ram_budget_bytes;
   base.threads = claim.threads.value_or(0);
+  if (claim.cpu_moe_layers && card.moe_layers() > 0) {
+    base.cpu_expert_share = std::clamp(static_cast<double>(*claim.cpu_moe_layers) / card.moe_layers(), 0.0, 1.0);
+  }
   base.residency = family_residency(engine_family(claim.engine.value_or("")));
   base.routing = default_real_routing();
   // Trunk: stated quant, stated bits, or the declared plausible set.
@@ -612,7 +619,15 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   } else if (claim.trunk_bits_per_weight) {
     trunks.push_back({"", *claim.trunk_bits_per_weight});
   } else {
-    for (const std::string& q : sets.trunk_quants) trunks.push_back({q, published_quant_bits(q).value_or(16)});
+    // A GGUF file quantized to a named low-bit type (llama.cpp and its
+    // forks load GGUF; llama-quantize writes every 2-D weight in the type or
+    // a step above it, never bf16) leaves its trunk between q4_0 and q8_0.
+    const bool gguf_mix = base.residency == Residency::kMmap && claim.quant &&
+                          published_quant_bits(quant_name_of(*claim.quant)).value_or(16) < 9;
+    for (const std::string& q : sets.trunk_quants) {
+      const double bits = published_quant_bits(q).value_or(16);
+      if (!gguf_mix || bits <= 8.5) trunks.push_back({q, bits});
+    }
   }
   std::vector<int> drives;
   if (claim.drives) {

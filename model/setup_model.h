@@ -90,6 +90,7 @@ struct SetupCase {
   bool memory_assumed = false;    // memory_bytes is not a stated budget (usable memory or RSS stand in)
   bool memory_is_rss = false;     // memory_bytes is the RSS the source measured (what the engine held, not a cap)
   int threads = 0;                // CPU threads the source states (0: not stated)
+  double cpu_expert_share = 1;    // hybrid: share of MoE layers whose routed experts stay on the CPU (--n-cpu-moe)
   std::string contradiction;      // stated conditions that cannot hold together (estimate_case: does not fit, this why)
 };
 

@@ -1,0 +1,199 @@
+// regimes_test.cpp — each regime's formula (model/regimes.h) on a case
+// worked by hand, the regime it names, and the fit (model/regime_fit.h):
+// it finds a parameter that generated the figures, never leaves a range,
+// keeps its prior without figures, and builds the band from the plausible
+// cases and the regime's spread.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "model/regime_fit.h"
+
+using namespace moebench;
+
+namespace {
+
+// Round numbers so the hand arithmetic is short: a 100 GB/s machine reading
+// 10 GB per token takes 0.1 s at full bandwidth.
+RegimeParams params() {
+  RegimeParams q = RegimeParams::defaults();
+  q.set("mem_eff_cpu", 0.5);
+  q.set("core_bw", 10e9);
+  q.set("numa_gain", 0.5);
+  q.set("mem_eff_gpu", 0.8);
+  q.set("layer_s_cpu", 10e-6);
+  q.set("layer_s_gpu", 5e-6);
+  q.set("compute_eff", 0.25);
+  q.set("io_eff", 0.5);
+  q.set("overlap", 0.5);
+  return q;
+}
+
+CaseParts cpu_case() {
+  CaseParts p;
+  for (double& x : p.mem_cpu_s) x = 0.1;  // 10 GB at 100 GB/s
+  for (double& x : p.mem_s) x = 0.1;
+  p.cpu_bytes_tok = 10e9;
+  p.cores = 64;
+  p.layers = 100;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("memory-cpu: bytes ÷ (bandwidth × mem_eff_cpu) + layers × layer_s_cpu", "[regimes]") {
+  const CaseParts p = cpu_case();
+  // 0.1 / 0.5 = 0.2 s; + 100 × 10 µs = 0.001 s.
+  CHECK(regime_token_s(p, params()) == Approx(0.201));
+  CHECK(case_regime(p, params()) == "memory-cpu");
+}
+
+TEST_CASE("few threads cannot draw the bandwidth: bytes ÷ (threads × core_bw)", "[regimes]") {
+  CaseParts p = cpu_case();
+  p.threads = 4;  // 4 × 10 GB/s = 40 GB/s < 0.5 × 100 GB/s
+  CHECK(regime_token_s(p, params()) == Approx(10e9 / 40e9 + 0.001));
+  p.threads = 128;  // past the 64 cores: the cores bound it, and the bandwidth binds
+  CHECK(regime_token_s(p, params()) == Approx(0.201));
+}
+
+TEST_CASE("numa: a second socket adds numa_gain of its bandwidth", "[regimes]") {
+  CaseParts p = cpu_case();
+  p.sockets = 2;  // mem_cpu_s is at both sockets' bandwidth: share (1 + 0.5) / 2 = 0.75
+  CHECK(regime_token_s(p, params()) == Approx(0.1 / (0.5 * 0.75) + 0.001));
+  CHECK(case_regime(p, params()) == "numa");
+}
+
+TEST_CASE("memory-gpu and hybrid: the GPU's bytes at mem_eff_gpu, the CPU's beside them", "[regimes]") {
+  CaseParts g;
+  for (double& x : g.mem_gpu_s) x = 0.02;
+  g.layers = 60;
+  g.gpu_computes = true;
+  CHECK(regime_token_s(g, params()) == Approx(0.02 / 0.8 + 60 * 5e-6));
+  CHECK(case_regime(g, params()) == "memory-gpu");
+  CaseParts h = cpu_case();
+  for (double& x : h.mem_gpu_s) x = 0.02;
+  h.gpu_computes = true;
+  h.experts_on_cpu = true;  // each layer pays both fixed costs
+  CHECK(regime_token_s(h, params()) == Approx(0.2 + 0.025 + 100 * 15e-6));
+  CHECK(case_regime(h, params()) == "hybrid");
+}
+
+TEST_CASE("compute: flops at the peak ÷ compute_eff when above the memory time", "[regimes]") {
+  CaseParts p = cpu_case();
+  for (double& x : p.flops_peak_s) x = 0.1;  // 0.1 / 0.25 = 0.4 s > 0.2 s
+  CHECK(regime_token_s(p, params()) == Approx(0.401));
+  CHECK(case_regime(p, params()) == "compute");
+}
+
+TEST_CASE("io and paging: reads ÷ io_eff, overlapped with compute by `overlap`", "[regimes]") {
+  CaseParts p = cpu_case();
+  for (double& x : p.io_s) x = 0.3;  // 0.6 s of reads against 0.201 s of compute
+  // max(0.201, 0.6) + (1 − 0.5) × min(0.6, 0.201)
+  CHECK(regime_token_s(p, params()) == Approx(0.6 + 0.5 * 0.201));
+  CHECK(case_regime(p, params()) == "io");
+  for (double& x : p.paged_io_s) x = 0.2;  // two thirds of the reads are page faults
+  CHECK(case_regime(p, params()) == "paging");
+  p.speculative = 2;  // two tokens per weight pass
+  CHECK(regime_token_s(p, params()) == Approx((0.6 + 0.5 * 0.201) / 2));
+}
+
+TEST_CASE("the fit recovers the efficiency that made the figures, inside its range", "[regimes]") {
+  // Figures a 0.7-efficient CPU decode would give, over a spread of sizes.
+  RegimeParams truth = params();
+  truth.set("mem_eff_cpu", 0.7);
+  std::vector<RegimeFigure> figs;
+  for (int i = 0; i < 12; ++i) {
+    RegimeFigure f;
+    f.id = "f" + std::to_string(i);
+    f.source = "s" + std::to_string(i % 4);
+    CaseParts p = cpu_case();
+    for (double& x : p.mem_cpu_s) x = 0.05 * (1 + i);
+    p.cpu_bytes_tok = 5e9 * (1 + i);
+    f.realistic = {p};
+    f.all = {p};
+    f.measured_tok_s = 1 / regime_token_s(p, truth);
+    figs.push_back(f);
+  }
+  std::vector<const RegimeFigure*> ptrs;
+  for (const RegimeFigure& f : figs) ptrs.push_back(&f);
+  const RegimeFit fit = fit_regimes(ptrs, params());
+  CHECK(fit.params.get("mem_eff_cpu") == Approx(0.7).epsilon(0.03));
+  for (const FittedParam& p : fit.fitted) {
+    INFO(p.name);
+    CHECK(p.value >= p.low);
+    CHECK(p.value <= p.high);
+    if (p.name == "compute_eff" || p.name == "io_eff" || p.name == "mem_eff_gpu") CHECK(p.prior);  // no figures of theirs
+  }
+  // A figure the model reproduces has a band of its plausible cases widened by the spread.
+  const FigureBand b = figure_band(figs[3], fit);
+  CHECK(b.regime == "memory-cpu");
+  CHECK(b.low_tok_s < figs[3].measured_tok_s);
+  CHECK(b.high_tok_s > figs[3].measured_tok_s);
+  CHECK(b.ratio() == Approx(std::exp(2 * fit.spread.at("memory-cpu"))));
+}
+
+TEST_CASE("the fit never leaves a physical range, however the figures pull", "[regimes]") {
+  // Figures 20× faster than any efficiency allows: the best the fit can do is the range's top, flagged.
+  std::vector<RegimeFigure> figs;
+  for (int i = 0; i < 5; ++i) {
+    RegimeFigure f;
+    f.id = "g" + std::to_string(i);
+    f.source = "s";
+    CaseParts p = cpu_case();
+    f.realistic = {p};
+    f.all = {p};
+    f.measured_tok_s = 20 / regime_token_s(p, params());
+    figs.push_back(f);
+  }
+  std::vector<const RegimeFigure*> ptrs;
+  for (const RegimeFigure& f : figs) ptrs.push_back(&f);
+  const RegimeFit fit = fit_regimes(ptrs, params());
+  for (const FittedParam& p : fit.fitted) {
+    if (p.name != "mem_eff_cpu") continue;
+    CHECK(p.value == Approx(0.9));
+    CHECK(p.at_edge);
+  }
+}
+
+#include "harness/regime_validation.h"
+
+TEST_CASE("leaving a source out: its figures are predicted by a fit on the others alone", "[regimes][validation]") {
+  // Source "slow" reaches 0.4 of the bandwidth, source "fast" 0.8: each
+  // left out is predicted with the other's efficiency, so the errors show
+  // the other source's level (−50 % and +100 %), which an in-sample fit
+  // would have hidden.
+  auto figure = [](const std::string& source, int i, double eff) {
+    RegimeParams truth = params();
+    truth.set("mem_eff_cpu", eff);
+    truth.set("layer_s_cpu", 3e-6);  // the range's floor: the fit can reach it exactly
+    RegimeFigure f;
+    f.id = source + std::to_string(i);
+    f.source = source;
+    f.family = "llama.cpp";
+    CaseParts p = cpu_case();
+    for (double& x : p.mem_cpu_s) x = 0.05 * (1 + i);
+    p.cpu_bytes_tok = 0;  // no thread cap: only the efficiency matters
+    p.cores = 0;
+    f.realistic = {p};
+    f.all = {p};
+    f.measured_tok_s = 1 / regime_token_s(p, truth);
+    return f;
+  };
+  RegimeInputs in;
+  for (int i = 0; i < 4; ++i) in.figures.push_back(figure("slow", i, 0.4));
+  for (int i = 0; i < 4; ++i) in.figures.push_back(figure("fast", i, 0.8));
+  const RegimeValidation v = validate_regimes(in, "source");
+  CHECK(v.folds == 2);
+  REQUIRE(v.rows.size() == 8);
+  for (const RegimeRow& r : v.rows) {
+    INFO(r.id);
+    REQUIRE(r.judged);
+    if (r.source == "slow") CHECK(r.error == Approx(1.0).margin(0.08));    // predicted at 0.8: twice as fast
+    if (r.source == "fast") CHECK(r.error == Approx(-0.5).margin(0.04));   // predicted at 0.4: half as fast
+  }
+  // Fitted on both, the parameter lands between them and inside its range.
+  const double eff = v.full.params.get("mem_eff_cpu");
+  CHECK(eff >= 0.4);
+  CHECK(eff <= 0.8);
+  CHECK(v.overall.judged == 8);
+}
