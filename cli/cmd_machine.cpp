@@ -14,10 +14,10 @@ void add_machine_command(CLI::App& app, CliState& state) {
   auto spec = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("machine", "Build a machine from its parts (CPU, memory, GPUs, drives, OS) and print its figures.");
-  cmd->footer("SPEC is a file holding a machine spec, or the spec itself as JSON text. Only cpu and memory.size are "
-      "required; every figure the model reads is derived from the cited rows of configs/specs/ and printed with "
-      "its source, and every fact the spec leaves out is a stated assumption. Any --machine option accepts the same "
-      "file.\n\n"
+  cmd->footer("SPEC is a file holding a machine spec, or the spec itself as JSON text. Only cpu is required (or gpus "
+      "alone, for a GPU box whose host is not stated); every figure the model reads is derived from the cited rows of "
+      "configs/specs/ and printed with its source, and every fact the spec leaves out is a stated assumption. The "
+      "--machine options of predict and plan accept the same file.\n\n"
       "Example:\n"
       "  moebench machine '{\"cpu\": \"AMD EPYC 9654\", \"sockets\": 2, \"memory\": {\"kind\": \"DDR5\", \"mt_s\": 4800, "
       "\"size\": \"1536GB\"}, \"gpus\": [{\"model\": \"RTX 3090\"}], \"os\": \"linux\"}'\n"

@@ -71,7 +71,10 @@ Expected<std::vector<JudgedClaim>> judge_stored_claims(const ConfigStore& store)
     for (const Claim& c : *claims) {
       auto setup = resolve_claim_setup(store, c, "moebench claims: " + src->label, &specs);
       if (!setup) return setup.error();
-      all.push_back({c, judge_claim(c, setup->card ? &*setup->card : nullptr, setup->machine ? &*setup->machine : nullptr, &*eff)});
+      ClaimJudgement j = judge_claim(c, setup->card ? &*setup->card : nullptr, setup->machine ? &*setup->machine : nullptr, &*eff);
+      // A machine_spec the tables cannot build: say which part, not "no profile".
+      if (!setup->machine && !setup->machine_error.empty()) j.reason = "its machine_spec cannot be built: " + setup->machine_error;
+      all.push_back({c, std::move(j)});
     }
   }
   return all;

@@ -167,7 +167,8 @@ std::string write_regime_validation(const RegimeValidation& v, bool rows) {
       return seconds ? fmt::format("{:.1f} µs", x * 1e6) : rate ? fmt::format("{:.1f} GB/s", x / 1e9) : fmt::format("{:.3f}", x);
     };
     out += fmt::format("| {} | {} | {} .. {} | {} | {} |\n", p.name, show(p.value), show(p.low), show(p.high), p.figures,
-                       p.prior ? "prior kept: fewer than " + std::to_string(kMinRegimeFigures) + " figures"
+                       p.prior     ? "prior kept: fewer than " + std::to_string(kMinRegimeFigures) + " figures"
+                       : p.at_edge && p.ends_attainable ? std::string("at an end of its range, a physical state")
                        : p.at_edge ? "at the edge of its range: a term the model lacks"
                                    : "inside its range");
   }

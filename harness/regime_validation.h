@@ -14,8 +14,9 @@
 //                          the share inside their band and the median band
 //                          ratio (high ÷ low);
 //   full fit               the parameters fitted on every figure, each
-//                          beside its physical range (what `claims`, `plan`
-//                          and `predict` use).
+//                          beside its physical range (not yet what `claims`,
+//                          `plan` and `predict` answer with: docs/model.md,
+//                          Limitations).
 #pragma once
 
 #include <string>

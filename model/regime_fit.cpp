@@ -77,7 +77,8 @@ RegimeFit fit_regimes(const std::vector<const RegimeFigure*>& figures, const Reg
       for (std::size_t i = 0; i < figures.size(); ++i) {
         if (governs(param, regime[i])) mine.push_back(i);
       }
-      FittedParam fp{param.name, param.value, param.low, param.high, static_cast<int>(mine.size()), false, false};
+      FittedParam fp{param.name, param.value, param.low, param.high, static_cast<int>(mine.size()), false, false,
+                     param.ends_attainable};
       if (static_cast<int>(mine.size()) < kMinRegimeFigures) {
         fit.params.set(param.name, param.value);
         fp.prior = true;
@@ -85,25 +86,31 @@ RegimeFit fit_regimes(const std::vector<const RegimeFigure*>& figures, const Reg
         continue;
       }
       const std::vector<double> grid = grid_of(param, 33);
-      double best = 0, best_cost = 1e300;
-      std::size_t best_at = 0;
-      for (std::size_t g = 0; g < grid.size(); ++g) {
+      auto cost_at = [&](double v) {
         RegimeParams trial = fit.params;
-        trial.set(param.name, grid[g]);
+        trial.set(param.name, v);
         double cost = 0;
         for (std::size_t i : mine) {
           const double pred = figure_tok_s(*figures[i], trial);
           cost += weight[i] * (pred > 0 ? std::fabs(std::log(pred / figures[i]->measured_tok_s)) : 50.0);
         }
-        if (cost < best_cost - 1e-12) {
+        return cost;
+      };
+      // Start from the current value and move only on a strict improvement:
+      // a flat cost (the figures do not see the parameter) leaves it where it
+      // is instead of dropping it on the range's floor.
+      double best = fit.params.get(param.name), best_cost = cost_at(best);
+      for (double v : grid) {
+        const double cost = cost_at(v);
+        if (cost < best_cost * (1 - 1e-9) - 1e-12) {
           best_cost = cost;
-          best = grid[g];
-          best_at = g;
+          best = v;
         }
       }
       fit.params.set(param.name, best);
       fp.value = best;
-      fp.at_edge = best_at == 0 || best_at + 1 == grid.size();
+      auto near = [](double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b)) + 1e-300; };
+      fp.at_edge = near(best, param.low) || near(best, param.high);
       fit.fitted.push_back(fp);
     }
   }
@@ -119,7 +126,7 @@ RegimeFit fit_regimes(const std::vector<const RegimeFigure*>& figures, const Reg
   }
   fit.pooled_spread = all.empty() ? 0.5 : quantile(all, 0.8);
   for (const auto& [name, rs] : resid) {
-    fit.spread[name] = static_cast<int>(rs.size()) >= 5 ? quantile(rs, 0.8) : fit.pooled_spread;
+    fit.spread[name] = static_cast<int>(rs.size()) >= kMinSpreadFigures ? quantile(rs, 0.8) : fit.pooled_spread;
   }
   return fit;
 }

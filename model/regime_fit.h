@@ -7,15 +7,17 @@
 //              cases of 1 ÷ regime_token_s, ÷ its run-average factor;
 //   regime     the regime its realistic cases bind most often;
 //   fit        coordinate descent, three rounds: classify every figure under
-//              the current parameters, then for each parameter in turn take
-//              the grid point inside its physical range that minimises the
+//              the current parameters, then for each parameter in turn move
+//              to the grid point inside its physical range that strictly
+//              lowers (from the current value; a flat cost moves nothing) the
 //              weighted sum of |log(predicted ÷ measured)| over the figures
-//              of the regimes it governs (each source weighs 1 ÷ √(its
-//              figures), so one long table cannot outvote ten threads); a
+//              of the regimes it governs (each figure weighs 1 ÷ √(its
+//              source's figures): a source of n figures weighs √n, so one
+//              long table cannot outvote ten threads); a
 //              parameter with fewer than kMinRegimeFigures such figures keeps
 //              its prior, and says so;
 //   spread     per regime, the 80th percentile of the fit's |log residuals|
-//              (the pooled one below kMinRegimeFigures);
+//              (the pooled one below kMinSpreadFigures);
 //   band       from the slowest to the fastest plausible case, widened by
 //              the regime's spread each way: low = min × e^−s, high =
 //              max × e^+s. Its ratio high ÷ low is printed with every answer.
@@ -30,6 +32,7 @@
 namespace moebench {
 
 inline constexpr int kMinRegimeFigures = 3;
+inline constexpr int kMinSpreadFigures = 5;
 
 struct RegimeFigure {
   std::string id, source, family;
@@ -48,6 +51,7 @@ struct FittedParam {
   int figures = 0;        // figures of its regimes it was fitted on
   bool prior = false;     // too few figures: the prior kept
   bool at_edge = false;   // the best grid point is an end of the range
+  bool ends_attainable = false;  // ... and that end is a physical state (RegimeParam)
 };
 
 struct RegimeFit {

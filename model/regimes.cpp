@@ -25,7 +25,10 @@ Priced price(const CaseParts& p, const RegimeParams& q, int k) {
   if (p.cpu_bytes_tok > 0 && threads > 0) r.cpu = std::max(r.cpu, p.cpu_bytes_tok / (threads * q.get("core_bw")));
   r.gpu = p.mem_gpu_s[k] / q.get("mem_eff_gpu");
   r.flops = p.flops_peak_s[k] / q.get("compute_eff");
-  const double per_layer = p.experts_on_cpu ? q.get("layer_s_gpu") + q.get("layer_s_cpu")
+  // Hybrid: each layer hands its activations from the GPU to the CPU's
+  // experts and back (two synchronisations and PCIe round trips): a cost of
+  // its own, beside neither side's.
+  const double per_layer = p.experts_on_cpu ? q.get("layer_s_handoff")
                            : p.gpu_computes  ? q.get("layer_s_gpu")
                                              : q.get("layer_s_cpu");
   r.fixed = p.layers * per_layer;
@@ -56,24 +59,26 @@ void RegimeParams::set(const std::string& name, double v) {
 RegimeParams RegimeParams::defaults() {
   RegimeParams q;
   q.p = {
-      {"mem_eff_cpu", 0.6, 0.3, 0.9, false, "memory-cpu",
+      {"mem_eff_cpu", 0.6, 0.3, 0.9, false, "memory-cpu,hybrid",
        "share of the spec DRAM bandwidth a CPU decode streams (STREAM-class reads reach 0.6-0.85 of it)"},
-      {"core_bw", 10e9, 3e9, 40e9, true, "memory-cpu",
+      {"core_bw", 10e9, 3e9, 40e9, true, "memory-cpu,hybrid",
        "bytes/s one CPU thread streams: the cap when few threads run"},
       {"numa_gain", 0.5, 0.0, 1.0, false, "numa",
-       "share of a further socket's bandwidth an engine gains (1: NUMA-aware, 0: one socket's worth)"},
-      {"mem_eff_gpu", 0.7, 0.4, 0.95, false, "memory-gpu",
+       "share of a further socket's bandwidth an engine gains (1: NUMA-aware, 0: one socket's worth)", true},
+      {"mem_eff_gpu", 0.7, 0.4, 0.95, false, "memory-gpu,hybrid",
        "share of the spec GPU or unified-memory bandwidth a GPU decode streams"},
-      {"layer_s_cpu", 30e-6, 3e-6, 300e-6, true, "memory-cpu,numa,fixed",
-       "fixed seconds per layer on CPU threads (dispatch, barriers)"},
+      {"layer_s_cpu", 30e-6, 3e-6, 1e-3, true, "memory-cpu,numa,fixed",
+       "fixed seconds per layer on CPU threads (dispatch, a barrier per operation across every thread)"},
       {"layer_s_gpu", 20e-6, 2e-6, 200e-6, true, "memory-gpu,fixed",
        "fixed seconds per layer on a GPU (kernel launches, synchronisation)"},
+      {"layer_s_handoff", 60e-6, 5e-6, 500e-6, true, "hybrid",
+       "fixed seconds per layer of a hybrid decode: GPU work, hand-off to the CPU's experts and back"},
       {"compute_eff", 0.3, 0.05, 0.9, true, "compute",
        "share of the FLOP peak a compute-bound decode reaches"},
       {"io_eff", 0.7, 0.3, 1.0, false, "io,paging",
        "share of the drives' rated read rate an engine's reads reach"},
       {"overlap", 0.5, 0.0, 1.0, false, "io",
-       "share of min(I/O, compute) the pipeline hides"},
+       "share of min(I/O, compute) the pipeline hides (0: reads and compute in turn, 1: fully overlapped)", true},
   };
   return q;
 }

@@ -14,7 +14,8 @@
 //   memory-gpu   a GPU streams them (HBM/GDDR, or unified memory):
 //                bytes ÷ (bandwidth × mem_eff_gpu);
 //   hybrid       trunk on a GPU, routed experts on the CPU (-ot exps=CPU):
-//                the two memory times add;
+//                the two memory times add, and each layer pays a hand-off
+//                (layer_s_handoff) instead of either side's fixed cost;
 //   compute      flops ÷ (peak × compute_eff) exceeds the memory time;
 //   io           reads from the drives: bytes ÷ (drive rate × io_eff),
 //                overlapped with compute by `overlap`;
@@ -44,6 +45,9 @@ struct RegimeParam {
   bool log_scale;          // grid spaced in log (rates, times) or linearly (shares)
   const char* regimes;     // the regimes it is fitted on, comma-separated
   const char* meaning;
+  // A share whose ends are physical states (no overlap, full overlap): a fit
+  // there is a finding, not a missing term.
+  bool ends_attainable = false;
 };
 
 // The parameter set, as data (names, values, ranges, what fits them).

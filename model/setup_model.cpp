@@ -46,12 +46,22 @@ struct Peak {
 };
 Peak peak_flops(const MachineProfile& m, bool gpu_weights, bool cpu_engine) {
   Peak p;
-  if (!m.compute) return p;
-  const ComputeInfo& ci = *m.compute;
-  const Figure& eff = ci.efficiency.decode;
+  // A discrete GPU's peak stands on its own: a CPU row without FMA figures
+  // (no compute block) must not hide it.
   if (gpu_weights && m.accelerators && m.accelerators->flops) {
     p.flops = m.accelerators->flops->value * m.accelerators->count;
     p.how = std::to_string(m.accelerators->count) + " × " + m.accelerators->model + " peak";
+    if (!m.compute) {
+      p.eff_lo = 0.4, p.eff = 0.6, p.eff_hi = 0.8;
+      p.how += " × 0.6 (0.4 .. 0.8), the catalog's decode efficiency estimate";
+      return p;
+    }
+  }
+  if (!m.compute) return p;
+  const ComputeInfo& ci = *m.compute;
+  const Figure& eff = ci.efficiency.decode;
+  if (p.flops > 0) {
+    // the GPU's peak, at the machine's decode efficiency below
   } else if (ci.gpu_flops && !cpu_engine) {
     p.flops = ci.gpu_flops->value;
     p.how = "the integrated GPU's peak";
@@ -415,6 +425,11 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   // every weight it touches, wherever it came from.
   const double landed = storage + e.paged_bytes_tok;
   const double in_ram = memory - in_gpu + landed;
+  if (in_ram > 1e-6 * std::max(1.0, memory) && !(mbw.value > 0)) {
+    e.fits = false;
+    e.why = "the model does not fit the GPUs and the machine's host memory is not stated";
+    return e;
+  }
   auto mem_time = [&](double bw_gpu, double bw_ram, double f) {
     double t = 0;
     if (in_gpu > 0) t += in_gpu / (bw_gpu * f);

@@ -11,6 +11,18 @@ namespace moebench {
 
 namespace {
 
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+// Memory (DIMMs, unified memory, VRAM) is made in powers of two: a "GB" of
+// memory as sold or printed is a GiB. Sizes written in decimal units are
+// read so, and the figure says it.
+double memory_bytes_of(const MachineSpecMemory& m) {
+  const std::string& t = m.size_text;
+  const bool decimal = t.size() >= 2 && (t.compare(t.size() - 2, 2, "GB") == 0 || t.compare(t.size() - 2, 2, "TB") == 0) &&
+                       t.find("iB") == std::string::npos;
+  return decimal ? static_cast<double>(m.size_bytes) / 1e9 * kGiB : static_cast<double>(m.size_bytes);
+}
+
 Figure spec_figure(double v, std::string source) {
   Figure f;
   f.value = v;
@@ -55,12 +67,22 @@ Expected<MemoryPeak> memory_peak(const MachineSpec& spec, const SpecRow& cpu, co
   if (kind.empty()) return make_error("machine_spec/memory/kind: the " + cpu.name + " row names no memory kind; state it (e.g. \"DDR5\")");
   auto kind_row = tables.find("memory_kinds", kind);
   if (!kind_row) return make_error("machine_spec/memory/kind: " + kind_row.error().message);
-  auto bits = need(**kind_row, "bus_bits_per_channel");
-  if (!bits) return bits.error();
+  auto kind_bits = need(**kind_row, "bus_bits_per_channel");
+  if (!kind_bits) return kind_bits.error();
+  // CPU tables count memory channels 64 bits wide, LPDDR included (a
+  // 128-bit LPDDR5X laptop chip lists 2): the kind's own narrower channel
+  // is not the unit they count in.
+  const bool lpddr = kind.rfind("LPDDR", 0) == 0;
+  const Expected<double> bits = lpddr ? Expected<double>(64.0) : kind_bits;
   std::vector<std::string> assumed;
   double channels = 0, mt = 0;
   if (spec.memory.channels) {
     channels = *spec.memory.channels;
+    if (per_socket && channels > *per_socket * spec.sockets) {
+      return make_error("machine_spec/memory/channels: " + std::to_string(*spec.memory.channels) + " channels, but " +
+                        std::to_string(spec.sockets) + " × " + cpu.name + " have " + num(*per_socket * spec.sockets) + " (" +
+                        cpu.cite("memory_channels") + "): count the whole machine's 64-bit channels");
+    }
   } else if (per_socket) {
     channels = *per_socket * spec.sockets;
     assumed.push_back("every channel populated (" + num(*per_socket) + " per socket × " + std::to_string(spec.sockets) +
@@ -78,7 +100,8 @@ Expected<MemoryPeak> memory_peak(const MachineSpec& spec, const SpecRow& cpu, co
   }
   const double peak = channels * mt * 1e6 * *bits / 8;
   std::string how = num(channels) + " channels × " + kind + "-" + num(mt) + " × " + num(*bits) + " bits ÷ 8 = " +
-                    format_fixed(peak / 1e9, 1) + " GB/s peak (bus width: " + (*kind_row)->cite("bus_bits_per_channel") + ")";
+                    format_fixed(peak / 1e9, 1) + " GB/s peak (bus width: " +
+                    (lpddr ? std::string("64-bit channels, as CPU tables count LPDDR") : (*kind_row)->cite("bus_bits_per_channel")) + ")";
   out.kind = kind;
   if (assumed.empty()) {
     out.bw = spec_figure(peak, how);
@@ -121,10 +144,11 @@ std::optional<ComputeInfo> cpu_compute(const SpecRow& cpu, int sockets) {
   } else if (auto g32 = cpu.number("gpu.fp32_tflops")) {
     ci.gpu_flops = spec_figure(*g32 * 1e12, "integrated GPU at its FP32 rate (FP16 runs no slower): " + cpu.cite("gpu.fp32_tflops"));
   }
-  // What an engine reaches of these peaks is the model's (fitted per
-  // regime), not the machine's: the profile's own factors stay neutral.
-  ci.efficiency.decode = estimate_figure(1, "spec-built machine: the model's fitted compute efficiency applies", 1.0, 1.0);
-  ci.efficiency.prefill = estimate_figure(1, "spec-built machine: the model's fitted compute efficiency applies", 1.0, 1.0);
+  // The catalog's estimates (configs/hardware conventions), so a spec-built
+  // machine and a hand-written profile of it compute alike in the setup
+  // model; the regime model reads the peak alone (regimes.h: compute_eff).
+  ci.efficiency.decode = estimate_figure(0.6, "estimate, as the catalog profiles: batch-1 decode reaches 40-80 % of the binding peak", 0.4, 0.8);
+  ci.efficiency.prefill = estimate_figure(0.6, "estimate, as the catalog profiles: a batched matmul reaches 30-90 % of the compute peak", 0.3, 0.9);
   return ci;
 }
 
@@ -137,7 +161,7 @@ Expected<Figure> usable_memory_figure(const MachineSpec& spec, double total, con
   auto row = tables.find("os", os);
   if (!row) return make_error("machine_spec/os: " + row.error().message);
   const SpecRow& r = **row;
-  const double gib = 1024.0 * 1024 * 1024;
+  const double gib = kGiB;
   // The OS and services keep a reserve (and, on Linux, the page tables a
   // share); a phone lets an app hold a share of the memory.
   double usable = total;
@@ -175,6 +199,7 @@ Expected<Figure> usable_memory_figure(const MachineSpec& spec, double total, con
     }
     if (fraction > 0) {
       f.low = fraction * total;
+      f.high = f.value;  // both ends, so the range survives a write and a reload
       f.source += "; a GPU engine is held to " + format_fixed(100 * fraction, 0) + " % (" + r.cite(key_used) + ")";
     }
   }
@@ -194,8 +219,9 @@ Expected<AcceleratorInfo> gpus_of(const MachineSpec& spec, const SpecTables& tab
   AcceleratorInfo a;
   a.model = r.name;
   a.count = count;
-  if (auto gb = r.number("memory_gb")) a.memory_bytes = spec_figure(*gb * 1e9, r.cite("memory_gb"));
-  else if (auto gib = r.number("memory_gib")) a.memory_bytes = spec_figure(*gib * 1024.0 * 1024 * 1024, r.cite("memory_gib"));
+  // VRAM "GB" are GiB (memory_bytes_of).
+  if (auto gb = r.number("memory_gb")) a.memory_bytes = spec_figure(*gb * kGiB, r.cite("memory_gb") + " (GB of memory: GiB)");
+  else if (auto gib = r.number("memory_gib")) a.memory_bytes = spec_figure(*gib * kGiB, r.cite("memory_gib"));
   else return make_error(r.file + " ‹" + r.name + "›: no memory_gb or memory_gib");
   auto bw = need(r, "memory_bandwidth_gb_s");
   if (!bw) return bw.error();
@@ -255,7 +281,31 @@ Expected<DriveProfile> drive_of(const MachineSpecDrive& d, const SpecTables& tab
 
 }  // namespace
 
+namespace {
+
+// A GPU box whose host the source does not state: the GPUs alone. Host
+// memory has no figure (bandwidth 0), so a case that needs it does not fit
+// and says why, instead of borrowing an invented host.
+Expected<MachineProfile> gpus_only(const MachineSpec& spec, const SpecTables& tables) {
+  MachineProfile m;
+  m.name = "spec: " + describe_machine_spec(spec);
+  m.os = spec.os;
+  auto a = gpus_of(spec, tables);
+  if (!a) return a.error();
+  m.accelerators = *a;
+  const std::string none = "host not stated: only what the GPUs hold is judged";
+  m.cores = estimate_figure(0, none);
+  m.memory_total_bytes = estimate_figure(0, none);
+  m.memory_usable_bytes = estimate_figure(0, none);
+  m.memory_read_bytes_s = estimate_figure(0, none);
+  m.description = "built from its parts by moebench (model/spec_machine.h): " + describe_machine_spec(spec);
+  return m;
+}
+
+}  // namespace
+
 Expected<MachineProfile> build_machine(const MachineSpec& spec, const SpecTables& tables) {
+  if (spec.cpu.empty()) return gpus_only(spec, tables);
   auto cpu_row = tables.find("cpus", spec.cpu);
   if (!cpu_row) return make_error("machine_spec/cpu: " + cpu_row.error().message);
   const SpecRow& cpu = **cpu_row;
@@ -273,22 +323,24 @@ Expected<MachineProfile> build_machine(const MachineSpec& spec, const SpecTables
   m.cores = spec_figure(*cores * spec.sockets, num(*cores) + " × " + std::to_string(spec.sockets) + " sockets (" + cpu.cite("cores") + ")");
   // An unstated size: the run is taken to have fit (a source that paged
   // would say so); the figure says it, and nothing past memory is judged.
-  const double gib = 1024.0 * 1024 * 1024;
   const bool size_stated = spec.memory.size_bytes > 0;
   const bool unified = cpu.number("unified_memory.bandwidth_gb_s").has_value();
-  double total = size_stated ? static_cast<double>(spec.memory.size_bytes) : 4096 * gib * spec.sockets;
+  double total = size_stated ? memory_bytes_of(spec.memory) : 4096 * kGiB * spec.sockets;
   std::string unstated = "memory size not stated: assumed large enough to hold the run (4 TiB per socket); paging past memory is not judged on this machine";
   if (!size_stated && unified && cpu.lists.count("unified_memory.sizes_gb") != 0) {
     const auto& sizes = cpu.lists.at("unified_memory.sizes_gb");
-    total = *std::max_element(sizes.begin(), sizes.end()) * 1e9;
+    total = *std::max_element(sizes.begin(), sizes.end()) * kGiB;
     unstated = "memory size not stated: the largest configuration (" + cpu.cite("unified_memory.sizes_gb") + ")";
   }
-  m.memory_total_bytes = size_stated ? spec_figure(total, "the memory the spec states (" + spec.memory.size_text + ")")
+  m.memory_total_bytes = size_stated ? spec_figure(total, "the memory the spec states (" + spec.memory.size_text +
+                                                              (total != static_cast<double>(spec.memory.size_bytes)
+                                                                   ? ", read as GiB: memory is made in powers of two)"
+                                                                   : ")"))
                                      : estimate_figure(total, unstated);
   if (unified && size_stated && cpu.lists.count("unified_memory.sizes_gb") != 0) {
     const auto& sizes = cpu.lists.at("unified_memory.sizes_gb");
     const bool offered = std::any_of(sizes.begin(), sizes.end(), [&](double gb) {
-      return std::fabs(gb * 1e9 - total) < 0.01 * total || std::fabs(gb * 1024.0 * 1024 * 1024 - total) < 0.01 * total;
+      return std::fabs(gb * kGiB - total) < 0.01 * total;
     });
     if (!offered) {
       std::vector<std::string> s;
@@ -315,6 +367,12 @@ Expected<MachineProfile> build_machine(const MachineSpec& spec, const SpecTables
       if (!d) return d.error();
       m.drives.push_back(*d);
     }
+  }
+  // Sizes are whole bytes (the profile's loader reads byte counts).
+  for (Figure* f : {&m.memory_total_bytes, &m.memory_usable_bytes}) {
+    f->value = std::floor(f->value);
+    if (f->low) *f->low = std::floor(*f->low);
+    if (f->high) *f->high = std::floor(*f->high);
   }
   m.description = "built from its parts by moebench (model/spec_machine.h): " + describe_machine_spec(spec) + "; memory " +
                   peak->kind + ", every figure's source names its spec row";

@@ -68,7 +68,7 @@ std::optional<MachineSpec> load_machine_spec(const Json& j, const std::string& p
   if (!r.is_object()) return std::nullopt;
   const std::size_t before = d.issues().size();
   MachineSpec s;
-  s.cpu = r.string("cpu", true).value_or("");
+  s.cpu = r.string("cpu", false).value_or("");
   if (auto v = r.integer("sockets", false, 1, 16)) s.sockets = static_cast<int>(*v);
   if (const Json* m = r.object("memory", false)) {
     if (auto mem = load_memory(*m, r.path_of("memory"), d)) s.memory = *mem;
@@ -87,6 +87,9 @@ std::optional<MachineSpec> load_machine_spec(const Json& j, const std::string& p
     s.os = read_enum(*o, r.path_of("os"), d, {"linux", "macos", "windows", "android"}, "operating system");
   }
   r.finish();
+  if (s.cpu.empty() && s.gpus.empty() && d.issues().size() == before) {
+    d.add(path, "a machine spec names its \"cpu\" (or, for a GPU box whose host is not stated, its \"gpus\")");
+  }
   if (d.issues().size() != before) return std::nullopt;
   return s;
 }
@@ -103,7 +106,8 @@ std::optional<MachineSpec> load_machine_spec_document(const Json& j, Diagnostics
 }
 
 std::string describe_machine_spec(const MachineSpec& s) {
-  std::string out = (s.sockets > 1 ? std::to_string(s.sockets) + " × " : std::string()) + s.cpu;
+  std::string out = s.cpu.empty() ? std::string("host not stated")
+                                  : (s.sockets > 1 ? std::to_string(s.sockets) + " × " : std::string()) + s.cpu;
   const MachineSpecMemory& m = s.memory;
   if (m.kind || m.mt_s || m.channels) {
     out += ", " + m.kind.value_or("memory") + (m.mt_s ? "-" + std::to_string(*m.mt_s) : std::string()) +
@@ -123,7 +127,7 @@ std::string describe_machine_spec(const MachineSpec& s) {
 
 nlohmann::ordered_json machine_spec_to_json(const MachineSpec& s) {
   nlohmann::ordered_json j;
-  j["cpu"] = s.cpu;
+  if (!s.cpu.empty()) j["cpu"] = s.cpu;
   if (s.sockets != 1) j["sockets"] = s.sockets;
   nlohmann::ordered_json m;
   if (s.memory.kind) m["kind"] = *s.memory.kind;

@@ -14,7 +14,8 @@
 //    "drives": [{"model": "Samsung 990 PRO", "count": 1}, {"read_gb_s": 6.5}],
 //    "os": "linux"}
 // `channels` counts the whole machine (all sockets). Only `cpu` is
-// required; a memory without `size` is an assumption the built machine
+// required (or `gpus` alone, for a GPU box whose host the source does not
+// state: then only what the GPUs hold is judged); a memory without `size` is an assumption the built machine
 // states (enough for the run: paging is not judged).
 #pragma once
 
@@ -56,8 +57,8 @@ struct MachineSpec {
   std::optional<std::string> os;  // linux | macos | windows | android
 };
 
-// Strict: unknown keys, a missing cpu or memory size, counts out of range
-// are errors at their JSON Pointer.
+// Strict: unknown keys, neither cpu nor gpus, a bad size, counts out of
+// range are errors at their JSON Pointer.
 std::optional<MachineSpec> load_machine_spec(const Json& j, const std::string& path, Diagnostics& d);
 // The file form: {"machine_spec": {...}} or the object itself.
 std::optional<MachineSpec> load_machine_spec_document(const Json& j, Diagnostics& d);

@@ -23,6 +23,7 @@ RegimeParams params() {
   q.set("mem_eff_gpu", 0.8);
   q.set("layer_s_cpu", 10e-6);
   q.set("layer_s_gpu", 5e-6);
+  q.set("layer_s_handoff", 15e-6);
   q.set("compute_eff", 0.25);
   q.set("io_eff", 0.5);
   q.set("overlap", 0.5);
@@ -63,7 +64,7 @@ TEST_CASE("numa: a second socket adds numa_gain of its bandwidth", "[regimes]") 
   CHECK(case_regime(p, params()) == "numa");
 }
 
-TEST_CASE("memory-gpu and hybrid: the GPU's bytes at mem_eff_gpu, the CPU's beside them", "[regimes]") {
+TEST_CASE("memory-gpu and hybrid: the GPU's bytes at mem_eff_gpu, the CPU's beside them, a hand-off per layer", "[regimes]") {
   CaseParts g;
   for (double& x : g.mem_gpu_s) x = 0.02;
   g.layers = 60;
@@ -73,7 +74,7 @@ TEST_CASE("memory-gpu and hybrid: the GPU's bytes at mem_eff_gpu, the CPU's besi
   CaseParts h = cpu_case();
   for (double& x : h.mem_gpu_s) x = 0.02;
   h.gpu_computes = true;
-  h.experts_on_cpu = true;  // each layer pays both fixed costs
+  h.experts_on_cpu = true;  // each layer pays the hand-off between GPU and CPU
   CHECK(regime_token_s(h, params()) == Approx(0.2 + 0.025 + 100 * 15e-6));
   CHECK(case_regime(h, params()) == "hybrid");
 }

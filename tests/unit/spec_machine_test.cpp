@@ -81,18 +81,20 @@ TEST_CASE("a dual EPYC with a GPU and a drive is the arithmetic of its rows", "[
       "gpus": [{"model": "RTX 3090", "count": 2}], "drives": [{"model": "Samsung 990 PRO", "count": 2}], "os": "linux"})"), t);
   REQUIRE(m.ok());
   CHECK(m->cores.value == 192);                                   // 96 × 2
-  CHECK(m->memory_total_bytes.value == 1536e9);
+  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  CHECK(m->memory_total_bytes.value == 1536 * kGiB);  // memory "GB" are GiB, and the figure says so
+  CHECK_THAT(m->memory_total_bytes.source, Catch::Contains("read as GiB"));
   CHECK(m->memory_read_bytes_s.value == Approx(24 * 4800e6 * 8));  // 921.6 GB/s
   CHECK(m->memory_read_bytes_s.provenance == Provenance::kSpec);   // channels and speed stated
   CHECK_FALSE(m->memory_read_bytes_s.low.has_value());
-  CHECK(m->memory_usable_bytes.value == Approx(1536e9 - 4.0 * 1024 * 1024 * 1024));
+  CHECK(m->memory_usable_bytes.value == Approx(1532 * kGiB));
   REQUIRE(m->compute);
   CHECK(m->compute->cpu_flops.value == Approx(192 * 3.55e9 * 2 * 8 * 2));  // cores × all-core GHz × pipes × lanes × 2
   REQUIRE(m->compute->cpu_int8_ops);
   CHECK(m->compute->cpu_int8_ops->value == Approx(192 * 3.55e9 * 2 * 8 * 4 * 2));
   REQUIRE(m->accelerators);
   CHECK(m->accelerators->count == 2);
-  CHECK(m->accelerators->memory_bytes.value == 24e9);
+  CHECK(m->accelerators->memory_bytes.value == 24 * kGiB);
   CHECK(m->accelerators->memory_read_bytes_s.value == 936e9);
   CHECK(m->accelerators->flops->value == 71e12);
   CHECK(m->accelerators->host_link_bytes_s->value == 31.5e9);
@@ -116,7 +118,7 @@ TEST_CASE("unstated channels and speed are an assumption with a range, not a fac
   CHECK(*m->memory_read_bytes_s.low == Approx(0.75 * 460.8e9));
   CHECK_THAT(m->memory_read_bytes_s.source, Catch::Contains("every channel populated") && Catch::Contains("rated 4800"));
   // No OS: 90 % of the memory, said so.
-  CHECK(m->memory_usable_bytes.value == Approx(0.9 * 768e9));
+  CHECK(m->memory_usable_bytes.value == Approx(0.9 * 768 * 1024.0 * 1024 * 1024));
   CHECK_THAT(m->memory_usable_bytes.source, Catch::Contains("no OS stated"));
 }
 
@@ -129,7 +131,8 @@ TEST_CASE("an Apple SoC takes its unified bandwidth and the macOS wired limit", 
   CHECK(m->cores.value == 32);
   CHECK(m->compute->cpu_flops.value == Approx(24 * 4.05e9 * 4 * 4 * 2));  // performance cores only
   CHECK(m->compute->gpu_flops->value == 28.4e12);
-  CHECK(*m->memory_usable_bytes.low == Approx(0.75 * 512e9));  // above 36 GiB
+  CHECK(*m->memory_usable_bytes.low == Approx(0.75 * 512 * 1024.0 * 1024 * 1024));  // above 36 GiB
+  CHECK(*m->memory_usable_bytes.high == m->memory_usable_bytes.value);  // a full range: it survives a write and a reload
   REQUIRE(m->drives.size() == 2);
   CHECK(m->drives[0].seq_read_bytes_s.value == 6.5e9);
   CHECK(m->drives[0].seq_read_bytes_s.provenance == Provenance::kMeasured);
@@ -139,6 +142,9 @@ TEST_CASE("an Apple SoC takes its unified bandwidth and the macOS wired limit", 
 
 TEST_CASE("impossible or unknown parts are refused naming the field", "[spec]") {
   const SpecTables t = fixture_tables();
+  auto channels = build_machine(spec_of(R"({"cpu": "EPYC 9654", "memory": {"channels": 24, "size": "768GB"}})"), t);
+  REQUIRE_FALSE(channels.ok());  // one socket has 12
+  CHECK_THAT(channels.error().message, Catch::Contains("machine_spec/memory/channels") && Catch::Contains("have 12"));
   auto sockets = build_machine(spec_of(R"({"cpu": "EPYC 9654", "sockets": 4, "memory": {"size": "1TB"}})"), t);
   REQUIRE_FALSE(sockets.ok());
   CHECK_THAT(sockets.error().message, Catch::Contains("machine_spec/sockets") && Catch::Contains("at most 2"));
@@ -151,6 +157,19 @@ TEST_CASE("impossible or unknown parts are refused naming the field", "[spec]") 
   auto gpus = build_machine(spec_of(R"({"cpu": "EPYC 9654", "memory": {"size": "1TB"}, "gpus": [{"model": "RTX 3090"}, {"model": "RTX 4090"}]})"), t);
   REQUIRE_FALSE(gpus.ok());
   CHECK_THAT(gpus.error().message, Catch::Contains("machine_spec/gpus"));
+}
+
+TEST_CASE("LPDDR channels are counted 64 bits wide, as CPU tables count them", "[spec]") {
+  auto rows = load_config_text<std::vector<SpecRow>>(R"({
+    "cpus": [{"name": "Laptop X", "cores": 8, "memory_kind": "LPDDR5X", "memory_channels": 2, "memory_mt_s": 8533,
+              "sources": [{"page": "https://example.test/x", "quote": "2 channels LPDDR5X-8533", "fields": ["cores", "memory_channels", "memory_mt_s"]}]}],
+    "memory_kinds": [{"name": "LPDDR5X", "bus_bits_per_channel": 16,
+                      "sources": [{"page": "https://example.test/l", "quote": "16-bit channels", "fields": ["bus_bits_per_channel"]}]}]
+  })", "lp.json", load_spec_rows);
+  REQUIRE(rows.ok());
+  auto m = build_machine(spec_of(R"({"cpu": "Laptop X", "memory": {"size": "32GB"}})"), SpecTables{*rows});
+  REQUIRE(m.ok());
+  CHECK(m->memory_read_bytes_s.value == Approx(2 * 8533e6 * 64 / 8));  // 136.5 GB/s, not a quarter of it
 }
 
 TEST_CASE("a spec row whose number has no source is refused", "[spec]") {
