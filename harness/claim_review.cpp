@@ -32,7 +32,8 @@ Expected<ClaimSetup> resolve_claim_setup(const ConfigStore& store, const Claim& 
     auto p = load_config_text<MachineProfile>(h->text, h->label, load_machine_profile);
     if (!p) return p.error();
     out.machine = *p;
-  } else if (c.machine_spec) {
+  }
+  if (c.machine_spec) {
     std::optional<SpecTables> own;
     std::optional<SpecTables>& tables = specs != nullptr ? *specs : own;
     if (!tables) {
@@ -41,10 +42,11 @@ Expected<ClaimSetup> resolve_claim_setup(const ConfigStore& store, const Claim& 
       tables = std::move(*t);
     }
     auto m = build_machine(*c.machine_spec, *tables);
-    if (m) {
-      out.machine = std::move(*m);
-    } else {
+    if (!m) {
       out.machine_error = m.error().message;
+    } else {
+      out.spec_machine = *m;
+      if (!out.machine) out.machine = std::move(*m);
     }
   }
   return out;

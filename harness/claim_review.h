@@ -35,6 +35,10 @@ struct ClaimSetup {
   // the chip does not come in): the claim is judged without a machine, and
   // this says why. A broken `hardware` profile is an error instead.
   std::string machine_error;
+  // The machine_spec built, also when a `hardware` profile is named: the
+  // regime model reads spec figures (a profile may hold measured ones, and
+  // its efficiencies are shares of the spec), claims read the profile.
+  std::optional<MachineProfile> spec_machine;
 };
 Expected<ClaimSetup> resolve_claim_setup(const ConfigStore& store, const Claim& c, const std::string& label,
                                          std::optional<SpecTables>* specs = nullptr);

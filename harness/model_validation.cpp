@@ -43,7 +43,7 @@ Expected<std::vector<PublishedFigure>> load_published(const ConfigStore& store, 
     for (const Claim& c : *claims) {
       auto setup = resolve_claim_setup(store, c, f, &specs);
       if (!setup) return setup.error();
-      out.push_back({c, f, setup->card, setup->machine, setup->machine_error});
+      out.push_back({c, f, setup->card, setup->machine, setup->machine_error, setup->spec_machine});
     }
   }
   if (out.empty()) return make_error(dir + ": no published figures (hit_rates.json alone is the routing fit's data)");

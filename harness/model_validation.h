@@ -38,6 +38,7 @@ struct PublishedFigure {
   std::optional<ModelCard> card;
   std::optional<MachineProfile> machine;
   std::string machine_error;  // its machine_spec could not be built: why
+  std::optional<MachineProfile> spec_machine;  // its machine_spec, built (the regime model's input)
 };
 
 // Every claims-schema file of `dir` (sorted by name; hit_rates.json, the

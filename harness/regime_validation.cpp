@@ -66,7 +66,10 @@ RegimeInputs regime_inputs(const std::vector<PublishedFigure>& published) {
                                              : "no hardware profile and no machine_spec";
     }
     if (why.why_not.empty()) {
-      const ClaimJudgement j = judge_claim(f.claim, &*f.card, &*f.machine, nullptr);
+      // The spec-built machine when the figure names its parts: the regime
+      // parameters are shares of spec figures.
+      const MachineProfile& machine = f.spec_machine ? *f.spec_machine : *f.machine;
+      const ClaimJudgement j = judge_claim(f.claim, &*f.card, &machine, nullptr);
       if (j.realistic_parts.empty()) {
         why.why_not = j.verdict + ": " + j.reason;
       } else {

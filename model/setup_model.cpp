@@ -468,7 +468,8 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
                            std::max(1.0, card.kv_dtype == "f32" ? 4.0 : 2.0);
   const Peak peak = peak_flops(machine, in_gpu > 0, c.on_cpu);
   // Hybrid: the routed experts' flops run on the CPU cores.
-  const double cpu_flops = c.experts_on_cpu && in_gpu > 0 ? b * 2.0 * static_cast<double>(pc.routed_active) : 0;
+  const double cpu_flops =
+      c.experts_on_cpu && in_gpu > 0 ? b * 2.0 * static_cast<double>(pc.routed_active) * c.cpu_expert_share : 0;
   const Peak cpu_peak = cpu_flops > 0 ? peak_flops(machine, false, true) : Peak{};
   if (peak.flops > 0) {
     auto at = [&](double f, const Peak& p, double eff_of) { return f > 0 && p.flops > 0 ? f / (p.flops * eff_of) : 0.0; };
@@ -623,6 +624,13 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   base.threads = claim.threads.value_or(0);
   if (claim.cpu_moe_layers && card.moe_layers() > 0) {
     base.cpu_expert_share = std::clamp(static_cast<double>(*claim.cpu_moe_layers) / card.moe_layers(), 0.0, 1.0);
+    if (*claim.cpu_moe_layers > card.moe_layers()) {
+      base.contradiction = "cpu_moe_layers " + std::to_string(*claim.cpu_moe_layers) + " is more than the " +
+                           std::to_string(card.moe_layers()) + " MoE layers of card " + card.name + ": check the count";
+    } else if (claim.processor && *claim.processor != "hybrid") {
+      base.contradiction = "cpu_moe_layers (experts of some layers on the CPU beside a GPU) with processor " + *claim.processor +
+                           ": a split like that is processor hybrid";
+    }
   }
   base.residency = family_residency(engine_family(claim.engine.value_or("")));
   base.routing = default_real_routing();

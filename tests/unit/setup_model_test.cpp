@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "model/claim_check.h"
 #include "model/routing_fit.h"
@@ -486,3 +487,85 @@ TEST_CASE("a fit on too few figures is refused, not written as a grid corner", "
   CHECK_THAT(fitted.error().message, Catch::Contains("held-out-only") && Catch::Contains("at least"));
 }
 
+
+namespace {
+// Qwen3-30B-A3B in Q4_K_M under llama.cpp, experts on the CPU of an EPYC
+// 9654 beside an RTX 3090 (the catalog machine): every condition stated
+// but the trunk.
+Claim hybrid_claim() {
+  Claim c;
+  c.id = "hybrid";
+  c.model = "Qwen3-30B-A3B";
+  c.card = "qwen3-30b-a3b";
+  c.engine = "llama.cpp";
+  c.machine = "EPYC 9654 + RTX 3090";
+  c.hardware = "epyc-9654-768gb-rtx3090";
+  c.quant = "Q4_K_M";
+  c.expert_bits_per_weight = 4.5;
+  c.processor = "hybrid";
+  c.gpus = 1;
+  c.drives = 1;
+  c.context_tokens = 0;
+  c.speculative = false;
+  c.decode_tok_s = Reported{30, 30};
+  c.missing = {"ram_budget", "trunk_quant"};
+  return c;
+}
+ModelCard qwen30() {
+  auto card = testing::shipped_store().card("qwen3-30b-a3b");
+  REQUIRE(card);
+  return *card;
+}
+}  // namespace
+
+TEST_CASE("--n-cpu-moe: only those layers' experts stay on the CPU, the rest go to the GPU", "[setup]") {
+  const ModelCard card = qwen30();
+  const MachineProfile m = catalog("epyc-9654-768gb-rtx3090");
+  Claim all = hybrid_claim();
+  Claim half = all;
+  half.cpu_moe_layers = card.moe_layers() / 2;
+  const SetupCase a = plausible_cases(all, card, m).front(), h = plausible_cases(half, card, m).front();
+  CHECK(a.cpu_expert_share == 1.0);
+  CHECK(h.cpu_expert_share == Approx(0.5));
+  const CaseEstimate ea = estimate_case(card, m, a, EngineEfficiency{}), eh = estimate_case(card, m, h, EngineEfficiency{});
+  // Half the experts' bytes move from host RAM to the GPU: the CPU reads less, the GPU more.
+  CHECK(eh.parts.cpu_bytes_tok < 0.6 * ea.parts.cpu_bytes_tok);
+  CHECK(eh.parts.mem_gpu_s[1] > ea.parts.mem_gpu_s[1]);
+  CHECK(eh.parts.experts_on_cpu);
+  // More layers than the card has, or a split without a hybrid processor, contradict the claim.
+  Claim too_many = all;
+  too_many.cpu_moe_layers = card.moe_layers() + 1;
+  CHECK_THAT(plausible_cases(too_many, card, m).front().contradiction, Catch::Contains("cpu_moe_layers"));
+  Claim on_cpu = half;
+  on_cpu.processor = "cpu";
+  CHECK_THAT(plausible_cases(on_cpu, card, m).front().contradiction, Catch::Contains("processor hybrid"));
+}
+
+TEST_CASE("a GGUF quant's trunk is q4_0 or q8_0, never bf16, when the source leaves it out", "[setup]") {
+  const ModelCard card = qwen30();
+  const MachineProfile m = catalog("epyc-9654-768gb-rtx3090");
+  Claim c = hybrid_claim();
+  std::set<std::string> trunks;
+  for (const SetupCase& k : plausible_cases(c, card, m)) trunks.insert(k.trunk_quant);
+  CHECK(trunks == std::set<std::string>{"q4_0", "q8_0"});
+  c.engine = "waste";  // an engine that is not a GGUF loader: the whole plausible set
+  trunks.clear();
+  for (const SetupCase& k : plausible_cases(c, card, m)) trunks.insert(k.trunk_quant);
+  CHECK(trunks.count("bf16") == 1);
+}
+
+TEST_CASE("a measured RSS within the model's own size says the run held it all", "[setup]") {
+  const ModelCard card = qwen30();
+  const MachineProfile m = catalog("epyc-9654-768gb-rtx3090");
+  Claim c = hybrid_claim();
+  c.processor = "cpu";
+  c.gpus.reset();
+  const double need = static_cast<double>(card.parameter_counts().total()) * 4.5 / 8;
+  c.rss_bytes = static_cast<std::uint64_t>(0.95 * need);  // an engine that holds less than our 0.5 GB overhead
+  const SetupCase k = plausible_cases(c, card, m).front();
+  CHECK(k.memory_is_rss);
+  CHECK(estimate_case(card, m, k, EngineEfficiency{}).resident);
+  c.rss_bytes = static_cast<std::uint64_t>(0.5 * need);  // far below: memory ran short, it streamed
+  const SetupCase s = plausible_cases(c, card, m).front();
+  CHECK_FALSE(estimate_case(card, m, s, EngineEfficiency{}).resident);
+}
