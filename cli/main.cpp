@@ -2,6 +2,10 @@
 // dispatches to the subcommands in cmd_*.cpp. Exit codes: 0 success, 1 bad
 // input or a failed command, 124 a point's engine ignored its timeout,
 // 130 interrupted (results so far are saved; --resume continues).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <clocale>
 #include <cstdio>
 #include <exception>
@@ -10,7 +14,26 @@
 
 #include "cli/commands.h"
 
+namespace {
+
+// A standard descriptor the caller closed (`moebench run … >&-`) would be
+// the number the next open() returns — a journal or a results file — and
+// every later print would land inside it. /dev/null takes the place first.
+void fill_closed_std_fds() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int got = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (got >= 0 && got != fd) {
+      dup2(got, fd);
+      close(got);
+    }
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  fill_closed_std_fds();
   std::setlocale(LC_ALL, "");
   std::setlocale(LC_NUMERIC, "C");  // numbers in every output use '.' decimals
   moebench::CliState state;
