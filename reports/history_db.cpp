@@ -194,6 +194,9 @@ Expected<StoreTables> list_tables(SqlConnection& c) {
 
 Expected<HistoryDb> HistoryDb::open(const std::string& location, Mode mode) {
   const bool postgres = is_postgres_url(location);
+  if (!postgres) {
+    if (std::string why = refuse_non_sqlite_location(location); !why.empty()) return make_error(why);
+  }
   const bool read_only = mode == Mode::kReadOnly;
   if (!postgres && read_only && !file_exists(location)) {
     return make_error(location + ": no such history database; create it with `moebench history add RESULTS.json --db " +

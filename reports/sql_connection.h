@@ -72,6 +72,10 @@ class SqlConnection {
 bool is_postgres_url(const std::string& location);
 // The URL with the password (user:PASSWORD@) replaced by ***.
 std::string mask_postgres_password(const std::string& url);
+// "" for a location that can be a SQLite file; otherwise why it cannot (a
+// URL of another scheme, a mistyped postgres URL, a libpq keyword string),
+// with any password masked — never a file named after a password.
+std::string refuse_non_sqlite_location(const std::string& location);
 
 // The file is created when missing unless `read_only`.
 Expected<std::unique_ptr<SqlConnection>> open_sqlite(const std::string& path, bool read_only);

@@ -11,6 +11,7 @@
 #endif
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
@@ -18,6 +19,8 @@
 #include <fmt/format.h>
 
 #include "reports/sql_connection.h"
+
+#include <cctype>
 
 namespace moebench {
 #if defined(MOEBENCH_HAVE_LIBPQ)
@@ -197,31 +200,58 @@ void ignore_notice(void*, const char*) {}
 }  // namespace
 #endif  // MOEBENCH_HAVE_LIBPQ
 
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
 bool is_postgres_url(const std::string& location) {
-  return location.rfind("postgresql://", 0) == 0 || location.rfind("postgres://", 0) == 0;
+  const std::string l = lower(location.substr(0, 13));
+  return l.rfind("postgresql://", 0) == 0 || l.rfind("postgres://", 0) == 0;
 }
 
 std::string mask_postgres_password(const std::string& url) {
   std::string out = url;
-  // user:PASSWORD@host
+  // scheme://user:PASSWORD@host/…: the password runs to the LAST '@' before
+  // the path (an unescaped '@' inside it must not leave its tail in clear).
   if (const auto scheme = out.find("://"); scheme != std::string::npos) {
-    const auto at = out.find('@', scheme + 3);
     const auto slash = out.find('/', scheme + 3);
+    const auto at = out.rfind('@', slash == std::string::npos ? std::string::npos : slash);
     const auto colon = out.find(':', scheme + 3);
-    if (at != std::string::npos && (slash == std::string::npos || at < slash) && colon != std::string::npos &&
-        colon < at) {
+    if (at != std::string::npos && at > scheme && colon != std::string::npos && colon < at) {
       out = out.substr(0, colon + 1) + "***" + out.substr(at);
     }
+  } else if (const auto at = out.rfind('@'); at != std::string::npos) {
+    // scheme:user:PASSWORD@host (no "//"): everything between the second ':' and the '@'.
+    const auto first = out.find(':');
+    const auto second = first == std::string::npos ? std::string::npos : out.find(':', first + 1);
+    if (second != std::string::npos && second < at) out = out.substr(0, second + 1) + "***" + out.substr(at);
   }
-  // ?password=… or &password=… in the query
-  for (const char* key : {"?password=", "&password="}) {
-    for (auto at = out.find(key); at != std::string::npos; at = out.find(key, at + 1)) {
-      const auto start = at + std::string(key).size();
-      const auto end = out.find('&', start);
-      out = out.substr(0, start) + "***" + (end == std::string::npos ? std::string() : out.substr(end));
-    }
+  // password=… as a URL query (?password=, &password=) or a libpq keyword
+  // (password=… up to a space); "***" holds no "password=", so this ends.
+  for (auto at = lower(out).find("password="); at != std::string::npos; at = lower(out).find("password=", at + 1)) {
+    const auto start = at + 9;
+    const auto end = out.find_first_of("& ", start);
+    out = out.substr(0, start) + "***" + (end == std::string::npos ? std::string() : out.substr(end));
   }
   return out;
+}
+
+std::string refuse_non_sqlite_location(const std::string& location) {
+  const std::string l = lower(location);
+  const bool has_scheme = l.find("://") != std::string::npos;
+  const bool keywords = l.find('=') != std::string::npos &&
+                        (l.find("host=") != std::string::npos || l.find("dbname=") != std::string::npos ||
+                         l.find("password=") != std::string::npos || l.find("user=") != std::string::npos);
+  const bool pg_like = (l.rfind("postgres", 0) == 0 || l.rfind("pg:", 0) == 0) && l.find(':') != std::string::npos;
+  if (!has_scheme && !keywords && !pg_like) return "";
+  return mask_postgres_password(location) +
+         ": neither a SQLite file nor a PostgreSQL URL: give a file path, or postgresql://USER@HOST[:PORT]/DBNAME "
+         "(postgres:// also works; a libpq keyword string is not taken as a file name)";
 }
 
 #if !defined(MOEBENCH_HAVE_LIBPQ)
