@@ -438,7 +438,7 @@ TEST_CASE("speculative decoding is a structured condition: unstated, it widens t
   CHECK(*b.predicted_tok_s == Approx(*a.predicted_tok_s));  // the realistic value assumes no draft
 }
 
-TEST_CASE("validate-model: every published decode figure with a card and a machine gets a number", "[setup][validation]") {
+TEST_CASE("validate-model: every published decode figure with a card and a machine gets a number", "[setup][validation][published]") {
   const ConfigStore& store = testing::shipped_store();
   auto figures = load_published(store, std::string(MOEBENCH_SOURCE_DIR) + "/tests/data/published");
   REQUIRE(figures);
@@ -455,7 +455,7 @@ TEST_CASE("validate-model: every published decode figure with a card and a machi
   CHECK(held == rep.held_out.figures);
 }
 
-TEST_CASE("the stored engine efficiencies are what the fit gives on the fit half", "[setup][validation]") {
+TEST_CASE("the stored engine efficiencies are what the fit gives on the fit half", "[setup][validation][published]") {
   const ConfigStore& store = testing::shipped_store();
   auto figures = load_published(store, std::string(MOEBENCH_SOURCE_DIR) + "/tests/data/published");
   REQUIRE(figures);
@@ -474,7 +474,7 @@ TEST_CASE("the stored engine efficiencies are what the fit gives on the fit half
   }
 }
 
-TEST_CASE("a fit on too few figures is refused, not written as a grid corner", "[setup][validation]") {
+TEST_CASE("a fit on too few figures is refused, not written as a grid corner", "[setup][validation][published]") {
   const ConfigStore& store = testing::shipped_store();
   auto figures = load_published(store, std::string(MOEBENCH_SOURCE_DIR) + "/tests/data/published");
   REQUIRE(figures);
