@@ -518,7 +518,7 @@ ModelCard qwen30() {
 }
 }  // namespace
 
-TEST_CASE("--n-cpu-moe: only those layers' experts stay on the CPU, the rest go to the GPU", "[setup]") {
+TEST_CASE("the experts of the --n-cpu-moe layers stay on the CPU, the rest go to the GPU", "[setup]") {
   const ModelCard card = qwen30();
   const MachineProfile m = catalog("epyc-9654-768gb-rtx3090");
   Claim all = hybrid_claim();
