@@ -161,7 +161,7 @@ Expected<Figure> usable_memory_figure(const MachineSpec& spec, double total, con
   auto row = tables.find("os", os);
   if (!row) return make_error("machine_spec/os: " + row.error().message);
   const SpecRow& r = **row;
-  const double gib = kGiB;
+  const double gib = kGiB;  // the OS table's figures are GiB
   // The OS and services keep a reserve (and, on Linux, the page tables a
   // share); a phone lets an app hold a share of the memory.
   double usable = total;
@@ -386,8 +386,7 @@ namespace moebench {
 Expected<MachineProfile> load_machine_source(const ConfigStore& store, const ConfigSource& src) {
   auto j = parse_json_text(src.text, src.label);
   if (!j) return j.error();
-  const bool is_spec = j->is_object() && (j->contains("machine_spec") || (j->contains("cpu") && !j->contains("memory_total")));
-  if (!is_spec) {
+  if (!is_machine_spec_document(*j)) {
     Diagnostics d(src.label);
     auto p = load_machine_profile(*j, d);
     if (!p) return d.to_error();

@@ -94,6 +94,11 @@ std::optional<MachineSpec> load_machine_spec(const Json& j, const std::string& p
   return s;
 }
 
+bool is_machine_spec_document(const Json& j) {
+  return j.is_object() &&
+         (j.contains("machine_spec") || ((j.contains("cpu") || j.contains("gpus")) && !j.contains("memory_total")));
+}
+
 std::optional<MachineSpec> load_machine_spec_document(const Json& j, Diagnostics& d) {
   if (j.is_object() && j.contains("machine_spec")) {
     ObjectReader r(j, "", d);

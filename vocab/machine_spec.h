@@ -60,6 +60,9 @@ struct MachineSpec {
 // Strict: unknown keys, neither cpu nor gpus, a bad size, counts out of
 // range are errors at their JSON Pointer.
 std::optional<MachineSpec> load_machine_spec(const Json& j, const std::string& path, Diagnostics& d);
+// Whether a document is a machine spec rather than a MachineProfile:
+// {"machine_spec": …}, or a cpu or gpus without the profile's memory_total.
+bool is_machine_spec_document(const Json& j);
 // The file form: {"machine_spec": {...}} or the object itself.
 std::optional<MachineSpec> load_machine_spec_document(const Json& j, Diagnostics& d);
 

@@ -46,9 +46,7 @@ std::optional<ConfigKind> infer(const std::string& path, const Json& j) {
   if (j.contains("claims")) return ConfigKind::kClaims;
   if (j.contains("families")) return ConfigKind::kEfficiency;
   if (j.contains("moe") || j.contains("layers")) return ConfigKind::kModel;
-  if (j.contains("machine_spec") || ((j.contains("cpu") || j.contains("gpus")) && !j.contains("memory_total"))) {
-    return ConfigKind::kMachineSpec;
-  }
+  if (is_machine_spec_document(j)) return ConfigKind::kMachineSpec;
   for (const char* t : {"cpus", "gpus", "memory_kinds", "os", "enclosures", "links"}) {
     if (j.contains(t)) return ConfigKind::kSpecs;
   }
