@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "model/engine_families.h"
+#include "model/prefill_check.h"
 #include "vocab/stats.h"
 #include "vocab/text.h"
 
@@ -49,6 +50,20 @@ std::string figure_source(const Claim& c) {
   return c.source_page.empty() ? c.source_document : c.source_page;
 }
 
+namespace {
+
+// Why a figure has no cases before the model is asked: no card, no machine.
+std::string missing_input(const PublishedFigure& f) {
+  if (!f.card) return "no model card for \"" + f.claim.model + "\"";
+  if (!f.machine) {
+    return !f.machine_error.empty() ? "its machine_spec cannot be built: " + f.machine_error
+                                    : "no hardware profile and no machine_spec";
+  }
+  return "";
+}
+
+}  // namespace
+
 RegimeInputs regime_inputs(const std::vector<PublishedFigure>& published) {
   RegimeInputs in;
   for (const PublishedFigure& f : published) {
@@ -57,36 +72,55 @@ RegimeInputs regime_inputs(const std::vector<PublishedFigure>& published) {
     why.source = figure_source(f.claim);
     why.family = engine_family(f.claim.engine.value_or(""));
     why.measured_tok_s = f.claim.decode_figure_tok_s();
-    if (!(why.measured_tok_s > 0)) {
-      why.why_not = "no single-stream decode figure (prefill, TTFT or aggregate only)";
-    } else if (!f.card) {
-      why.why_not = "no model card for \"" + f.claim.model + "\"";
-    } else if (!f.machine) {
-      why.why_not = !f.machine_error.empty() ? "its machine_spec cannot be built: " + f.machine_error
-                                             : "no hardware profile and no machine_spec";
-    }
-    if (why.why_not.empty()) {
-      // The spec-built machine when the figure names its parts: the regime
-      // parameters are shares of spec figures.
-      const MachineProfile& machine = f.spec_machine ? *f.spec_machine : *f.machine;
-      const ClaimJudgement j = judge_claim(f.claim, &*f.card, &machine, nullptr);
-      if (j.realistic_parts.empty()) {
-        why.why_not = j.verdict + ": " + j.reason;
+    const double prefill = f.claim.prefill_figure_tok_s();
+    const std::string missing = missing_input(f);
+    // The spec-built machine when the figure names its parts: the regime
+    // parameters are shares of spec figures.
+    const MachineProfile* machine = f.spec_machine ? &*f.spec_machine : f.machine ? &*f.machine : nullptr;
+    auto add = [&](RegimeRow row, const std::vector<CaseParts>& realistic, const std::vector<CaseParts>& all,
+                   double streams, double run_average, const std::string& why_not) {
+      if (!why_not.empty() || realistic.empty()) {
+        row.why_not = why_not.empty() ? "the model gives no case for it" : why_not;
+        in.unanswered.push_back(row);
+        return;
+      }
+      RegimeFigure r;
+      r.id = row.id;
+      r.source = row.source;
+      r.family = row.family;
+      r.kind = row.kind;
+      r.measured_tok_s = row.measured_tok_s;
+      r.streams = streams;
+      r.run_average = run_average;
+      r.realistic = realistic;
+      r.all = all;
+      in.figures.push_back(std::move(r));
+    };
+    if (why.measured_tok_s > 0) {
+      if (!missing.empty()) {
+        add(why, {}, {}, 1, 1, missing);
       } else {
-        RegimeFigure r;
-        r.id = why.id;
-        r.source = why.source;
-        r.family = why.family;
-        r.measured_tok_s = why.measured_tok_s;
-        r.streams = j.streams;
-        r.run_average = j.run_average;
-        r.realistic = j.realistic_parts;
-        r.all = j.all_parts;
-        in.figures.push_back(std::move(r));
-        continue;
+        const ClaimJudgement j = judge_claim(f.claim, &*f.card, machine, nullptr);
+        add(why, j.realistic_parts, j.all_parts, j.streams, j.run_average,
+            j.realistic_parts.empty() ? j.verdict + ": " + j.reason : "");
       }
     }
-    in.unanswered.push_back(why);
+    if (prefill > 0) {
+      RegimeRow p = why;
+      p.id += " (prefill)";
+      p.kind = "prefill";
+      p.measured_tok_s = prefill;
+      if (!missing.empty()) {
+        add(p, {}, {}, 1, 1, missing);
+      } else {
+        const PrefillCases pc = prefill_cases(f.claim, *f.card, *machine);
+        add(p, pc.realistic, pc.all, 1, 1, pc.why_not);
+      }
+    }
+    if (!(why.measured_tok_s > 0) && !(prefill > 0)) {
+      why.why_not = "no single-stream decode or prefill figure (an aggregate only)";
+      in.unanswered.push_back(why);
+    }
   }
   return in;
 }
@@ -113,6 +147,7 @@ RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& lef
       r.id = f.id;
       r.source = f.source;
       r.family = f.family;
+      r.kind = f.kind;
       r.regime = b.regime;
       r.measured_tok_s = f.measured_tok_s;
       r.predicted_tok_s = b.tok_s;
@@ -131,13 +166,15 @@ RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& lef
   }
   for (const RegimeRow& r : in.unanswered) v.rows.push_back(r);
   std::vector<const RegimeRow*> all;
-  std::map<std::string, std::vector<const RegimeRow*>> regimes, families;
+  std::map<std::string, std::vector<const RegimeRow*>> regimes, families, kinds;
   for (const RegimeRow& r : v.rows) {
     all.push_back(&r);
+    kinds[r.kind].push_back(&r);
     if (r.judged) regimes[r.regime].push_back(&r);
     families[r.family].push_back(&r);
   }
   v.overall = summarize("all", all);
+  for (const auto& [name, rows] : kinds) v.per_kind.push_back(summarize(name, rows));
   for (const std::string& name : regime_names()) {
     if (regimes.count(name)) v.per_regime.push_back(summarize(name, regimes[name]));
   }
@@ -155,6 +192,7 @@ std::string write_regime_validation(const RegimeValidation& v, bool rows) {
   const std::string head = "| {} | figures | answered | median abs error | inside the band | median band ratio |\n|---|---:|---:|---:|---:|---:|\n";
   out += fmt::format(fmt::runtime(head), "");
   out += summary_row(v.overall);
+  for (const GroupSummary& g : v.per_kind) out += summary_row(g);
   out += "\nPer regime (the regime each answered figure's realistic cases bind; figures without a number have none):\n\n";
   out += fmt::format(fmt::runtime(head), "regime");
   for (const GroupSummary& g : v.per_regime) out += summary_row(g);
@@ -169,7 +207,7 @@ std::string write_regime_validation(const RegimeValidation& v, bool rows) {
     auto show = [&](double x) {
       return seconds ? fmt::format("{:.1f} µs", x * 1e6) : rate ? fmt::format("{:.1f} GB/s", x / 1e9) : fmt::format("{:.3f}", x);
     };
-    out += fmt::format("| {} | {} | {} .. {} | {} | {} |\n", p.name, show(p.value), show(p.low), show(p.high), p.figures,
+    out += fmt::format("| {} | {} | {} .. {} | {} | {} |\n", p.family.empty() ? p.name : p.name + " [" + p.family + "]", show(p.value), show(p.low), show(p.high), p.figures,
                        p.prior     ? "prior kept: fewer than " + std::to_string(kMinRegimeFigures) + " figures"
                        : p.at_edge && p.ends_attainable ? std::string("at an end of its range, a physical state")
                        : p.at_edge ? "at the edge of its range: a term the model lacks"
@@ -204,14 +242,15 @@ Json regime_validation_json(const RegimeValidation& v) {
                 {"median_band_ratio", g.median_band_ratio}};
   };
   j["overall"] = group(v.overall);
+  for (const GroupSummary& g : v.per_kind) j["per_kind"].push_back(group(g));
   for (const GroupSummary& g : v.per_regime) j["per_regime"].push_back(group(g));
   for (const GroupSummary& g : v.per_family) j["per_family"].push_back(group(g));
   for (const FittedParam& p : v.full.fitted) {
-    j["parameters"].push_back({{"name", p.name}, {"value", p.value}, {"low", p.low}, {"high", p.high},
+    j["parameters"].push_back({{"name", p.name}, {"family", p.family.empty() ? "all" : p.family}, {"value", p.value}, {"low", p.low}, {"high", p.high},
                                {"figures", p.figures}, {"prior", p.prior}, {"at_edge", p.at_edge}});
   }
   for (const RegimeRow& r : v.rows) {
-    Json x{{"id", r.id}, {"source", r.source}, {"family", r.family}, {"answered", r.judged}};
+    Json x{{"id", r.id}, {"kind", r.kind}, {"source", r.source}, {"family", r.family}, {"answered", r.judged}};
     if (r.judged) {
       x["regime"] = r.regime;
       x["measured_tok_s"] = r.measured_tok_s;

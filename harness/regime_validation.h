@@ -29,6 +29,7 @@ namespace moebench {
 
 struct RegimeRow {
   std::string id, source, family, regime, why_not;
+  std::string kind = "decode";  // "decode" | "prefill": which figure of the source's row
   bool judged = false, in_band = false;
   double measured_tok_s = 0, predicted_tok_s = 0, low_tok_s = 0, high_tok_s = 0, error = 0;
   double band_ratio() const { return low_tok_s > 0 ? high_tok_s / low_tok_s : 0; }
@@ -44,7 +45,7 @@ struct RegimeValidation {
   std::string left_out;  // "source" | "family"
   std::vector<RegimeRow> rows;
   GroupSummary overall;
-  std::vector<GroupSummary> per_regime, per_family;
+  std::vector<GroupSummary> per_kind, per_regime, per_family;  // per_kind: decode, prefill
   RegimeFit full;        // fitted on every judged figure
   int folds = 0;
 };
@@ -52,8 +53,9 @@ struct RegimeValidation {
 // The key a figure is left out by: its repository, page or document.
 std::string figure_source(const Claim& c);
 
-// Every decode figure with a card and a machine, as the fit reads it (the
-// parts of its plausible cases); the others with why they are not.
+// Every decode and prefill figure with a card and a machine, as the fit
+// reads it (the parts of its plausible cases); the others with why they are
+// not. A source row with both gives two figures ("<id> (prefill)").
 struct RegimeInputs {
   std::vector<RegimeFigure> figures;
   std::vector<RegimeRow> unanswered;  // why_not set

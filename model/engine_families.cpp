@@ -13,11 +13,14 @@ struct FamilyFacts {
   std::string_view processor;  // default when a claim leaves it out; empty: the machine's GPU where it has one
   Residency residency;
   std::string_view source;
+  int prefill_chunk = 0;  // tokens one prefill pass computes by default (0: not known)
+  std::string_view prefill_source = "";
 };
 
 // One row per family the published figures name. Forks that stream experts
 // themselves name their own family, so only these page through mmap.
-constexpr std::array<FamilyFacts, 7> kFamilies{{
+constexpr std::string_view kUbatch = "ggml-org/llama.cpp common/arg.cpp: -ub, --ubatch-size N, physical maximum batch size (default: 512)";
+constexpr std::array<FamilyFacts, 8> kFamilies{{
     {"kimi-k3-in-c", "cpu", Residency::kStream,
      "Speedstu/kimi-k3-in-c README.md @ 01a7334a: portable C99, CPU-only; an O_DIRECT trunk ring and expert cache"},
     {"waste", "cpu", Residency::kStream,
@@ -26,10 +29,14 @@ constexpr std::array<FamilyFacts, 7> kFamilies{{
     {"ktransformers", "hybrid", Residency::kStream,
      "kvcache-ai/ktransformers README.md: 'CPU-GPU Hybrid Inference' — routed experts computed on the CPU from host RAM, "
      "attention and the dense part on the GPU"},
-    {"llama.cpp", "", Residency::kMmap, "ggml-org/llama.cpp: the model file is memory-mapped by default (--no-mmap turns it off)"},
-    {"ik_llama.cpp", "", Residency::kMmap, "ikawrakow/ik_llama.cpp: a llama.cpp fork; mmap by default as llama.cpp"},
-    {"ollama", "", Residency::kMmap, "ollama/ollama: runs llama.cpp's loader, which maps the model file"},
-    {"lm-studio", "", Residency::kMmap, "LM Studio: runs llama.cpp's loader, which maps the model file"},
+    {"llama.cpp", "", Residency::kMmap, "ggml-org/llama.cpp: the model file is memory-mapped by default (--no-mmap turns it off)",
+     512, kUbatch},
+    {"ik_llama.cpp", "", Residency::kMmap, "ikawrakow/ik_llama.cpp: a llama.cpp fork; mmap by default as llama.cpp", 512,
+     kUbatch},
+    {"ollama", "", Residency::kMmap, "ollama/ollama: runs llama.cpp's loader, which maps the model file", 512, kUbatch},
+    {"lm-studio", "", Residency::kMmap, "LM Studio: runs llama.cpp's loader, which maps the model file", 512, kUbatch},
+    {"mlx-lm", "", Residency::kStream, "ml-explore/mlx-lm: computes on the Apple GPU", 2048,
+     "ml-explore/mlx-lm mlx_lm/generate.py generate_step: prefill_step_size: int = 2048"},
 }};
 
 const FamilyFacts* find(const std::string& family) {
@@ -66,6 +73,12 @@ std::optional<ProcessorDefault> family_processor(const std::string& family) {
 Residency family_residency(const std::string& family) {
   const FamilyFacts* f = find(family);
   return f ? f->residency : Residency::kStream;
+}
+
+std::optional<PrefillChunk> family_prefill_chunk(const std::string& family) {
+  const FamilyFacts* f = find(family);
+  if (!f || f->prefill_chunk <= 0) return std::nullopt;
+  return PrefillChunk{f->prefill_chunk, std::string(f->prefill_source)};
 }
 
 bool family_on_cpu(const std::string& family) {

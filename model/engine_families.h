@@ -35,6 +35,14 @@ std::optional<ProcessorDefault> family_processor(const std::string& family);
 // file and page; the streaming engines read into their own cache).
 Residency family_residency(const std::string& family);
 
+// Tokens one prefill pass computes when a source does not state it
+// (llama.cpp's -ub default), with the source that says so.
+struct PrefillChunk {
+  int tokens = 0;
+  std::string source;
+};
+std::optional<PrefillChunk> family_prefill_chunk(const std::string& family);
+
 // Whether the family computes on the CPU cores where a GPU shares memory
 // (its default processor is "cpu").
 bool family_on_cpu(const std::string& family);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "vocab/stats.h"
@@ -33,9 +34,68 @@ std::vector<double> grid_of(const RegimeParam& p, int n) {
   return g;
 }
 
+bool at_end(const RegimeParam& p, double v) {
+  auto near = [](double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b)) + 1e-300; };
+  return near(v, p.low) || near(v, p.high);
+}
+
+// The grid point inside the range that strictly lowers the weighted
+// |log error| of figures `mine`, starting from `start` (set through `place`).
+template <class Place>
+double best_on_grid(const RegimeParam& param, double start, const std::vector<const RegimeFigure*>& figures,
+                    const std::vector<std::size_t>& mine, const std::vector<double>& weight, Place place) {
+  auto cost_at = [&](double v) {
+    const RegimeParams trial = place(v);
+    double cost = 0;
+    for (std::size_t i : mine) {
+      const double pred = figure_tok_s(*figures[i], trial);
+      cost += weight[i] * (pred > 0 ? std::fabs(std::log(pred / figures[i]->measured_tok_s)) : 50.0);
+    }
+    return cost;
+  };
+  // Start from the current value and move only on a strict improvement:
+  // a flat cost (the figures do not see the parameter) leaves it where it
+  // is instead of dropping it on the range's floor.
+  double best = start, best_cost = cost_at(best);
+  for (double v : grid_of(param, 33)) {
+    const double cost = cost_at(v);
+    if (cost < best_cost * (1 - 1e-9) - 1e-12) {
+      best_cost = cost;
+      best = v;
+    }
+  }
+  return best;
+}
+
+// Each family with enough figures of the parameter's regimes (from two
+// sources or more) gets its own value; the others keep the pooled one.
+void fit_families(const RegimeParam& param, const std::vector<const RegimeFigure*>& figures,
+                  const std::vector<std::size_t>& mine, const std::vector<double>& weight, RegimeFit& fit) {
+  std::map<std::string, std::vector<std::size_t>> by_family;
+  for (std::size_t i : mine) by_family[figures[i]->family].push_back(i);
+  auto& own = fit.params.family[param.name];
+  own.clear();
+  const double pooled = fit.params.get(param.name);
+  for (const auto& [family, idx] : by_family) {
+    std::set<std::string> sources;
+    for (std::size_t i : idx) sources.insert(figures[i]->source);
+    if (static_cast<int>(idx.size()) < kMinFamilyFigures || sources.size() < 2) continue;
+    const double v = best_on_grid(param, pooled, figures, idx, weight, [&](double x) {
+      RegimeParams t = fit.params;
+      t.family[param.name][family] = std::clamp(x, param.low, param.high);
+      return t;
+    });
+    own[family] = v;
+    FittedParam fp{param.name, family, v, param.low, param.high, static_cast<int>(idx.size()), false, at_end(param, v),
+                   param.ends_attainable};
+    fit.fitted.push_back(fp);
+  }
+}
+
 }  // namespace
 
-double figure_tok_s(const RegimeFigure& f, const RegimeParams& q) {
+double figure_tok_s(const RegimeFigure& f, const RegimeParams& all) {
+  const RegimeParams q = all.family.empty() ? all : all.for_family(f.family);
   std::vector<double> rates;
   for (const CaseParts& c : f.realistic) {
     const double t = regime_token_s(c, q, 1);
@@ -44,7 +104,8 @@ double figure_tok_s(const RegimeFigure& f, const RegimeParams& q) {
   return rates.empty() ? 0.0 : f.streams * median(rates) / std::max(1.0, f.run_average);
 }
 
-std::string figure_regime(const RegimeFigure& f, const RegimeParams& q) {
+std::string figure_regime(const RegimeFigure& f, const RegimeParams& all) {
+  const RegimeParams q = all.family.empty() ? all : all.for_family(f.family);
   std::map<std::string, int> count;
   for (const CaseParts& c : f.realistic) ++count[case_regime(c, q)];
   std::string best;
@@ -77,7 +138,7 @@ RegimeFit fit_regimes(const std::vector<const RegimeFigure*>& figures, const Reg
       for (std::size_t i = 0; i < figures.size(); ++i) {
         if (governs(param, regime[i])) mine.push_back(i);
       }
-      FittedParam fp{param.name, param.value, param.low, param.high, static_cast<int>(mine.size()), false, false,
+      FittedParam fp{param.name, "", param.value, param.low, param.high, static_cast<int>(mine.size()), false, false,
                      param.ends_attainable};
       if (static_cast<int>(mine.size()) < kMinRegimeFigures) {
         fit.params.set(param.name, param.value);
@@ -85,33 +146,19 @@ RegimeFit fit_regimes(const std::vector<const RegimeFigure*>& figures, const Reg
         fit.fitted.push_back(fp);
         continue;
       }
-      const std::vector<double> grid = grid_of(param, 33);
-      auto cost_at = [&](double v) {
+      const double best = best_on_grid(param, fit.params.get(param.name), figures, mine, weight, [&](double v) {
+        // The pooled value is what a family without its own sees: fitted
+        // on every figure as if none had one.
         RegimeParams trial = fit.params;
+        trial.family.erase(param.name);
         trial.set(param.name, v);
-        double cost = 0;
-        for (std::size_t i : mine) {
-          const double pred = figure_tok_s(*figures[i], trial);
-          cost += weight[i] * (pred > 0 ? std::fabs(std::log(pred / figures[i]->measured_tok_s)) : 50.0);
-        }
-        return cost;
-      };
-      // Start from the current value and move only on a strict improvement:
-      // a flat cost (the figures do not see the parameter) leaves it where it
-      // is instead of dropping it on the range's floor.
-      double best = fit.params.get(param.name), best_cost = cost_at(best);
-      for (double v : grid) {
-        const double cost = cost_at(v);
-        if (cost < best_cost * (1 - 1e-9) - 1e-12) {
-          best_cost = cost;
-          best = v;
-        }
-      }
+        return trial;
+      });
       fit.params.set(param.name, best);
       fp.value = best;
-      auto near = [](double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b)) + 1e-300; };
-      fp.at_edge = near(best, param.low) || near(best, param.high);
+      fp.at_edge = at_end(param, best);
       fit.fitted.push_back(fp);
+      if (param.per_family) fit_families(param, figures, mine, weight, fit);
     }
   }
   // Spread per regime from the final residuals.
@@ -138,8 +185,9 @@ FigureBand figure_band(const RegimeFigure& f, const RegimeFit& fit) {
   auto it = fit.spread.find(b.regime);
   const double s = it != fit.spread.end() ? it->second : fit.pooled_spread;
   double lo = b.tok_s, hi = b.tok_s;
+  const RegimeParams q = fit.params.for_family(f.family);
   for (const CaseParts& c : f.all) {
-    const double t = regime_token_s(c, fit.params, 1);
+    const double t = regime_token_s(c, q, 1);
     if (!(t > 0)) continue;
     const double r = f.streams / t / std::max(1.0, f.run_average);
     lo = std::min(lo, r);

@@ -15,7 +15,10 @@
 //              source's figures): a source of n figures weighs √n, so one
 //              long table cannot outvote ten threads); a
 //              parameter with fewer than kMinRegimeFigures such figures keeps
-//              its prior, and says so;
+//              its prior, and says so; a per-family parameter (RegimeParam)
+//              is then fitted again, in the same range, on each engine
+//              family's own figures where it has kMinFamilyFigures from two
+//              sources or more (other families keep the pooled value);
 //   spread     per regime, the 80th percentile of the fit's |log residuals|
 //              (the pooled one below kMinSpreadFigures);
 //   band       from the slowest to the fastest plausible case, widened by
@@ -33,9 +36,13 @@ namespace moebench {
 
 inline constexpr int kMinRegimeFigures = 3;
 inline constexpr int kMinSpreadFigures = 5;
+// A family gets its own value of a per-family parameter with at least this
+// many figures of the parameter's regimes, from at least two sources.
+inline constexpr int kMinFamilyFigures = 6;
 
 struct RegimeFigure {
   std::string id, source, family;
+  std::string kind = "decode";  // "decode" | "prefill" (measured_tok_s is then prompt tok/s)
   double measured_tok_s = 0;
   double streams = 1, run_average = 1;
   std::vector<CaseParts> realistic;  // the cases the realistic value is the median over
@@ -47,6 +54,7 @@ std::string figure_regime(const RegimeFigure& f, const RegimeParams& q);
 
 struct FittedParam {
   std::string name;
+  std::string family;     // "" the pooled value; else that engine family's own
   double value = 0, low = 0, high = 0;
   int figures = 0;        // figures of its regimes it was fitted on
   bool prior = false;     // too few figures: the prior kept

@@ -37,6 +37,49 @@ Priced price(const CaseParts& p, const RegimeParams& q, int k) {
   return r;
 }
 
+// A prefill pass (CaseParts::prefill): the weights it touches read once,
+// the batch's matmuls at each processor's share of its peak. A hybrid engine
+// computes the CPU-held experts where it is faster: on the CPU cores, or
+// copied over the host link to the GPU (llama.cpp's CUDA backend does so for
+// batches of 32 tokens and more).
+struct PrefillPriced {
+  double mem = 0, gpu = 0, cpu = 0, link = 0, fixed = 0, io = 0;
+};
+
+PrefillPriced price_prefill(const CaseParts& p, const RegimeParams& q, int k) {
+  const Priced r = price(p, q, k);
+  PrefillPriced x;
+  x.mem = r.cpu + r.gpu;
+  x.fixed = r.fixed;
+  x.io = r.io;
+  x.gpu = p.flops_gpu_peak_s / q.get("prefill_eff_gpu");
+  x.cpu = p.flops_cpu_peak_s / q.get("prefill_eff_cpu");
+  if (p.link_s > 0) {
+    const double copied = p.link_s / q.get("link_eff"), on_gpu = p.flops_offload_peak_s / q.get("prefill_eff_gpu");
+    // The copy of one layer's experts overlaps the GPU's work on another.
+    if (x.cpu <= 0 || std::max(copied, on_gpu) < x.cpu) {
+      x.cpu = 0;
+      x.link = std::max(0.0, copied - on_gpu);
+      x.gpu += on_gpu;
+    }
+  }
+  return x;
+}
+
+double prefill_pass_s(const CaseParts& p, const RegimeParams& q, int k) {
+  const PrefillPriced x = price_prefill(p, q, k);
+  const double pass = std::max(x.mem, x.gpu + x.cpu + x.link) + x.fixed;
+  return decode_token_time_s(0, pass, x.io, 0, q.get("overlap"));
+}
+
+std::string prefill_regime(const CaseParts& p, const RegimeParams& q) {
+  const PrefillPriced x = price_prefill(p, q, 1);
+  if (x.io > std::max(x.mem, x.gpu + x.cpu + x.link)) return "prefill-io";
+  if (x.mem > x.gpu + x.cpu + x.link) return "prefill-memory";
+  if (x.link >= x.gpu && x.link >= x.cpu) return "prefill-link";
+  return x.gpu >= x.cpu ? "prefill-gpu" : "prefill-cpu";
+}
+
 }  // namespace
 
 double RegimeParams::get(const std::string& name) const {
@@ -56,17 +99,29 @@ void RegimeParams::set(const std::string& name, double v) {
   std::abort();
 }
 
+RegimeParams RegimeParams::for_family(const std::string& name) const {
+  RegimeParams q;
+  q.p = p;
+  for (RegimeParam& x : q.p) {
+    auto it = family.find(x.name);
+    if (it == family.end()) continue;
+    auto v = it->second.find(name);
+    if (v != it->second.end()) x.value = v->second;
+  }
+  return q;
+}
+
 RegimeParams RegimeParams::defaults() {
   RegimeParams q;
   q.p = {
       {"mem_eff_cpu", 0.6, 0.3, 0.9, false, "memory-cpu,hybrid",
-       "share of the spec DRAM bandwidth a CPU decode streams (STREAM-class reads reach 0.6-0.85 of it)"},
+       "share of the spec DRAM bandwidth a CPU decode streams (STREAM-class reads reach 0.6-0.85 of it)", false, true},
       {"core_bw", 10e9, 3e9, 40e9, true, "memory-cpu,hybrid",
        "bytes/s one CPU thread streams: the cap when few threads run"},
       {"numa_gain", 0.5, 0.0, 1.0, false, "numa",
        "share of a further socket's bandwidth an engine gains (1: NUMA-aware, 0: one socket's worth)", true},
       {"mem_eff_gpu", 0.7, 0.4, 0.95, false, "memory-gpu,hybrid",
-       "share of the spec GPU or unified-memory bandwidth a GPU decode streams"},
+       "share of the spec GPU or unified-memory bandwidth a GPU decode streams", false, true},
       {"layer_s_cpu", 30e-6, 3e-6, 1e-3, true, "memory-cpu,numa,fixed",
        "fixed seconds per layer on CPU threads (dispatch, a barrier per operation across every thread)"},
       {"layer_s_gpu", 20e-6, 2e-6, 200e-6, true, "memory-gpu,fixed",
@@ -75,7 +130,13 @@ RegimeParams RegimeParams::defaults() {
        "fixed seconds per layer of a hybrid decode: GPU work, hand-off to the CPU's experts and back"},
       {"compute_eff", 0.3, 0.05, 0.9, true, "compute",
        "share of the FLOP peak a compute-bound decode reaches"},
-      {"io_eff", 0.7, 0.3, 1.0, false, "io,paging",
+      {"prefill_eff_cpu", 0.3, 0.05, 1.0, true, "prefill-cpu",
+       "share of the CPU cores' matmul peak a prefill reaches (quantized weights: the int8 dot peak, or twice FP32 without one; wide weights: FP32 FMA)", false, true},
+      {"prefill_eff_gpu", 0.3, 0.05, 1.0, true, "prefill-gpu",
+       "share of the GPU's dense BF16 peak a prefill reaches", false, true},
+      {"link_eff", 0.7, 0.2, 1.0, false, "prefill-link",
+       "share of the host link's rate a hybrid prefill copies CPU-held weights to the GPU at"},
+      {"io_eff", 0.7, 0.3, 1.0, false, "io,paging,prefill-io",
        "share of the drives' rated read rate an engine's reads reach"},
       {"overlap", 0.5, 0.0, 1.0, false, "io",
        "share of min(I/O, compute) the pipeline hides (0: reads and compute in turn, 1: fully overlapped)", true},
@@ -84,6 +145,7 @@ RegimeParams RegimeParams::defaults() {
 }
 
 double regime_token_s(const CaseParts& p, const RegimeParams& q, int k) {
+  if (p.prefill) return prefill_pass_s(p, q, k) / std::max(1, p.batch);
   const Priced r = price(p, q, k);
   const double compute = std::max(r.cpu + r.gpu, r.flops) + r.fixed;
   const double t = decode_token_time_s(0, compute, r.io, 0, q.get("overlap")) + p.sync_s[k];
@@ -91,6 +153,7 @@ double regime_token_s(const CaseParts& p, const RegimeParams& q, int k) {
 }
 
 std::string case_regime(const CaseParts& p, const RegimeParams& q) {
+  if (p.prefill) return prefill_regime(p, q);
   const Priced r = price(p, q, 1);
   const double compute = std::max(r.cpu + r.gpu, r.flops) + r.fixed;
   if (r.io > compute) return r.paged > 0.5 * r.io ? "paging" : "io";
@@ -103,7 +166,9 @@ std::string case_regime(const CaseParts& p, const RegimeParams& q) {
 }
 
 const std::vector<std::string>& regime_names() {
-  static const std::vector<std::string> kNames = {"memory-cpu", "numa", "memory-gpu", "hybrid", "compute", "io", "paging", "fixed"};
+  static const std::vector<std::string> kNames = {"memory-cpu", "numa",        "memory-gpu",     "hybrid",       "compute",     "io",
+                                                     "paging",     "fixed",       "prefill-cpu",    "prefill-gpu",  "prefill-link",
+                                                     "prefill-memory", "prefill-io"};
   return kNames;
 }
 

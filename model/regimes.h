@@ -1,4 +1,5 @@
-// regimes.h — what decides a decode token's time, with physical parameters.
+// regimes.h — what decides a token's time, decode or prefill, with physical
+// parameters.
 //
 // The setup model (setup_model.h) turns a case into its parts before any
 // efficiency (CaseParts: bytes each processor reads at the spec bandwidth,
@@ -26,11 +27,24 @@
 // decode_token_time_s; linked nodes add their sync; speculative decoding
 // divides.
 //
+// A prefill figure (CaseParts::prefill) is a pass over a ubatch of tokens:
+// the weights it touches are read once and its matmuls bind:
+//   prefill-cpu     the CPU cores' quantized-matmul peak × prefill_eff_cpu;
+//   prefill-gpu     the GPU's dense peak × prefill_eff_gpu;
+//   prefill-link    hybrid: the CPU-held experts copied over the host link
+//                   (× link_eff) and computed on the GPU, where that beats
+//                   the CPU cores;
+//   prefill-memory  the pass's weight reads bind (small ubatches);
+//   prefill-io      its reads from the drives bind.
+// A pass takes max(memory, compute on each processor in turn) + fixed, the
+// I/O joined as for decode; a token is the pass ÷ its tokens.
+//
 // Each parameter is fitted only on figures of the regimes it governs, on a
 // grid inside its range (fit_regimes): a value at the edge of its range is
 // reported as such, never moved past it.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -48,19 +62,26 @@ struct RegimeParam {
   // A share whose ends are physical states (no overlap, full overlap): a fit
   // there is a finding, not a missing term.
   bool ends_attainable = false;
+  // An efficiency engines reach differently (kernels, threading): a family
+  // with enough figures of its regimes gets its own value, in the same range.
+  bool per_family = false;
 };
 
 // The parameter set, as data (names, values, ranges, what fits them).
 struct RegimeParams {
   std::vector<RegimeParam> p;
+  std::map<std::string, std::map<std::string, double>> family;  // parameter → engine family → its own value
   double get(const std::string& name) const;
   void set(const std::string& name, double v);
+  // The parameters as `family` sees them: its own values where it has them.
+  RegimeParams for_family(const std::string& family) const;
   // The priors: the middle of what published memory-bound decodes reach.
   static RegimeParams defaults();
 };
 
-// Seconds of one decode token for a case's parts at end `k` (0 slow, 1
-// realistic, 2 fast: the spec figures' low, value and high).
+// Seconds of one token (decode, or a prefill pass ÷ its tokens) for a
+// case's parts at end `k` (0 slow, 1 realistic, 2 fast: the spec figures'
+// low, value and high).
 double regime_token_s(const CaseParts& parts, const RegimeParams& q, int k = 1);
 
 // The regime that binds a case under `q`: the largest of its priced parts.

@@ -77,6 +77,40 @@ Peak peak_flops(const MachineProfile& m, bool gpu_weights, bool cpu_engine) {
   return p;
 }
 
+// The compute of a pass of `batch` tokens at each processor's peak alone
+// (CaseParts: the prefill regimes price it): `flops` the pass's total,
+// `cpu_flops` of it the CPU-held experts' (hybrid), `on_gpu` a discrete GPU
+// computes, `igpu` the integrated GPU of unified memory does, `in_ram` the
+// bytes the pass reads from host RAM (what a hybrid engine would copy to the
+// GPU to compute them there).
+void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, double cpu_flops, bool on_gpu, bool igpu,
+                   double in_ram, CaseParts& P) {
+  P.batch = std::max(1, c.batch);
+  const double gpu_peak = on_gpu && m.accelerators && m.accelerators->flops ? m.accelerators->flops->value * m.accelerators->count
+                          : igpu && m.compute && m.compute->gpu_flops      ? m.compute->gpu_flops->value
+                                                                            : 0;
+  // Quantized weights multiply as int8 dot products where the ISA has them
+  // (activations quantized to 8 bits); wide weights at the FP32 FMA peak.
+  // Without a dot-product instruction (AVX2 before VNNI), int8 pairs
+  // multiply-add to 16 bits and then to 32 (vpmaddubsw, vpmaddwd): 32 MACs in
+  // two instructions where an FMA does 8 in one, twice the FP32 rate.
+  double cpu_peak = 0;
+  if (m.compute) {
+    const double f32 = m.compute->cpu_flops.value;
+    cpu_peak = c.expert_bits >= 9 ? f32 : m.compute->cpu_int8_ops ? m.compute->cpu_int8_ops->value : 2 * f32;
+  }
+  const bool gpu_side = on_gpu || igpu;
+  const double cpu_part = gpu_side ? cpu_flops : flops;
+  if (gpu_side && gpu_peak > 0) P.flops_gpu_peak_s = (flops - cpu_flops) / gpu_peak;
+  if (cpu_part > 0 && cpu_peak > 0) P.flops_cpu_peak_s = cpu_part / cpu_peak;
+  P.peak_missing = (gpu_side && flops > cpu_flops && !(gpu_peak > 0)) || (cpu_part > 0 && !(cpu_peak > 0));
+  if (on_gpu && cpu_flops > 0 && gpu_peak > 0) {
+    P.flops_offload_peak_s = cpu_flops / gpu_peak;
+    const auto& link = m.accelerators->host_link_bytes_s;
+    if (link && link->value > 0) P.link_s = in_ram / link->value;
+  }
+}
+
 // Hit rates of the locality routing for full-size shapes cost a replay of
 // ~10^5 needs (hit_rate.h: estimate_hits); the slot count is rounded to two
 // significant digits (the curve is smooth) and the answers kept.
@@ -249,7 +283,10 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
                                    : L * distinct_experts_uniform(E, k, b) * expert_bytes;
   const TrunkAt tr = trunk_at(card, c);
   const double kv_total = static_cast<double>(card.cache_bytes(static_cast<std::uint64_t>(c.context)));
-  const double kv_tok = b * (static_cast<double>(card.kv_bytes_per_token()) * c.context + 2.0 * static_cast<double>(card.linear_state_bytes()));
+  // Concurrent streams each read their own KV; a prompt's tokens share one
+  // sequence's, read once per pass (tiled attention).
+  const double sequences = c.one_sequence ? 1.0 : b;
+  const double kv_tok = sequences * (static_cast<double>(card.kv_bytes_per_token()) * c.context + 2.0 * static_cast<double>(card.linear_state_bytes()));
   e.model_bytes = tr.total + routed_total;
   step("trunk", tr.total, "B", tr.how + "; layers and lm_head " + gb(tr.layers) + " (pinned or streamed), embedding read a row at a time");
   step("routed experts", routed_total, "B", format_fixed(c.expert_bits, 2) + " bits per weight; one expert " + gb(expert_bytes));
@@ -463,9 +500,9 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
        gb(memory + landed) + " at " + format_rate(mbw.value) + (landed > 0 ? " (" + gb(landed) + " of it read from the drives into RAM)" : "") +
            (in_gpu > 0 ? " (" + gb(in_gpu) + " in GPU memory)" : ""));
   // Compute: flops ÷ the peak, when the profile states a peak.
-  const double flops = b * 2.0 * (static_cast<double>(pc.active()) - static_cast<double>(pc.embedding)) +
-                       4.0 * c.context * static_cast<double>(card.kv_bytes_per_token()) /
-                           std::max(1.0, card.kv_dtype == "f32" ? 4.0 : 2.0);
+  // Every token of the pass attends to the whole context (its own stream's).
+  const double flops = b * (2.0 * (static_cast<double>(pc.active()) - static_cast<double>(pc.embedding)) +
+                            c.context * static_cast<double>(card.attention_flops_per_position()));
   const Peak peak = peak_flops(machine, in_gpu > 0, c.on_cpu);
   // Hybrid: the routed experts' flops run on the CPU cores.
   const double cpu_flops =
@@ -486,6 +523,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
                             : std::string()) +
              (c.processor_how.empty() ? std::string() : "; processor " + c.processor_how));
   }
+  prefill_parts(machine, c, flops, cpu_flops, in_gpu > 0, igpu, in_ram, P);
   // Per-layer fixed costs: ~12 kernel dispatches and a synchronisation per
   // layer (attention, norms, router, experts), ~10 µs each on CPU threads.
   P.fixed_s = card.total_layers() * 12 * 10e-6;

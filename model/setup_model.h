@@ -86,6 +86,7 @@ struct SetupCase {
   std::string family = "any";     // engine family (which processor computes, its efficiencies)
   std::string routing = "uniform";  // plausible_cases: the fitted default_real_routing()
   int batch = 1;                  // tokens per weight pass (concurrent streams, a prefill chunk)
+  bool one_sequence = false;      // the batch is one sequence's prompt (prefill): its KV is read once per pass
   std::optional<double> cache_bytes;  // a stated expert cache: the split of the memory between it and the pinned trunk
   bool memory_assumed = false;    // memory_bytes is not a stated budget (usable memory or RSS stand in)
   bool memory_is_rss = false;     // memory_bytes is the RSS the source measured (what the engine held, not a cap)
@@ -117,6 +118,15 @@ struct CaseParts {
   bool gpu_computes = false;          // a GPU runs the layers (discrete or integrated)
   bool experts_on_cpu = false;        // hybrid: routed experts in host RAM on the CPU beside a GPU
   bool unified = false;               // one memory for CPU and GPU (Apple silicon, GB10, Strix Halo)
+  // A pass of `batch` tokens (a prefill ubatch) priced on its compute
+  // (model/regimes.h: prefill regimes), at each processor's peak alone:
+  bool prefill = false;                   // the figure is a prefill rate: a pass's compute binds, not a token's bytes
+  int batch = 1;                          // tokens the pass computes
+  double flops_gpu_peak_s = 0;            // what a GPU computes ÷ its peak (dense BF16; integrated on unified memory)
+  double flops_cpu_peak_s = 0;            // what the CPU cores compute ÷ their quantized-matmul peak (int8 dot where the ISA has one)
+  double flops_offload_peak_s = 0;        // hybrid: the CPU-held experts' flops ÷ the GPU's peak (were they copied over)
+  double link_s = 0;                      // hybrid: the CPU-held weights the pass touches ÷ the GPU's host link
+  bool peak_missing = false;              // a processor that computes part of the pass has no stated peak
 };
 struct CaseTimes {
   double slow_s = 0, real_s = 0, fast_s = 0;

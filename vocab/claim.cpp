@@ -153,6 +153,7 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
   if (auto v = r.integer("threads", false, 1, 1 << 16)) c.threads = static_cast<int>(*v);
   if (auto v = r.integer("gpu_layers", false, 0, 100000)) c.gpu_layers = static_cast<int>(*v);
   if (auto v = r.integer("cpu_moe_layers", false, 0, 100000)) c.cpu_moe_layers = static_cast<int>(*v);
+  if (auto v = r.integer("ubatch", false, 1, 1 << 20)) c.ubatch = static_cast<int>(*v);
   c.notes = non_empty(r, "notes", false);
   c.trunk_quant = non_empty(r, "trunk_quant", false);
   if (c.trunk_quant) {
@@ -298,6 +299,12 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
 double Claim::decode_figure_tok_s() const {
   if (decode_tok_s) return std::sqrt(decode_tok_s->low * decode_tok_s->high);
   if (s_per_token) return 1 / std::sqrt(s_per_token->low * s_per_token->high);
+  return 0;
+}
+
+double Claim::prefill_figure_tok_s() const {
+  if (prefill_tok_s) return std::sqrt(prefill_tok_s->low * prefill_tok_s->high);
+  if (ttft_s && prompt_tokens && *prompt_tokens > 0) return static_cast<double>(*prompt_tokens) / std::sqrt(ttft_s->low * ttft_s->high);
   return 0;
 }
 

@@ -71,6 +71,9 @@ struct Claim {
   std::optional<int> threads;
   std::optional<int> gpu_layers;
   std::optional<int> cpu_moe_layers;
+  // Tokens one prefill pass computes (llama.cpp's -ub, --ubatch-size), when
+  // stated: a prefill figure's unit of work.
+  std::optional<int> ubatch;
   // Reported figures. decode_tok_s, s_per_token, ttft_s and prefill_tok_s are
   // per stream; aggregate_tok_s is throughput summed over concurrent streams
   // (a serving figure, not what one user sees).
@@ -115,6 +118,9 @@ struct Claim {
   // reported range; from s_per_token when that is what was reported), 0
   // when the claim reports no decode figure.
   double decode_figure_tok_s() const;
+  // The prefill figure in prompt tok/s (prefill_tok_s, else the prompt ÷ the
+  // TTFT, which then counts the first token too), 0 when there is none.
+  double prefill_figure_tok_s() const;
 };
 
 // Condition names that must be either given or listed in `missing`:

@@ -158,6 +158,20 @@ std::uint64_t ModelCard::kv_bytes_per_token() const {
   return total;
 }
 
+std::uint64_t ModelCard::attention_flops_per_position() const {
+  u64 total = 0;
+  for (const LayerGroup& g : layers) {
+    const u64 n = static_cast<u64>(g.count);
+    if (g.attention == AttentionKind::kMla && mla) {
+      const u64 dims = static_cast<u64>(mla->qk_nope_head_dim) + static_cast<u64>(mla->qk_rope_head_dim) + static_cast<u64>(mla->v_head_dim);
+      total = sat_add(total, sat_mul(n, sat_mul(2 * static_cast<u64>(mla->heads), dims)));
+    } else if (g.attention == AttentionKind::kGqa && gqa) {
+      total = sat_add(total, sat_mul(n, sat_mul(4 * static_cast<u64>(gqa->heads), static_cast<u64>(gqa->head_dim))));
+    }
+  }
+  return total;
+}
+
 std::uint64_t ModelCard::linear_state_bytes() const {
   if (!linear) return 0;
   const u64 heads = static_cast<u64>(linear->heads);

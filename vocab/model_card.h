@@ -197,6 +197,10 @@ struct ModelCard {
   // heads x key_head_dim x value_head_dim x 4 B, plus the short-conv state,
   // (conv_kernel - 1) past inputs of every q/k/v channel x 4 B.
   std::uint64_t linear_state_bytes() const;
+  // FLOPs one token's attention spends per context position it attends to,
+  // summed over layers: QK and PV products, 2 × heads × (key + value head
+  // dims) (MLA: the decompressed heads; linear layers: none).
+  std::uint64_t attention_flops_per_position() const;
   // KV at `context` tokens plus the fixed state.
   std::uint64_t cache_bytes(std::uint64_t context) const;
   // Weight bytes per decode token with routed experts in `quant`.

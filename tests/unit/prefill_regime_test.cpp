@@ -1,0 +1,181 @@
+// prefill_regime_test.cpp — the prefill regimes (model/regimes.h) on cases
+// worked by hand: a pass over a ubatch is bound by the matmuls of whoever
+// computes it; a hybrid engine copies its CPU-held experts to the GPU where
+// that beats the CPU cores; the pass's tokens share one sequence's KV. Then
+// how a published prefill figure becomes cases (model/prefill_check.h: the
+// ubatch stated, the family's default, cut to the prompt), and the fit's
+// per-family efficiencies (model/regime_fit.h).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "model/prefill_check.h"
+#include "model/regime_fit.h"
+#include "test_support.h"
+
+using namespace moebench;
+
+namespace {
+
+RegimeParams params() {
+  RegimeParams q = RegimeParams::defaults();
+  q.set("mem_eff_cpu", 0.5);
+  q.set("mem_eff_gpu", 0.8);
+  q.set("layer_s_cpu", 10e-6);
+  q.set("layer_s_gpu", 5e-6);
+  q.set("layer_s_handoff", 20e-6);
+  q.set("prefill_eff_cpu", 0.25);
+  q.set("prefill_eff_gpu", 0.5);
+  q.set("link_eff", 0.5);
+  q.set("io_eff", 0.5);
+  q.set("overlap", 0);
+  return q;
+}
+
+// A CPU pass of 512 tokens: 1 s of reads at full bandwidth, 2 s of matmuls
+// at the CPU's peak, 100 layers.
+CaseParts cpu_pass() {
+  CaseParts p;
+  p.prefill = true;
+  p.batch = 512;
+  for (double& x : p.mem_cpu_s) x = 1.0;
+  p.flops_cpu_peak_s = 2.0;
+  p.layers = 100;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("prefill-cpu: the pass's flops ÷ (peak × prefill_eff_cpu), plus fixed costs, over the ubatch", "[regimes][prefill]") {
+  const CaseParts p = cpu_pass();
+  // Compute 2 / 0.25 = 8 s beats the reads 1 / 0.5 = 2 s; + 100 × 10 µs; ÷ 512 tokens.
+  CHECK(regime_token_s(p, params()) == Approx((8.0 + 0.001) / 512));
+  CHECK(case_regime(p, params()) == "prefill-cpu");
+  // A small pass that reads more than it computes is bound by the reads.
+  CaseParts small = p;
+  small.flops_cpu_peak_s = 0.1;  // 0.4 s of compute < 2 s of reads
+  CHECK(regime_token_s(small, params()) == Approx((2.0 + 0.001) / 512));
+  CHECK(case_regime(small, params()) == "prefill-memory");
+}
+
+TEST_CASE("hybrid prefill: CPU-held experts copied over the host link where that beats the CPU cores", "[regimes][prefill]") {
+  CaseParts p;
+  p.prefill = true;
+  p.batch = 2048;
+  p.layers = 50;
+  p.experts_on_cpu = true;
+  p.gpu_computes = true;
+  p.flops_gpu_peak_s = 0.5;       // the trunk's matmuls on the GPU: 0.5 / 0.5 = 1 s
+  p.flops_cpu_peak_s = 10.0;      // the experts on the CPU cores: 10 / 0.25 = 40 s
+  p.flops_offload_peak_s = 1.0;   // the same experts on the GPU: 1 / 0.5 = 2 s
+  p.link_s = 8.0;                 // their bytes over the link: 8 / 0.5 = 16 s
+  // Copy and GPU work overlap layer by layer: 16 s of copy hides the 2 s of
+  // GPU work on the experts, and beats 40 s on the CPU. Pass = 1 + 2 + 14 s
+  // of copy beyond it, + 50 hand-offs of 20 µs.
+  CHECK(regime_token_s(p, params()) == Approx((1.0 + 2.0 + 14.0 + 0.001) / 2048));
+  CHECK(case_regime(p, params()) == "prefill-link");
+  // A slow link (or a fast CPU): the CPU cores compute the experts.
+  p.link_s = 40.0;  // 80 s of copy > 40 s on the CPU
+  CHECK(regime_token_s(p, params()) == Approx((1.0 + 40.0 + 0.001) / 2048));
+  CHECK(case_regime(p, params()) == "prefill-cpu");
+}
+
+TEST_CASE("a prompt's tokens share one sequence's KV: read once per pass, attended by every token", "[prefill]") {
+  const ModelCard card = *testing::shipped_store().card("qwen3-30b-a3b");
+  // 48 layers × 4 × 32 heads × 128 dims of QK and PV per position.
+  CHECK(card.attention_flops_per_position() == 48ull * 4 * 32 * 128);
+  const ModelCard ds = *testing::shipped_store().card("deepseek-v3-671b");
+  // 61 MLA layers × 2 × 128 heads × (128 + 64 + 128) dims.
+  CHECK(ds.attention_flops_per_position() == 61ull * 2 * 128 * (128 + 64 + 128));
+  const MachineProfile m = testing::catalog_profile("epyc-9965-1s-768gb");
+  SetupCase c;
+  c.expert_bits = 4.5;
+  c.trunk_quant = "q8_0";
+  c.trunk_bits = 8.5;
+  c.memory_bytes = 500e9;
+  c.on_cpu = true;
+  c.context = 8192;
+  c.batch = 512;
+  const EngineEfficiency eff;
+  c.one_sequence = false;  // 512 streams, each its own 8192-token KV
+  const CaseEstimate streams = estimate_case(card, m, c, eff);
+  c.one_sequence = true;   // one prompt: one KV
+  const CaseEstimate prompt = estimate_case(card, m, c, eff);
+  const double kv = static_cast<double>(card.kv_bytes_per_token()) * 8192;
+  CHECK(streams.memory_bytes_tok - prompt.memory_bytes_tok == Approx(511 * kv).epsilon(1e-9));
+  // Both compute the same attention: every token attends to 8192 positions.
+  CHECK(prompt.parts.flops_cpu_peak_s == Approx(streams.parts.flops_cpu_peak_s));
+  CHECK(prompt.parts.batch == 512);
+}
+
+TEST_CASE("a published prefill figure: the ubatch stated, else the family's default, never past the prompt", "[prefill]") {
+  const ModelCard card = *testing::shipped_store().card("qwen3-30b-a3b");
+  const MachineProfile m = testing::catalog_profile("epyc-9965-1s-768gb");
+  Claim c;
+  c.id = "pp";
+  c.model = "Qwen3-30B-A3B";
+  c.engine = "llama.cpp llama-bench";
+  c.processor = "cpu";
+  c.quant = "q4_0";
+  c.prompt_tokens = 2048;
+  c.prefill_tok_s = Reported{300, 300};
+  c.missing = {"trunk_quant"};
+  PrefillCases pc = prefill_cases(c, card, m);
+  CHECK(pc.measured_tok_s == 300);
+  CHECK(pc.ubatch == 512);  // llama.cpp's -ub default
+  CHECK_THAT(pc.ubatch_how, Catch::Contains("default"));
+  REQUIRE_FALSE(pc.realistic.empty());
+  for (const CaseParts& p : pc.realistic) {
+    CHECK(p.prefill);
+    CHECK(p.batch == 512);
+    CHECK(p.flops_cpu_peak_s > 0);
+  }
+  c.ubatch = 4096;
+  pc = prefill_cases(c, card, m);
+  CHECK(pc.ubatch == 2048);  // stated, cut to the 2048-token prompt
+  // Only a TTFT: the prompt over it.
+  c.prefill_tok_s.reset();
+  c.ttft_s = Reported{4, 4};
+  CHECK(prefill_cases(c, card, m).measured_tok_s == Approx(512));
+  c.ttft_s.reset();
+  CHECK_FALSE(prefill_cases(c, card, m).why_not.empty());
+}
+
+TEST_CASE("per-family efficiencies: a family with enough figures from two sources gets its own, in range", "[regimes][prefill]") {
+  // Family "fast" reaches 0.5 of the CPU peak, "slow" 0.125; "few" has two figures only.
+  auto figure = [](const std::string& family, const std::string& source, int i, double eff) {
+    RegimeParams truth = params();
+    truth.set("prefill_eff_cpu", eff);
+    RegimeFigure f;
+    f.id = family + source + std::to_string(i);
+    f.source = source;
+    f.family = family;
+    f.kind = "prefill";
+    CaseParts p = cpu_pass();
+    p.flops_cpu_peak_s = 2.0 * (1 + i);
+    f.realistic = {p};
+    f.all = {p};
+    f.measured_tok_s = 1 / regime_token_s(p, truth);
+    return f;
+  };
+  std::vector<RegimeFigure> figs;
+  for (int i = 0; i < 8; ++i) figs.push_back(figure("fast", i % 2 ? "a" : "b", i, 0.5));
+  for (int i = 0; i < 8; ++i) figs.push_back(figure("slow", i % 2 ? "c" : "d", i, 0.125));
+  for (int i = 0; i < 2; ++i) figs.push_back(figure("few", "e", i, 0.5));
+  std::vector<const RegimeFigure*> ptrs;
+  for (const RegimeFigure& f : figs) ptrs.push_back(&f);
+  const RegimeFit fit = fit_regimes(ptrs, params());
+  const auto& own = fit.params.family.at("prefill_eff_cpu");
+  CHECK(own.at("fast") == Approx(0.5).epsilon(0.1));
+  CHECK(own.at("slow") == Approx(0.125).epsilon(0.1));
+  CHECK(own.count("few") == 0);  // the pooled value, between the two
+  const double pooled = fit.params.get("prefill_eff_cpu");
+  CHECK(pooled > 0.125);
+  CHECK(pooled < 0.5);
+  CHECK(figure_tok_s(figs[0], fit.params) == Approx(figs[0].measured_tok_s).epsilon(0.1));
+  for (const FittedParam& p : fit.fitted) {
+    INFO(p.name << " " << p.family);
+    CHECK(p.value >= p.low);
+    CHECK(p.value <= p.high);
+  }
+}
