@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "engines/registry.h"
+#include "model/regime_store.h"
 
 namespace moebench {
 
@@ -34,6 +35,7 @@ SweepContext CliState::sweep_context(const ConfigStore& store) const {
   add_engines_to_context(ctx);
   ctx.card_names = store.names("models");
   ctx.find_card = [store](const std::string& name) { return store.card(name); };
+  ctx.check_regime_fit = check_regime_fit;
   return ctx;
 }
 

@@ -16,6 +16,7 @@
 #include "harness/claim_review.h"
 #include "harness/machine_plan.h"
 #include "harness/token_cost.h"
+#include "model/engine_families.h"
 #include "reports/history_db.h"
 #include "vocab/units.h"
 #include "vocab/quant_format.h"
@@ -40,6 +41,9 @@ struct PlanArgs {
   double hours_per_day = 24;
   double years = 3;
   std::string measured_db;  // history database with measured rows
+  std::string engine = "any";
+  int drives = 0;           // 0: the fewest that reach the target
+  double expert_bits = 0;   // 0: the quant's
 };
 
 int plan_command(const PlanArgs& a, const CliState& state) {
@@ -57,6 +61,9 @@ int plan_command(const PlanArgs& a, const CliState& state) {
   req.context = a.context;
   req.prompt = a.prompt;
   req.max_ttft_s = a.max_ttft_s;
+  req.engine_family = engine_family(a.engine);
+  if (a.drives > 0) req.drives = a.drives;
+  if (a.expert_bits > 0) req.expert_bits = a.expert_bits;
   if (!find_quant(req.quant)) return fail("--quant: unknown quant \"" + req.quant + "\" (moebench card show lists them)");
   req.trunk_quant = a.trunk_quant;
   for (char& ch : req.trunk_quant) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -76,7 +83,9 @@ int plan_command(const PlanArgs& a, const CliState& state) {
   const std::string probe = default_probe_path();
   if (std::filesystem::exists(probe)) sources.push_back(probe);
   for (const std::string& m : a.machines) sources.push_back(m);
-  auto rows = plan_machines(store, *card, req, sources, probe, &*eff);
+  auto regimes = stored_regimes(store);
+  if (!regimes) return fail(regimes.error().message);
+  auto rows = plan_machines(store, *card, req, sources, probe, &*eff, *regimes ? &**regimes : nullptr);
   if (!rows) return fail(rows.error().message);
   if (!a.measured_db.empty()) {
     auto db = HistoryDb::open(a.measured_db, HistoryDb::Mode::kReadOnly);
@@ -104,6 +113,7 @@ void add_plan_command(CLI::App& app, CliState& state) {
   CLI::App* cmd = app.add_subcommand("plan", "Rank machines for a model at a target decode speed (fits, tok/s, drives, price).");
   cmd->footer("Example:\n"
       "  moebench plan --model kimi-k3 --quant mxfp4 --min-decode-tok-s 1\n"
+      "  moebench plan --model kimi-k3 --expert-bits 2.8 --trunk-quant q4g --engine waste --budget 29.06GB --drives 1 --min-decode-tok-s 0.5\n"
       "  moebench plan --model deepseek-v3-671b --min-decode-tok-s 5 --context 32768 --max-ttft 10\n"
       "  moebench plan --model kimi-k3 --min-decode-tok-s 1 --kwh-price 0.30 --api-price 3/15 --hours-per-day 8 --years 3\n"
       "  moebench plan --model kimi-k3 --min-decode-tok-s 1 --measured-db postgresql://moebench@db.lab/moebench");
@@ -118,6 +128,15 @@ void add_plan_command(CLI::App& app, CliState& state) {
                   "history database (SQLite file or postgresql:// URL): machines measured with this model and quant "
                   "rank first, on their measured decode rate, marked \"measured\"; the rest follow, predicted");
   cmd->add_option("--trunk-quant", args->trunk_quant, "quant of the trunk (default: the card's)");
+  cmd->add_option("--engine", args->engine,
+                  "engine family whose fitted efficiencies and defaults apply, e.g. llama.cpp, ik_llama.cpp, waste, mlx-lm "
+                  "(default any: the pooled fit)");
+  cmd->add_option("--drives", args->drives, "drives to stream from (default: the fewest that reach the target)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--expert-bits", args->expert_bits,
+                  "bits per routed-expert weight instead of the quant's (a vector-quantized container, as a claim's "
+                  "expert_bits_per_weight)")
+      ->check(CLI::Range(1.0, 32.0));
   cmd->add_option("--budget", args->budget, "RAM budget for weights and cache, e.g. 48GiB (default: usable memory)");
   cmd->add_option("--kwh-price", args->kwh_price, "electricity price in $ per kWh: adds the cost table (with --api-price)")
       ->check(CLI::Range(0.0, 100.0));

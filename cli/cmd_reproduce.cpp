@@ -78,6 +78,10 @@ int reproduce_command(const ReproduceArgs& a, const CliState& state) {
   if (!setup->machine) plan.cannot = "the claim's machine is not in the hardware catalog: nothing to emulate";
   const std::string here_path = a.machine.empty() ? default_probe_path() : a.machine;
   std::optional<MachineProfile> here;
+  if (plan.cannot.empty() && a.dry_run && a.machine.empty() && !std::filesystem::exists(here_path)) {
+    // A dry run still answers with the prediction: the emulation alone needs the probe.
+    plan.cannot = "no profile of this machine (" + here_path + "): run `moebench probe` to plan the emulation";
+  }
   if (plan.cannot.empty()) {
     auto src = store.find("hardware", here_path);
     if (!src) {
@@ -92,6 +96,9 @@ int reproduce_command(const ReproduceArgs& a, const CliState& state) {
     auto eff = stored_efficiency(store);
     if (!eff) return fail(eff.error().message);
     const EngineEfficiency& fam = eff->for_family(engine_family(claim.engine.value_or("")));
+    auto regimes = stored_regimes(store);
+    if (!regimes) return fail(regimes.error().message);
+    if (*regimes) o.regimes = &**regimes;
     auto made = plan_reproduction(claim, *setup->card, *setup->machine, *here, fam, o);
     if (!made) return fail(made.error().message);
     plan = std::move(*made);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "harness/explain_writer.h"
+#include "model/regime_store.h"
 #include "vocab/machine_profile.h"
 #include "vocab/model_card.h"
 
@@ -60,9 +61,22 @@ Expected<EfficiencyTable> stored_efficiency(const ConfigStore& store) {
   return load_config_text<EfficiencyTable>(src->text, src->label, load_efficiency_table);
 }
 
+Expected<std::optional<RegimeFit>> stored_regimes(const ConfigStore& store) {
+  const std::vector<std::string> names = store.names("fits");
+  if (std::find(names.begin(), names.end(), "regimes") == names.end()) return std::optional<RegimeFit>{};
+  auto src = store.find("fits", "regimes");
+  if (!src) return src.error();
+  auto fit = load_config_text<RegimeFit>(src->text, src->label, load_regime_fit);
+  if (!fit) return fit.error();
+  return std::optional<RegimeFit>(std::move(*fit));
+}
+
 Expected<std::vector<JudgedClaim>> judge_stored_claims(const ConfigStore& store) {
   auto eff = stored_efficiency(store);
   if (!eff) return make_error("moebench claims: " + eff.error().message);
+  auto regimes = stored_regimes(store);
+  if (!regimes) return make_error("moebench claims: " + regimes.error().message);
+  const RegimeFit* fit = *regimes ? &**regimes : nullptr;
   std::vector<JudgedClaim> all;
   std::optional<SpecTables> specs;
   for (const std::string& name : store.names("claims")) {
@@ -73,7 +87,7 @@ Expected<std::vector<JudgedClaim>> judge_stored_claims(const ConfigStore& store)
     for (const Claim& c : *claims) {
       auto setup = resolve_claim_setup(store, c, "moebench claims: " + src->label, &specs);
       if (!setup) return setup.error();
-      ClaimJudgement j = judge_claim(c, setup->card ? &*setup->card : nullptr, setup->machine ? &*setup->machine : nullptr, &*eff);
+      ClaimJudgement j = judge_claim(c, setup->card ? &*setup->card : nullptr, setup->machine ? &*setup->machine : nullptr, &*eff, fit);
       // A machine_spec the tables cannot build: say which part, not "no profile".
       if (!setup->machine && !setup->machine_error.empty()) j.reason = "its machine_spec cannot be built: " + setup->machine_error;
       all.push_back({c, std::move(j)});
@@ -87,7 +101,12 @@ Json claims_json(const std::vector<JudgedClaim>& all, const std::string& verdict
   for (const JudgedClaim& x : all) {
     if (!verdict.empty() && x.j.verdict != verdict) continue;
     Json r = {{"id", x.j.id}, {"reported", x.j.reported}, {"verdict", x.j.verdict}, {"reason", x.j.reason}};
-    if (x.j.predicted_high_tok_s) r["predicted_tok_s"] = {*x.j.predicted_low_tok_s, *x.j.predicted_high_tok_s};
+    if (x.j.predicted_high_tok_s) {
+      r["predicted_tok_s"] = {*x.j.predicted_low_tok_s, *x.j.predicted_high_tok_s};
+      r["band_ratio"] = x.j.band_ratio();
+    }
+    if (x.j.predicted_tok_s) r["predicted_realistic_tok_s"] = *x.j.predicted_tok_s;
+    if (!x.j.regime.empty()) r["regime"] = x.j.regime;
     if (x.j.implied_storage_bytes_s) r["implied_storage_bytes_s"] = *x.j.implied_storage_bytes_s;
     if (x.j.implied_memory_bytes_s) r["implied_memory_bytes_s"] = *x.j.implied_memory_bytes_s;
     out.push_back(r);

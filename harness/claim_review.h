@@ -46,6 +46,9 @@ Expected<ClaimSetup> resolve_claim_setup(const ConfigStore& store, const Claim& 
 // The fitted engine efficiencies: configs/engines/efficiency.json (written by
 // `moebench validate-model --fit --write-fit`); the defaults when absent.
 Expected<EfficiencyTable> stored_efficiency(const ConfigStore& store);
+// The stored regime fit (configs/fits/regimes.json), none when absent: what
+// claims, plan and reproduce answer with.
+Expected<std::optional<RegimeFit>> stored_regimes(const ConfigStore& store);
 
 // Every claim of every claims file, in store order, with its card and
 // hardware profile resolved, judged with the stored efficiencies.

@@ -52,7 +52,10 @@ std::string claim_rate_or_dash(const std::optional<double>& v) {
 
 std::string claim_predicted_text(const ClaimJudgement& j) {
   if (!j.predicted_high_tok_s) return "–";
-  return format_fixed(*j.predicted_low_tok_s, 3) + "–" + format_fixed(*j.predicted_high_tok_s, 3) + " tok/s";
+  std::string out = format_fixed(*j.predicted_low_tok_s, 3) + "–" + format_fixed(*j.predicted_high_tok_s, 3) + " tok/s (×" +
+                    format_fixed(j.band_ratio(), 1);
+  if (!j.regime.empty()) out += ", " + j.regime;
+  return out + ")";
 }
 
 std::string write_claim_explain(const Claim& c, const ClaimJudgement& j) {

@@ -1,11 +1,13 @@
 // machine_plan.cpp — see machine_plan.h.
 #include "harness/machine_plan.h"
 
+#include "model/engine_families.h"
 #include "model/spec_machine.h"
 #include "reports/history_db.h"
 #include "vocab/metrics.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <tuple>
 
@@ -51,6 +53,36 @@ std::vector<PlanEvidence> evidence_for(const std::vector<Claim>& claims, const s
   return out;
 }
 
+// Each claim judged on its own setup, as `claims` does, and where that
+// setup differs from the plan's: one line that says why the two answers
+// differ when they do.
+void judge_evidence(std::vector<PlanEvidence>& evidence, const std::vector<Claim>& claims, const ModelCard& card,
+                    const MachineProfile& profile, const PlanRequest& a, int drives, const EfficiencyTable* efficiency,
+                    const RegimeFit* regimes) {
+  for (PlanEvidence& e : evidence) {
+    const auto c = std::find_if(claims.begin(), claims.end(), [&](const Claim& x) { return x.id == e.id; });
+    if (c == claims.end()) continue;
+    const ClaimJudgement j = judge_claim(*c, &card, &profile, efficiency, regimes);
+    e.verdict = j.verdict;
+    e.regime = j.regime;
+    e.predicted_tok_s = j.predicted_tok_s;
+    e.low_tok_s = j.predicted_low_tok_s;
+    e.high_tok_s = j.predicted_high_tok_s;
+    const std::string family = engine_family(c->engine.value_or(""));
+    const bool same_bits = a.expert_bits && c->expert_bits_per_weight && std::fabs(*a.expert_bits - *c->expert_bits_per_weight) < 1e-9;
+    if (!e.same_quant && !same_bits) e.differs.push_back("experts " + e.quant);
+    if (family != a.engine_family) e.differs.push_back("engine " + family);
+    if (c->trunk_quant && *c->trunk_quant != a.trunk_quant) e.differs.push_back("trunk " + *c->trunk_quant);
+    if (c->ram_budget_bytes && (!a.budget_bytes || std::fabs(*a.budget_bytes - static_cast<double>(*c->ram_budget_bytes)) > 1e6)) {
+      e.differs.push_back("budget " + format_bytes_decimal(static_cast<double>(*c->ram_budget_bytes)));
+    }
+    if (c->drives && *c->drives != drives) e.differs.push_back(std::to_string(*c->drives) + " drive(s)");
+    if (c->context_tokens ? *c->context_tokens != a.context : true) {
+      e.differs.push_back(c->context_tokens ? "context " + std::to_string(*c->context_tokens) : std::string("context not stated"));
+    }
+  }
+}
+
 std::string evidence_cell(const PlanRow& r) {
   if (r.evidence.empty()) return "–";
   std::vector<std::string> parts;
@@ -60,8 +92,14 @@ std::string evidence_cell(const PlanRow& r) {
       where = ", ×" + format_fixed(e.tok_s / r.e.tok_s_real, 2) + " the realistic, " +
               (e.tok_s < r.e.tok_s_low ? "below the band" : e.tok_s > r.e.tok_s_high ? "above the band" : "in the band");
     }
+    std::string own;
+    if (e.predicted_tok_s) {
+      own = "; its own setup: predicted " + format_fixed(*e.predicted_tok_s, 3) + " (" + format_fixed(e.low_tok_s.value_or(0), 3) +
+            "–" + format_fixed(e.high_tok_s.value_or(0), 3) + (e.regime.empty() ? "" : ", " + e.regime) + "), " + e.verdict +
+            (e.differs.empty() ? ", the plan's setup" : ", differs from the plan in " + join(e.differs, ", "));
+    }
     parts.push_back(format_fixed(e.tok_s, 3) + " tok/s (" + e.id + "; " + (e.same_quant ? "same quant" : "quant " + e.quant) +
-                    (e.figure == "run_average" ? "; run average" : "") + where + ")");
+                    (e.figure == "run_average" ? "; run average" : "") + where + own + ")");
   }
   return join(parts, "; ");
 }
@@ -70,7 +108,7 @@ std::string evidence_cell(const PlanRow& r) {
 
 Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const ModelCard& card, const PlanRequest& a,
                                              const std::vector<std::string>& sources, const std::string& this_machine,
-                                             const EfficiencyTable* efficiency) {
+                                             const EfficiencyTable* efficiency, const RegimeFit* regimes) {
   auto claims = stored_claims(store);
   if (!claims) return claims.error();
   std::vector<PlanRow> rows;
@@ -82,10 +120,12 @@ Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const Mod
     PlanRow r;
     r.name = profile->name + (name == this_machine ? " (this machine)" : "");
     r.profile = profile->name;
-    const int max_drives = static_cast<int>(std::max<std::size_t>(1, profile->drives.size()));
-    // The fewest drives that reach the target (all of them if none does).
-    for (int d = 1; d <= max_drives; ++d) {
+    const int max_drives = a.drives ? *a.drives : static_cast<int>(std::max<std::size_t>(1, profile->drives.size()));
+    // The fewest drives that reach the target (all of them if none does), or the stated count.
+    for (int d = a.drives ? *a.drives : 1; d <= max_drives; ++d) {
       MachineSetup s;
+      s.expert_bits = a.expert_bits;
+      s.engine_family = a.engine_family;
       s.quant = a.quant;
       s.trunk_quant = a.trunk_quant;
       s.budget_bytes = a.budget_bytes;
@@ -93,7 +133,7 @@ Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const Mod
       s.prompt = a.prompt;
       s.drives = d;
       s.routing = a.routing;
-      r.e = estimate_machine(card, s, *profile, efficiency);
+      r.e = estimate_machine(card, s, *profile, efficiency, regimes);
       if (!r.e.fits || r.e.tok_s_real >= a.min_tok_s) break;
     }
     const std::string how_fast = format_fixed(r.e.tok_s_real, 3) + " tok/s (band " + format_fixed(r.e.tok_s_low, 3) + "–" +
@@ -108,8 +148,10 @@ Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const Mod
                  (r.e.resident ? ", all in memory"
                                : ", streaming " + format_bytes_decimal(r.e.storage_bytes_tok) + " per token from " +
                                      std::to_string(r.e.drives) + " drive(s)");
-    } else if (a.max_ttft_s > 0 && r.e.ttft_low_s > a.max_ttft_s) {
-      r.reason = "TTFT at least " + format_fixed(r.e.ttft_low_s, 2) + " s for " + std::to_string(a.prompt) + " tokens";
+    } else if (a.max_ttft_s > 0 && (r.e.ttft_s > 0 ? r.e.ttft_s : r.e.ttft_low_s) > a.max_ttft_s) {
+      r.reason = r.e.ttft_s > 0 ? "TTFT " + format_fixed(r.e.ttft_s, 2) + " s (" + r.e.prefill_regime + ")"
+                                : "TTFT at least " + format_fixed(r.e.ttft_low_s, 2) + " s";
+      r.reason += " for " + std::to_string(a.prompt) + " tokens";
     } else {
       // "yes" only when the whole band clears the target; "likely" when the
       // realistic value does and the slow end does not.
@@ -130,6 +172,7 @@ Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const Mod
       r.price_text = "–";
     }
     r.evidence = evidence_for(*claims, card.name, profile->name, a.quant);
+    judge_evidence(r.evidence, *claims, card, *profile, a, r.e.drives, efficiency, regimes);
     r.power = profile->power;
     rows.push_back(r);
   }
@@ -212,26 +255,32 @@ std::string write_plan_table(const PlanRequest& a, const std::vector<PlanRow>& r
                                 a.model, a.quant, a.trunk_quant.empty() ? std::string("the card's quant") : a.trunk_quant, a.context, format_fixed(a.min_tok_s, 3),
                                 a.max_ttft_s > 0 ? ", TTFT <= " + format_fixed(a.max_ttft_s, 1) + " s" : std::string());
   out += std::string("| rank | machine |") + (any_measured ? " basis |" : "") +
-         " meets | decode tok/s (realistic) | band | TTFT lower bound | drives | price | price per tok/s | why | "
-         "published on this machine |\n|---:|---|" + (any_measured ? "---|" : "") + "---|---:|---|---:|---:|---:|---:|---|---|\n";
+         " meets | decode tok/s (realistic) | band | regime | TTFT | drives | price | price per tok/s | why | "
+         "published on this machine |\n|---:|---|" + (any_measured ? "---|" : "") + "---|---:|---|---|---:|---:|---:|---:|---|---|\n";
   int rank = 0;
   for (const PlanRow& r : rows) {
     const std::string basis = !any_measured ? "" : r.measured ? " measured |" : " predicted |";
-    out += fmt::format("| {} | {} |{} {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", ++rank, r.name, basis,
+    out += fmt::format("| {} | {} |{} {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", ++rank, r.name, basis,
                        r.meets ? "yes" : r.likely ? "likely" : r.unknown ? "unknown" : "no",
                        r.measured ? format_fixed(r.measured->tok_s, 3) + " (measured)"
                        : r.e.fits ? format_fixed(r.e.tok_s_real, 3) : "–",
-                       r.e.fits ? format_fixed(r.e.tok_s_low, 3) + "–" + format_fixed(r.e.tok_s_high, 3) : "–",
-                       r.e.fits ? format_fixed(r.e.ttft_low_s, 2) + " s" : "–",
+                       r.e.fits ? format_fixed(r.e.tok_s_low, 3) + "–" + format_fixed(r.e.tok_s_high, 3) + " (×" +
+                                      format_fixed(r.e.band_ratio(), 1) + ")"
+                                : "–",
+                       r.e.fits && !r.e.regime.empty() ? r.e.regime : "–",
+                       !r.e.fits ? "–" : r.e.ttft_s > 0 ? format_fixed(r.e.ttft_s, 1) + " s (" + r.e.prefill_regime + ")"
+                                                        : "≥ " + format_fixed(r.e.ttft_low_s, 2) + " s",
                        r.e.fits ? std::to_string(r.e.drives) : "–", r.price_text,
                        r.price_per > 0 ? "$" + format_fixed(r.price_per, r.hourly ? 2 : 0) + (r.hourly ? "/h" : "") : "–",
                        r.reason, evidence_cell(r));
   }
   out += fmt::format("\nPredicted by the setup model (model/setup_model.h) from each profile's figures (spec "
-                     "ranges; measured for a probed machine) and the fitted engine efficiencies: \"yes\" needs the whole "
-                     "band to clear the target, \"likely\" the realistic value; the band runs from the slow to the fast end. Streaming "
-                     "setups pin the trunk first and cache experts in what is left. TTFT is a lower bound for a "
-                     "{}-token prompt. \"Published on this machine\": the decode figures of the claims database (configs/claims) "
+                     "ranges; measured for a probed machine), priced by the regime fit (configs/fits/regimes.json; "
+                     "docs/model.md): \"yes\" needs the whole band to clear the target, \"likely\" the realistic value; "
+                     "the band is the realistic value widened by its regime's spread each way (its ratio in brackets). "
+                     "Ranked: machines that meet the target first, cheapest per tok/s, then the rest by speed. Streaming "
+                     "setups pin the trunk first and cache experts in what is left. TTFT: a "
+                     "{}-token prompt at its prefill regime's rate (a lower bound, ≥, without the regime fit). \"Published on this machine\": the decode figures of the claims database (configs/claims) "
                      "for this model on that profile, as measured, with their quant; compare like with like.\n",
                      a.prompt);
   if (any_measured) {

@@ -28,6 +28,9 @@ struct PlanRequest {
   std::string trunk_quant;               // "" = the card's
   std::optional<double> budget_bytes;    // nullopt = usable memory
   std::string routing;                   // "" = the fitted default_real_routing()
+  std::string engine_family = "any";     // whose efficiencies (and defaults: processor, residency, prefill chunk)
+  std::optional<int> drives;             // a fixed drive count (default: the fewest that reach the target)
+  std::optional<double> expert_bits;     // bits per routed-expert weight instead of the quant's
 };
 
 // A published measurement of the planned model on a row's machine, from
@@ -37,6 +40,11 @@ struct PlanEvidence {
   double tok_s = 0;        // decode figure (the geometric middle of a range)
   std::string figure;      // steady_decode | run_average | unknown
   bool same_quant = false; // the claim names the planned expert quant
+  // `claims`'s answer for the claim's own setup (the same estimator), and
+  // the conditions where that setup differs from the plan's.
+  std::optional<double> predicted_tok_s, low_tok_s, high_tok_s;
+  std::string verdict, regime;
+  std::vector<std::string> differs;
 };
 
 // A decode rate measured for the planned model and quant on a plan row's
@@ -69,7 +77,7 @@ struct PlanRow {
 // the rest by speed.
 Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const ModelCard& card, const PlanRequest& req,
                                              const std::vector<std::string>& sources, const std::string& this_machine,
-                                             const EfficiencyTable* efficiency = nullptr);
+                                             const EfficiencyTable* efficiency = nullptr, const RegimeFit* regimes = nullptr);
 
 // Each row's measured figure, where the history holds one: the latest run's
 // ok row of the planned model and quant on that machine (full-size rows by

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "model/cost_model.h"
+#include "model/engine_families.h"
 #include "model/setup_model.h"
 #include "vocab/metrics.h"
 #include "vocab/quant_format.h"
@@ -224,7 +225,12 @@ Expected<ReproductionPlan> plan_reproduction(const Claim& claim, const ModelCard
     ec.context = static_cast<std::int64_t>(c.context);
     ec.gen = o.gen_tokens;
     ec.prompt = claim.prompt_tokens && *claim.prompt_tokens <= o.max_prompt_tokens ? *claim.prompt_tokens : 8;
-    ec.predicted_tok_s = e.tok_s_real();
+    if (o.regimes) {
+      const double t = regime_token_s(e.parts, o.regimes->params.for_family(engine_family(claim.engine.value_or(""))), 1);
+      ec.predicted_tok_s = t > 0 ? 1 / t : 0;
+    } else {
+      ec.predicted_tok_s = e.tok_s_real();
+    }
     ModelCard full = card;
     full.trunk_quant = ec.trunk_quant;
     ModelCard scaled = *scaled_base;
@@ -573,8 +579,9 @@ std::string write_reproduction(const ReproductionPlan& plan, const Claim& claim,
   }
   if (judged.predicted_tok_s) {
     out += "| prediction | " + tok_s(*judged.predicted_tok_s) + " | setup model, band " +
-           tok_s(judged.predicted_low_tok_s.value_or(0)) + " .. " + tok_s(judged.predicted_high_tok_s.value_or(0)) +
-           " (moebench claims: " + judged.verdict + ") |\n";
+           tok_s(judged.predicted_low_tok_s.value_or(0)) + " .. " + tok_s(judged.predicted_high_tok_s.value_or(0)) + " (×" +
+           format_fixed(judged.band_ratio(), 1) + (judged.regime.empty() ? "" : ", " + judged.regime + " regime") +
+           "; moebench claims: " + judged.verdict + ") |\n";
   }
   out += "\n";
   if (v) {

@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "model/claim_check.h"
+#include "model/regime_fit.h"
 #include "vocab/claim.h"
 #include "vocab/engine_efficiency.h"
 #include "vocab/expected.h"
@@ -66,6 +67,7 @@ struct ReproduceOptions {
   double drive_headroom = 0.9;      // the throttled total may use this share of this machine's drives
   std::vector<std::string> drive_dirs;  // default moebench-drives/d0, d1, …
   std::uint64_t seed = 42;
+  const RegimeFit* regimes = nullptr;  // prices each case as `claims` does (configs/fits/regimes.json); nullptr: `eff`
 };
 
 // One plausible case of the claim, as this machine runs it.

@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 
+#include "model/engine_families.h"
 #include "model/routing_fit.h"
+#include "vocab/stats.h"
 #include "vocab/quant_format.h"
 #include "vocab/text.h"
 #include "vocab/units.h"
@@ -87,10 +90,43 @@ std::string condition_summary(const std::vector<const SetupCase*>& allow, const 
          " plausible combinations, e.g. " + (allow.empty() ? std::string("none") : allow.front()->label);
 }
 
+// A case's slow, realistic and fast tok/s (× streams, the run average
+// applied as judge_claim does).
+using CasePricer = std::function<CaseBand(const SetupCase&, const CaseEstimate&, double per)>;
+
+// The engine efficiencies' band, or — with the regime fit — the regime
+// model's realistic value, widened by the figure's regime's spread (the
+// regime its realistic cases bind most often); sets j.regime and j.spread.
+CasePricer case_pricer(const Claim& claim, const std::vector<SetupCase>& cases, const std::vector<CaseEstimate>& ests,
+                       const std::string& family, const RegimeFit* regimes, ClaimJudgement& j) {
+  const double avg_real = run_average_factor(claim, false), avg_slow = run_average_factor(claim, true);
+  if (!regimes) {
+    return [avg_real, avg_slow](const SetupCase& c, const CaseEstimate& e, double per) {
+      return CaseBand{c.label, per * e.tok_s_slow() / avg_slow, per * e.tok_s_real() / avg_real, per * e.tok_s_fast()};
+    };
+  }
+  RegimeFigure f;
+  f.family = family;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (ests[i].fits && (cases[i].speculative_speedup <= 1 || (claim.speculative && *claim.speculative))) f.realistic.push_back(ests[i].parts);
+  }
+  j.regime = f.realistic.empty() ? "" : figure_regime(f, regimes->params);
+  auto it = regimes->spread.find(j.regime);
+  j.spread = it != regimes->spread.end() ? it->second : regimes->pooled_spread;
+  const RegimeParams q = regimes->params.for_family(family);
+  const double s = j.spread;
+  return [q, s, avg_real, avg_slow](const SetupCase& c, const CaseEstimate& e, double per) {
+    const double t = regime_token_s(e.parts, q, 1);
+    if (!(t > 0)) return CaseBand{c.label, 0, 0, 0};
+    // The fast end: start-up may cost a run average nothing beside steady decode.
+    return CaseBand{c.label, per / t / avg_slow * std::exp(-s), per / t / avg_real, per / t * std::exp(s)};
+  };
+}
+
 }  // namespace
 
 ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const MachineProfile* machine,
-                           const EfficiencyTable* table) {
+                           const EfficiencyTable* table, const RegimeFit* regimes) {
   ClaimJudgement j;
   j.id = claim.id;
   auto step = [&j](std::string name, double v, std::string unit, std::string how) {
@@ -135,27 +171,30 @@ ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const Mach
   ests.reserve(cases.size());
   const double reported_hi = aggregate ? claim.aggregate_tok_s->high : tok->high;
   const double reported_lo = aggregate ? claim.aggregate_tok_s->low : tok->low;
-  for (const SetupCase& c : cases) {
-    ests.push_back(estimate_case(*card, *machine, c, eff));
-    const CaseEstimate& e = ests.back();
+  auto counts_realistic = [&](const SetupCase& c) { return c.speculative_speedup <= 1 || (claim.speculative && *claim.speculative); };
+  for (const SetupCase& c : cases) ests.push_back(estimate_case(*card, *machine, c, eff));
+  // With the regime fit, every case is priced by it: its realistic tok/s and
+  // a band of the figure's regime's spread each way (as validate-model).
+  const CasePricer price = case_pricer(claim, cases, ests, family, regimes, j);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const SetupCase& c = cases[i];
+    const CaseEstimate& e = ests[i];
     if (!e.fits) {
       deny.push_back(c.label + " (does not fit: " + e.why + ")");
       continue;
     }
     if (!first) first = &e;
     j.all_parts.push_back(e.parts);
-    // The fast end: start-up may cost a run average nothing beside steady decode.
-    const double fast = per * e.tok_s_fast();
-    const double slow = per * e.tok_s_slow() / run_average_factor(claim, true);
-    fast_max = std::max(fast_max, fast);
-    slow_min = std::min(slow_min, slow);
-    if (c.speculative_speedup <= 1 || (claim.speculative && *claim.speculative)) {
-      realistic.push_back(per * e.tok_s_real() / run_average_factor(claim, false));
+    const CaseBand b = price(c, e, per);
+    fast_max = std::max(fast_max, b.fast_tok_s);
+    slow_min = std::min(slow_min, b.slow_tok_s);
+    if (counts_realistic(c)) {
+      realistic.push_back(b.real_tok_s);
       j.realistic_parts.push_back(e.parts);
     }
-    (reported_hi <= 1.05 * fast ? allow : deny).push_back(c.label);
-    (reported_hi <= 1.05 * fast ? allow_cases : deny_cases).push_back(&c);
-    j.cases.push_back({c.label, slow, per * e.tok_s_real() / run_average_factor(claim, false), fast});
+    (reported_hi <= 1.05 * b.fast_tok_s ? allow : deny).push_back(c.label);
+    (reported_hi <= 1.05 * b.fast_tok_s ? allow_cases : deny_cases).push_back(&c);
+    j.cases.push_back(b);
   }
   if (!first && !cases.empty() && !cases.front().contradiction.empty()) {
     j.verdict = "contradictory";
@@ -179,14 +218,17 @@ ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const Mach
   for (const Step& s : first->steps) j.steps.push_back(s);
   j.streams = per;
   j.run_average = run_average_factor(claim, false);
-  const double real = realistic.empty() ? per * first->tok_s_real() / j.run_average : realistic_tok_s(j, eff);
+  const double real = realistic.empty() ? j.cases.front().real_tok_s : regimes ? median(realistic) : realistic_tok_s(j, eff);
   j.predicted_low_tok_s = slow_min;
   j.predicted_high_tok_s = fast_max;
   j.predicted_tok_s = real;
   step("predicted (realistic)", real, "tok/s",
        "median over " + std::to_string(realistic.size()) + " plausible case(s) of " + std::to_string(cases.size()) +
-           "; engine family \"" + family + "\": " + eff.source);
-  step("band", fast_max, "tok/s", "slow end " + tps(slow_min) + ", fast end " + tps(fast_max) + " over every plausible case");
+           "; engine family \"" + family + "\": " +
+           (regimes ? "the regime fit (configs/fits/regimes.json), regime " + j.regime : eff.source));
+  step("band", fast_max, "tok/s", "slow end " + tps(slow_min) + ", fast end " + tps(fast_max) + " over every plausible case" +
+                                      (regimes ? ", widened by the " + j.regime + " regime's spread ×" + format_fixed(std::exp(j.spread), 2) + " each way" : std::string()) +
+                                      "; ratio ×" + format_fixed(fast_max / std::max(1e-300, slow_min), 2));
   const double sbytes = first->storage_bytes_tok, mbytes = first->memory_bytes_tok;
   if (sbytes > 0) j.implied_storage_bytes_s = reported_hi / per * sbytes;
   j.implied_memory_bytes_s = reported_hi / per * mbytes;
@@ -194,7 +236,8 @@ ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const Mach
   step("implied memory rate", *j.implied_memory_bytes_s, "B/s", "reported tok/s × bytes per token from memory");
 
   const std::string vs = "reported " + j.reported + " vs predicted " + tps(real) + " (band " + tps(slow_min) + " .. " +
-                         tps(fast_max) + ")";
+                         tps(fast_max) + ", ×" + format_fixed(fast_max / std::max(1e-300, slow_min), 1) +
+                         (j.regime.empty() ? std::string() : ", " + j.regime) + ")";
   if (reported_lo > 1.5 * fast_max) {
     j.verdict = "implausible";
     j.reason = vs + ": beats the fast end ×" + format_fixed(reported_lo / fast_max, 1) + " under every plausible combination";
@@ -250,14 +293,14 @@ double realistic_tok_s(const ClaimJudgement& j, const EngineEfficiency& eff) {
 }
 
 MachineEstimate estimate_machine(const ModelCard& card, const MachineSetup& s, const MachineProfile& machine,
-                                 const EfficiencyTable* table) {
+                                 const EfficiencyTable* table, const RegimeFit* regimes) {
   MachineEstimate out;
   out.drives = s.drives;
   static const EfficiencyTable kEmpty;
   const EngineEfficiency& eff = (table ? *table : kEmpty).for_family(s.engine_family);
   SetupCase c;
   const auto qf = find_quant(s.quant);
-  c.expert_bits = qf ? qf->bits_per_weight() : 4.25;
+  c.expert_bits = s.expert_bits ? *s.expert_bits : qf ? qf->bits_per_weight() : 4.25;
   c.trunk_quant = s.trunk_quant.empty() ? card.trunk_quant : s.trunk_quant;
   c.trunk_bits = published_quant_bits(c.trunk_quant).value_or(16);  // a name outside the table scales the card's bytes
   c.drives = s.drives;
@@ -300,13 +343,42 @@ MachineEstimate estimate_machine(const ModelCard& card, const MachineSetup& s, c
   out.tok_s_real = e.tok_s_real();
   out.tok_s_high = e.tok_s_fast();
   out.storage_bytes_tok = e.storage_bytes_tok;
-  // TTFT lower bound: the prompt in 512-token chunks, each a weight pass
-  // over the trunk and (nearly) every expert it touches, at the fast end.
+  // The prompt in chunks of the family's prefill pass (512 when unknown),
+  // each a weight pass over the trunk and (nearly) every expert it touches.
+  const std::int64_t prompt = std::max<std::int64_t>(1, s.prompt);
+  const auto chunk = family_prefill_chunk(s.engine_family);
   SetupCase pf = c;
-  pf.batch = static_cast<int>(std::min<std::int64_t>(512, std::max<std::int64_t>(1, s.prompt)));
+  pf.batch = static_cast<int>(std::min<std::int64_t>(chunk ? chunk->tokens : 512, prompt));
+  pf.one_sequence = true;
+  pf.context = static_cast<double>(s.context) + static_cast<double>(prompt) / 2;
   const CaseEstimate pe = estimate_case(card, machine, pf, eff);
-  const double chunks = std::ceil(static_cast<double>(std::max<std::int64_t>(1, s.prompt)) / 512.0);
+  const double chunks = std::ceil(static_cast<double>(prompt) / pf.batch);
   out.ttft_low_s = chunks * pe.t_fast_s;
+  if (regimes && pe.fits) {
+    // The regime fit prices both: decode in its regime, the prompt in its
+    // prefill regime, each widened by its regime's spread.
+    const RegimeParams q = regimes->params.for_family(s.engine_family);
+    auto spread_of = [&](const std::string& regime) {
+      auto it = regimes->spread.find(regime);
+      return it != regimes->spread.end() ? it->second : regimes->pooled_spread;
+    };
+    const double t = regime_token_s(e.parts, q, 1);
+    out.regime = case_regime(e.parts, q);
+    const double sd = spread_of(out.regime);
+    if (t > 0) {
+      out.tok_s_real = 1 / t;
+      out.tok_s_low = std::exp(-sd) / t;
+      out.tok_s_high = std::exp(sd) / t;
+    }
+    CaseParts pp = pe.parts;
+    pp.prefill = true;
+    if (!pp.peak_missing) {
+      const double tp = regime_token_s(pp, q, 1);
+      out.prefill_regime = case_regime(pp, q);
+      out.ttft_s = static_cast<double>(prompt) * tp;
+      out.ttft_low_s = out.ttft_s * std::exp(-spread_of(out.prefill_regime));
+    }
+  }
   return out;
 }
 

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "model/cost_model.h"
+#include "model/regime_fit.h"
 #include "model/setup_model.h"
 #include "vocab/claim.h"
 #include "vocab/machine_profile.h"
@@ -57,17 +58,25 @@ struct ClaimJudgement {
   std::vector<CaseParts> realistic_parts;
   std::vector<CaseParts> all_parts;  // every case that fits (the spread of the unstated conditions)
   double streams = 1, run_average = 1;
+  std::string regime;              // with the regime fit: the regime its realistic cases bind
+  double spread = 0;               // ... and that regime's |log residual| spread (the band's widening each way)
   std::vector<Step> steps;         // the derivation of the first case that fits
+  double band_ratio() const {
+    return predicted_low_tok_s && *predicted_low_tok_s > 0 ? predicted_high_tok_s.value_or(0) / *predicted_low_tok_s : 0;
+  }
 };
 
 // `card` and `machine` are the claim's card and hardware profile when known;
-// `efficiency`: fitted engine factors (nullptr: the defaults).
+// `efficiency`: fitted engine factors (nullptr: the defaults); `regimes`: the
+// regime fit (configs/fits/regimes.json), which then prices every case —
+// the answer `validate-model --regimes` checks (nullptr: the efficiencies).
 ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const MachineProfile* machine,
-                           const EfficiencyTable* efficiency = nullptr);
+                           const EfficiencyTable* efficiency = nullptr, const RegimeFit* regimes = nullptr);
 
 // What a machine does for a model, for `moebench plan`.
 struct MachineSetup {
   std::string quant = "mxfp4";           // experts
+  std::optional<double> expert_bits;     // bits per routed-expert weight, instead of the quant's (a VQ container)
   std::string trunk_quant;               // "" = the card's
   std::optional<double> budget_bytes;    // nullopt = usable memory
   std::int64_t context = 4096, prompt = 1000;
@@ -85,6 +94,9 @@ struct MachineEstimate {
   double storage_share = 0;      // of the bytes a token reads, from storage
   double storage_bytes_tok = 0;
   double ttft_low_s = 0;         // lower bound for the prompt
+  double ttft_s = 0;             // with the regime fit: the prompt at its prefill regime's realistic rate
+  std::string regime, prefill_regime;  // with the regime fit: what binds decode and the prompt
+  double band_ratio() const { return tok_s_low > 0 ? tok_s_high / tok_s_low : 0; }
   int drives = 1;
   std::vector<Step> steps;
 };
@@ -93,7 +105,7 @@ struct MachineEstimate {
 double realistic_tok_s(const ClaimJudgement& j, const EngineEfficiency& eff);
 
 MachineEstimate estimate_machine(const ModelCard& card, const MachineSetup& setup, const MachineProfile& machine,
-                                 const EfficiencyTable* efficiency = nullptr);
+                                 const EfficiencyTable* efficiency = nullptr, const RegimeFit* regimes = nullptr);
 
 // The article's division: the share of a model's bytes that cannot stay in
 // memory and is read from storage on every token.

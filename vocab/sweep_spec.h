@@ -48,6 +48,9 @@ struct SweepContext {
   std::string base_dir;  // relative paths (trace files) resolve from here
   // Drive directories given on the command line: replace the sweep's.
   std::vector<std::string> drive_dirs_override;
+  // `moebench validate` of a regime fit (configs/fits/): the model layer's
+  // loader, given by the caller (a summary line, or every problem).
+  std::function<Expected<std::string>(const Json& j, const std::string& label)> check_regime_fit;
 };
 
 // The axis names, in nesting order.

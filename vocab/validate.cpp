@@ -20,6 +20,7 @@ const char* to_string(ConfigKind k) {
     case ConfigKind::kClaims: return "claims";
     case ConfigKind::kEfficiency: return "efficiency";
     case ConfigKind::kSpecs: return "specs";
+    case ConfigKind::kRegimeFit: return "regime-fit";
     case ConfigKind::kMachineSpec: return "machine-spec";
   }
   return "?";
@@ -32,6 +33,7 @@ std::optional<ConfigKind> parse_config_kind(const std::string& s) {
   if (s == "claims" || s == "claim") return ConfigKind::kClaims;
   if (s == "efficiency" || s == "engines") return ConfigKind::kEfficiency;
   if (s == "specs" || s == "spec-table") return ConfigKind::kSpecs;
+  if (s == "regime-fit" || s == "fits") return ConfigKind::kRegimeFit;
   if (s == "machine-spec" || s == "machine_spec") return ConfigKind::kMachineSpec;
   return std::nullopt;
 }
@@ -45,6 +47,7 @@ std::optional<ConfigKind> infer(const std::string& path, const Json& j) {
   if (j.contains("axes")) return ConfigKind::kSweep;
   if (j.contains("claims")) return ConfigKind::kClaims;
   if (j.contains("families")) return ConfigKind::kEfficiency;
+  if (j.contains("parameters") && j.contains("spread")) return ConfigKind::kRegimeFit;
   if (j.contains("moe") || j.contains("layers")) return ConfigKind::kModel;
   if (is_machine_spec_document(j)) return ConfigKind::kMachineSpec;
   for (const char* t : {"cpus", "gpus", "memory_kinds", "os", "enclosures", "links"}) {
@@ -64,7 +67,7 @@ Expected<std::string> validate_config_file(const std::string& path, std::optiona
   if (!kind) {
     return make_error(path + ": cannot tell which kind of config this is (not under models/, "
                       "hardware/, sweeps/ or claims/, and no telling keys); pass --kind "
-                      "model|machine|machine-spec|sweep|claims|specs");
+                      "model|machine|machine-spec|sweep|claims|specs|regime-fit");
   }
   Diagnostics d(path);
   switch (*kind) {
@@ -94,6 +97,10 @@ Expected<std::string> validate_config_file(const std::string& path, std::optiona
       auto spec = load_machine_spec_document(*j, d);
       if (!spec) return d.to_error();
       return "machine spec: " + describe_machine_spec(*spec);
+    }
+    case ConfigKind::kRegimeFit: {
+      if (!ctx.check_regime_fit) return make_error(path + ": a regime fit is checked by the model layer, which this caller did not give");
+      return ctx.check_regime_fit(*j, path);
     }
     case ConfigKind::kClaims: {
       auto c = load_claims(*j, d);

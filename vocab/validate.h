@@ -1,6 +1,8 @@
 // validate.h — `moebench validate`: check any config file against its
 // schema. The kind comes from --kind, else from the directory the file sits
-// in (models/, hardware/, sweeps/, claims/), else from its top-level keys.
+// in (models/, hardware/, sweeps/, claims/, fits/), else from its top-level
+// keys. A regime fit (fits/) is checked by the model layer through
+// SweepContext::check_regime_fit (this layer cannot know its ranges).
 #pragma once
 
 #include <optional>
@@ -11,7 +13,7 @@
 
 namespace moebench {
 
-enum class ConfigKind { kModel, kMachine, kSweep, kClaims, kEfficiency, kSpecs, kMachineSpec };
+enum class ConfigKind { kModel, kMachine, kSweep, kClaims, kEfficiency, kSpecs, kMachineSpec, kRegimeFit };
 const char* to_string(ConfigKind k);
 std::optional<ConfigKind> parse_config_kind(const std::string& s);  // "model", "machine", …
 

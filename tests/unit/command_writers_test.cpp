@@ -35,7 +35,7 @@ TEST_CASE("claims table: one row per claim, counts per verdict, the filter", "[c
   CHECK(write_claims_table(all, "") ==
         "| claim | reported | predicted | implied storage | implied memory | verdict | reason |\n"
         "|---|---|---|---|---|---|---|\n"
-        "| a | 5 tok/s | 1.000–2.500 tok/s | 3.25 GB/s | – | implausible | why a |\n"
+        "| a | 5 tok/s | 1.000–2.500 tok/s (×2.5) | 3.25 GB/s | – | implausible | why a |\n"
         "| b | 5 tok/s | – | – | – | under-specified | why b |\n"
         "| c | 5 tok/s | – | – | – | implausible | why c |\n"
         "\n3 claims: 2 implausible, 1 under-specified. `moebench claims --explain ID` shows a derivation.\n");
@@ -46,6 +46,7 @@ TEST_CASE("claims table: one row per claim, counts per verdict, the filter", "[c
   const Json j = claims_json(all, "implausible");
   REQUIRE(j.size() == 2);
   CHECK(j[0]["predicted_tok_s"] == Json::array({1.0, 2.5}));
+  CHECK(j[0]["band_ratio"] == 2.5);
   CHECK(j[0]["implied_storage_bytes_s"] == 3.25e9);
   CHECK_FALSE(j[1].contains("predicted_tok_s"));
 }
@@ -58,6 +59,9 @@ TEST_CASE("plan table: header, ranked rows, footnote", "[plan]") {
   fits.e.tok_s_low = 1.5;
   fits.e.tok_s_high = 2.25;
   fits.e.ttft_low_s = 3.5;
+  fits.e.ttft_s = 4.0;
+  fits.e.regime = "memory-cpu";
+  fits.e.prefill_regime = "prefill-cpu";
   fits.e.drives = 2;
   fits.price_text = "$2000";
   fits.price_per = 888.9;
@@ -79,15 +83,18 @@ TEST_CASE("plan table: header, ranked rows, footnote", "[plan]") {
   CHECK(write_plan_table(req, {fits, no}) ==
         "moebench plan: kimi-k3, experts in mxfp4, trunk in the card's quant, context 4096, target >= 1.000 tok/s decode, "
         "TTFT <= 10.0 s\n\n"
-        "| rank | machine | meets | decode tok/s (realistic) | band | TTFT lower bound | drives | price | price per tok/s | why | published on this machine |\n"
-        "|---:|---|---|---:|---|---:|---:|---:|---:|---|---|\n"
-        "| 1 | box | yes | 1.800 | 1.500–2.250 | 3.50 s | 2 | $2000 | $889 | streams | 1.200 tok/s (feed-box; same quant, "
+        "| rank | machine | meets | decode tok/s (realistic) | band | regime | TTFT | drives | price | price per tok/s | why | published on this machine |\n"
+        "|---:|---|---|---:|---|---|---:|---:|---:|---:|---|---|\n"
+        "| 1 | box | yes | 1.800 | 1.500–2.250 (×1.5) | memory-cpu | 4.0 s (prefill-cpu) | 2 | $2000 | $889 | streams | 1.200 tok/s (feed-box; same quant, "
         "×0.67 the realistic, below the band); 3.000 tok/s (feed-box-q2; quant Q2_K; run average, ×1.67 the realistic, above the band) |\n"
-        "| 2 | small | no | – | – | – | – | – | – | does not fit: too small | – |\n"
+        "| 2 | small | no | – | – | – | – | – | – | – | does not fit: too small | – |\n"
         "\nPredicted by the setup model (model/setup_model.h) from each profile's figures (spec ranges; "
-        "measured for a probed machine) and the fitted engine efficiencies: \"yes\" needs the whole band to clear "
-        "the target, \"likely\" the realistic value; the band runs from the slow to the fast end. Streaming setups pin the trunk first and cache "
-        "experts in what is left. TTFT is a lower bound for a 1000-token prompt. \"Published on this machine\": the decode "
+        "measured for a probed machine), priced by the regime fit (configs/fits/regimes.json; docs/model.md): \"yes\" needs "
+        "the whole band to clear the target, \"likely\" the realistic value; the band is the realistic value widened by its "
+        "regime's spread each way (its ratio in brackets). Ranked: machines that meet the target first, cheapest per tok/s, "
+        "then the rest by speed. Streaming setups pin the trunk first and cache "
+        "experts in what is left. TTFT: a 1000-token prompt at its prefill regime's rate (a lower bound, ≥, without the "
+        "regime fit). \"Published on this machine\": the decode "
         "figures of the claims database (configs/claims) for this model on that profile, as measured, with their quant; "
         "compare like with like.\n");
 }

@@ -76,6 +76,6 @@ TEST_CASE("claims --explain: the claim, the numbered derivation and the verdict"
         "   2. storage bw                                   7.00 GB/s\n      one NVMe\n"
         "   3. experts per token                            8.000\n      k\n"
         "   4. upper bound                                  2.250 tok/s\n      slowest tier alone\n"
-        "\npredicted 1.500–2.250 tok/s; implied storage 12.50 GB/s, memory –\n"
+        "\npredicted 1.500–2.250 tok/s (×1.5); implied storage 12.50 GB/s, memory –\n"
         "verdict: implausible — above 1.5 × the upper bound\n");
 }

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "engines/registry.h"
+#include "model/regime_store.h"
 #include "vocab/config_store.h"
 #include "vocab/file_io.h"
 #include "vocab/machine_profile.h"
@@ -59,6 +60,7 @@ inline SweepContext shipped_context() {
   add_engines_to_context(c);
   c.card_names = shipped_store().names("models");
   c.find_card = [](const std::string& n) { return shipped_store().card(n); };
+  c.check_regime_fit = check_regime_fit;
   return c;
 }
 

@@ -1,0 +1,127 @@
+// regime_store.cpp — see regime_store.h.
+#include "model/regime_store.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace moebench {
+
+namespace {
+
+const RegimeParam* find_param(const RegimeParams& q, const std::string& name) {
+  for (const RegimeParam& p : q.p) {
+    if (name == p.name) return &p;
+  }
+  return nullptr;
+}
+
+bool known_regime(const std::string& name) {
+  const auto& names = regime_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// A value of `p` read at `path`, refused outside its range.
+std::optional<double> in_range(const Json& v, const RegimeParam& p, const std::string& path, Diagnostics& d) {
+  if (!v.is_number() || !std::isfinite(v.get<double>())) {
+    d.add(path, "expected a number");
+    return std::nullopt;
+  }
+  const double x = v.get<double>();
+  if (x < p.low * (1 - 1e-9) || x > p.high * (1 + 1e-9)) {
+    d.add(path, "expected " + std::string(p.name) + " inside its physical range " + std::to_string(p.low) + " .. " +
+                    std::to_string(p.high) + ", got " + std::to_string(x) + ": refit with `moebench validate-model --regimes source --write-fit FILE`");
+    return std::nullopt;
+  }
+  return x;
+}
+
+}  // namespace
+
+std::optional<RegimeFit> load_regime_fit(const Json& j, Diagnostics& d) {
+  ObjectReader r(j, "", d);
+  if (!r.is_object()) return std::nullopt;
+  RegimeFit fit;
+  fit.params = RegimeParams::defaults();
+  r.string("fitted_by", false);
+  if (auto n = r.integer("figures", true, 0, 1 << 24)) fit.figures = static_cast<int>(*n);
+  if (const Json* params = r.array("parameters", true, true)) {
+    for (std::size_t i = 0; i < params->size(); ++i) {
+      ObjectReader e((*params)[i], json_pointer_append(r.path_of("parameters"), i), d);
+      if (!e.is_object()) continue;
+      const std::string name = e.string("name", true).value_or("");
+      const RegimeParam* p = find_param(fit.params, name);
+      if (!p) {
+        if (!name.empty()) d.add(e.path_of("name"), "unknown regime parameter \"" + name + "\"");
+        e.finish();
+        continue;
+      }
+      const RegimeParam param = *p;
+      if (auto v = e.number("value", true)) {
+        if (auto x = in_range(Json(*v), param, e.path_of("value"), d)) fit.params.set(name, *x);
+      }
+      if (const Json* fam = e.object("family", false)) {
+        if (!param.per_family && !fam->empty()) d.add(e.path_of("family"), std::string(param.name) + " is not fitted per engine family");
+        for (auto it = fam->begin(); it != fam->end(); ++it) {
+          if (auto x = in_range(it.value(), param, json_pointer_append(e.path_of("family"), it.key()), d)) {
+            fit.params.family[name][it.key()] = *x;
+          }
+        }
+      }
+      e.finish();
+    }
+  }
+  auto spread = [&](const Json& v, const std::string& path) -> std::optional<double> {
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {
+      d.add(path, "expected a finite |log residual| of 0 or more");
+      return std::nullopt;
+    }
+    return v.get<double>();
+  };
+  if (const Json* s = r.object("spread", true)) {
+    for (auto it = s->begin(); it != s->end(); ++it) {
+      const std::string path = json_pointer_append(r.path_of("spread"), it.key());
+      if (!known_regime(it.key())) {
+        d.add(path, "unknown regime \"" + it.key() + "\"");
+        continue;
+      }
+      if (auto x = spread(it.value(), path)) fit.spread[it.key()] = *x;
+    }
+  }
+  if (auto v = r.number("pooled_spread", true)) {
+    if (auto x = spread(Json(*v), r.path_of("pooled_spread"))) fit.pooled_spread = *x;
+  }
+  r.finish();
+  if (!d.ok()) return std::nullopt;
+  return fit;
+}
+
+Json regime_fit_json(const RegimeFit& fit, const std::string& fitted_by) {
+  Json params = Json::array();
+  for (const RegimeParam& p : fit.params.p) {
+    Json e{{"name", p.name}, {"value", p.value}};
+    auto it = fit.params.family.find(p.name);
+    if (it != fit.params.family.end() && !it->second.empty()) {
+      Json fam = Json::object();
+      for (const auto& [family, v] : it->second) fam[family] = v;
+      e["family"] = fam;
+    }
+    params.push_back(e);
+  }
+  Json spread = Json::object();
+  for (const auto& [regime, s] : fit.spread) spread[regime] = s;
+  return {{"fitted_by", fitted_by}, {"figures", fit.figures}, {"parameters", params}, {"spread", spread},
+          {"pooled_spread", fit.pooled_spread}};
+}
+
+Expected<std::string> check_regime_fit(const Json& j, const std::string& label) {
+  Diagnostics d(label);
+  auto fit = load_regime_fit(j, d);
+  if (!fit) return d.to_error();
+  std::size_t own = 0;
+  for (const auto& [name, fams] : fit->params.family) own += fams.size();
+  return "regime fit: " + std::to_string(fit->params.p.size()) + " parameters inside their ranges (" + std::to_string(own) +
+         " per-family values), spreads of " + std::to_string(fit->spread.size()) + " regimes, fitted on " +
+         std::to_string(fit->figures) + " figures";
+}
+
+}  // namespace moebench
