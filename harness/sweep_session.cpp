@@ -12,8 +12,10 @@
 #include "engines/container/container.h"
 #include "engines/executor/run_support.h"
 #include "engines/io/throttled_engine.h"
+#include "harness/claim_review.h"
 #include "harness/explain_writer.h"
 #include "model/analytic_engine.h"
+#include "model/claim_check.h"
 #include "model/cost_model.h"
 #include "model/spec_machine.h"
 #include "probes/powercap.h"
@@ -152,6 +154,35 @@ Expected<SweepPlan> plan_sweep(const SweepRequest& r, const ConfigStore& store, 
   return plan;
 }
 
+namespace {
+
+// What `plan` and `claims` answer for the point's setup (the regime fit,
+// engine family "any"), and why it may differ from the row above: the row
+// is moebench's own engine (its memory plan, cache replay and measured or
+// calibrated efficiencies), another engine family.
+std::string regime_answer_line(const ConfigStore& store, const ModelCard& card, const Point& p, const MachineProfile& m,
+                               double row_tok_s) {
+  auto fit = stored_regimes(store);
+  if (!fit || !*fit) return "";
+  MachineSetup s;
+  s.quant = p.quant;
+  s.trunk_quant = p.trunk_quant;
+  if (p.ram_budget_bytes) s.budget_bytes = static_cast<double>(*p.ram_budget_bytes);
+  s.drives = p.drives.count;
+  s.context = p.context_tokens;
+  s.prompt = p.prompt_tokens;
+  const MachineEstimate e = estimate_machine(card, s, m, nullptr, &**fit);
+  if (!e.fits) return "\nregime model (as `plan` and `claims`, engine family any): does not fit: " + e.why + "\n";
+  const std::string row = row_tok_s > 0 ? "this row's " + format_fixed(row_tok_s, 3) + " tok/s" : "this row (no figure)";
+  return fmt::format("\nregime model (as `plan` and `claims`, engine family any): {} tok/s (band {}–{}, ×{}, {}); "
+                     "{} is moebench's own engine (its memory plan, cache replay and efficiencies), another engine "
+                     "family\n",
+                     format_fixed(e.tok_s_real, 3), format_fixed(e.tok_s_low, 3), format_fixed(e.tok_s_high, 3),
+                     format_fixed(e.band_ratio(), 1), e.regime, row);
+}
+
+}  // namespace
+
 Expected<std::string> explain_sweep_point(const SweepRequest& r, const SweepPlan& plan, const ConfigStore& store,
                                           int n) {
   if (n < 1 || n > static_cast<int>(plan.points.size())) {
@@ -167,7 +198,8 @@ Expected<std::string> explain_sweep_point(const SweepRequest& r, const SweepPlan
   pc.seed = plan.spec.seed;
   auto pred = predict_point(*plan.machine, *scaled, p, profile_efficiency(*plan.machine), pc);
   if (!pred) return prefixed(r, pred.error().message);
-  return write_prediction_explain(n, p.label(), plan.profile_label, *pred);
+  return write_prediction_explain(n, p.label(), plan.profile_label, *pred) +
+         regime_answer_line(store, *scaled, p, *plan.machine, pred->t_token_s > 0 ? 1 / pred->t_token_s : 0);
 }
 
 Expected<SweepSession> open_sweep_session(const SweepRequest& r, const SweepPlan& plan, const SayFn& say) {

@@ -351,11 +351,14 @@ TEST_CASE("predict, calibrate, claims and plan end to end", "[integration]") {
   Finished e = run_moebench({"predict", sweep, "--machine", "macbook-pro-m5-pro-64gb", "--explain", "4"}, dir.path(), "explain");
   REQUIRE(e.exit_code == 0);
   CHECK(e.out.find("decode time / token") != std::string::npos);
+  // Beside the row: what plan and claims answer for the same setup, and why the two differ.
+  CHECK(e.out.find("regime model (as `plan` and `claims`, engine family any)") != std::string::npos);
 
   Finished cl = run_moebench({"claims"}, dir.path(), "claims");
   INFO(cl.err);
   REQUIRE(cl.exit_code == 0);
   CHECK(cl.out.find("| k3c-k3-epyc-laptop-preset-8gb |") != std::string::npos);
+  CHECK(cl.out.find(", io) |") != std::string::npos);  // every judged claim names its regime beside its band ratio
   Finished ex = run_moebench({"claims", "--explain", "k3c-k3-epyc-laptop-preset-8gb"}, dir.path(), "explain-claim");
   REQUIRE(ex.exit_code == 0);
   CHECK(ex.out.find("implied storage rate") != std::string::npos);
