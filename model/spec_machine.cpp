@@ -206,16 +206,8 @@ Expected<Figure> usable_memory_figure(const MachineSpec& spec, double total, con
   return f;
 }
 
-Expected<AcceleratorInfo> gpus_of(const MachineSpec& spec, const SpecTables& tables) {
-  const std::string& model = spec.gpus.front().model;
-  int count = 0;
-  for (const MachineSpecPart& g : spec.gpus) {
-    auto a = tables.find("gpus", g.model), b = tables.find("gpus", model);
-    if (!a) return make_error("machine_spec/gpus: " + a.error().message);
-    if (*a != *b) return make_error("machine_spec/gpus: one GPU model per machine (\"" + model + "\" and \"" + g.model + "\")");
-    count += g.count;
-  }
-  const SpecRow& r = **tables.find("gpus", model);
+// One GPU model's row, `count` of them.
+Expected<AcceleratorInfo> gpu_of(const SpecRow& r, int count) {
   AcceleratorInfo a;
   a.model = r.name;
   a.count = count;
@@ -235,6 +227,67 @@ Expected<AcceleratorInfo> gpus_of(const MachineSpec& spec, const SpecTables& tab
     }
   }
   return a;
+}
+
+// Two or more GPU models in one box, as that many devices of one kind that
+// behave alike under a layer split (llama.cpp's default: layers in
+// proportion to each device's memory, run one device after another): the
+// mean memory; the rate that reads a token's bytes in the same time,
+// total memory ÷ Σ (memory ÷ bandwidth) over the devices; the mean peak;
+// the slowest host link.
+AcceleratorInfo mixed_gpus(const std::vector<AcceleratorInfo>& parts) {
+  AcceleratorInfo a;
+  double mem = 0, time = 0, flops = 0;
+  bool all_flops = true;
+  std::vector<std::string> names;
+  std::optional<Figure> link;
+  for (const AcceleratorInfo& g : parts) {
+    a.count += g.count;
+    mem += g.count * g.memory_bytes.value;
+    time += g.count * g.memory_bytes.value / g.memory_read_bytes_s.value;
+    if (g.flops) flops += g.count * g.flops->value; else all_flops = false;
+    names.push_back(std::to_string(g.count) + " × " + g.model);
+    if (g.host_link_bytes_s && (!link || g.host_link_bytes_s->value < link->value)) link = g.host_link_bytes_s;
+  }
+  const std::string each = join(names, " + ");
+  auto cites = [&](auto field) {
+    std::vector<std::string> v;
+    for (const AcceleratorInfo& g : parts) v.push_back(g.model + ": " + field(g));
+    return " (" + join(v, " | ") + ")";
+  };
+  a.model = each;
+  a.memory_bytes = spec_figure(mem / a.count, "the mean of " + each + cites([](const AcceleratorInfo& g) { return g.memory_bytes.source; }));
+  a.memory_read_bytes_s = spec_figure(
+      mem / time, "a layer split over " + each + " in proportion to memory reads a token at total memory ÷ Σ (memory ÷ bandwidth) = " +
+                      format_fixed(mem / time / 1e9, 0) + " GB/s per device" +
+                      cites([](const AcceleratorInfo& g) { return g.memory_read_bytes_s.source; }));
+  if (all_flops) {
+    a.flops = spec_figure(flops / a.count, "the mean peak of " + each + cites([](const AcceleratorInfo& g) { return g.flops->source; }));
+  }
+  if (link) {
+    a.host_link_bytes_s = *link;
+    a.host_link_bytes_s->source = "the slowest host link of " + each + ": " + link->source;
+  }
+  return a;
+}
+
+Expected<AcceleratorInfo> gpus_of(const MachineSpec& spec, const SpecTables& tables) {
+  // Count per model, in the spec's order.
+  std::vector<std::pair<const SpecRow*, int>> models;
+  for (const MachineSpecPart& g : spec.gpus) {
+    auto row = tables.find("gpus", g.model);
+    if (!row) return make_error("machine_spec/gpus: " + row.error().message);
+    auto it = std::find_if(models.begin(), models.end(), [&](const auto& m) { return m.first == *row; });
+    if (it == models.end()) models.push_back({*row, g.count}); else it->second += g.count;
+  }
+  std::vector<AcceleratorInfo> parts;
+  for (const auto& [row, count] : models) {
+    auto a = gpu_of(*row, count);
+    if (!a) return a.error();
+    parts.push_back(*a);
+  }
+  if (parts.size() == 1) return parts.front();
+  return mixed_gpus(parts);
 }
 
 Expected<DriveProfile> drive_of(const MachineSpecDrive& d, const SpecTables& tables, int index) {

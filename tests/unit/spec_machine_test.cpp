@@ -37,7 +37,12 @@ const char* kTables = R"({
      "bf16_tflops_dense": 71, "host_link_gb_s": 31.5,
      "sources": [{"page": "https://example.test/3090", "quote": "24 GB, 936 GB/s",
                   "fields": ["memory_gb", "memory_bandwidth_gb_s", "bf16_tflops_dense"]}],
-     "derived": {"host_link_gb_s": "PCIe 4.0 x16: 16 × 1.969 GB/s"}}
+     "derived": {"host_link_gb_s": "PCIe 4.0 x16: 16 × 1.969 GB/s"}},
+    {"name": "NVIDIA GeForce RTX 5090", "aliases": ["RTX 5090"], "memory_gb": 32, "memory_bandwidth_gb_s": 1792,
+     "bf16_tflops_dense": 209, "host_link_gb_s": 63,
+     "sources": [{"page": "https://example.test/5090", "quote": "32 GB, 1792 GB/s",
+                  "fields": ["memory_gb", "memory_bandwidth_gb_s", "bf16_tflops_dense"]}],
+     "derived": {"host_link_gb_s": "PCIe 5.0 x16: 16 × 3.938 GB/s"}}
   ],
   "drives": [
     {"name": "Samsung 990 PRO", "seq_read_mb_s": 7450, "random_read_4k_qd32_iops": 1400000, "random_read_4k_qd1_iops": 22000,
@@ -108,6 +113,25 @@ TEST_CASE("a dual EPYC with a GPU and a drive is the arithmetic of its rows", "[
   CHECK_THAT(m->memory_read_bytes_s.source, Catch::Contains("24 channels × DDR5-4800 × 64 bits") && Catch::Contains("64-bit channel"));
   CHECK_THAT(m->compute->cpu_flops.source, Catch::Contains("two FMA pipes") || Catch::Contains("256-bit"));
   CHECK_THAT(m->accelerators->host_link_bytes_s->source, Catch::Contains("PCIe 4.0 x16"));
+}
+
+TEST_CASE("two GPU models in one box: the devices a layer split makes of them, by hand", "[spec]") {
+  auto m = build_machine(spec_of(R"({"cpu": "AMD EPYC 9654", "memory": {"size": "768GB"},
+      "gpus": [{"model": "RTX 5090", "count": 1}, {"model": "RTX 3090", "count": 2}]})"), fixture_tables());
+  REQUIRE(m.ok());
+  REQUIRE(m->accelerators);
+  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  const double mem = (32 + 2 * 24) * kGiB;                                  // 80 GiB over 3 devices
+  CHECK(m->accelerators->count == 3);
+  CHECK(m->accelerators->memory_bytes.value == Approx(mem / 3));
+  // Layers in proportion to memory, one device after another: a token's
+  // bytes take Σ (share ÷ bandwidth), so the equivalent rate is
+  // 80 GiB ÷ (32 GiB ÷ 1792 GB/s + 48 GiB ÷ 936 GB/s).
+  CHECK(m->accelerators->memory_read_bytes_s.value == Approx(mem / (32 * kGiB / 1792e9 + 48 * kGiB / 936e9)));
+  CHECK(m->accelerators->flops->value == Approx((209e12 + 2 * 71e12) / 3));
+  CHECK(m->accelerators->host_link_bytes_s->value == 31.5e9);  // the slowest slot
+  CHECK_THAT(m->accelerators->model, Catch::Contains("1 × NVIDIA GeForce RTX 5090 + 2 × NVIDIA GeForce RTX 3090"));
+  CHECK_THAT(m->accelerators->memory_read_bytes_s.source, Catch::Contains("32 GB, 1792 GB/s") && Catch::Contains("24 GB, 936 GB/s"));
 }
 
 TEST_CASE("unstated channels and speed are an assumption with a range, not a fact", "[spec]") {
