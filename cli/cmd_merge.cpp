@@ -16,6 +16,7 @@
 #include "harness/shard_merge.h"
 #include "reports/results_files.h"
 #include "reports/writers.h"
+#include "vocab/dir_lock.h"
 #include "vocab/file_io.h"
 #include "vocab/environment.h"
 #include "vocab/journal_format.h"
@@ -63,6 +64,8 @@ int merge_command(const MergeArgs& args, const CliState& state) {
   for (const std::string& line : merge_summary(*report)) fmt::print(stderr, "moebench merge: {}\n", line);
 
   if (Status st = ensure_directory(args.out); !st) return fail(st.error().message);
+  auto lock = DirLock::acquire(args.out, state.command_line.empty() ? "moebench merge" : state.command_line);
+  if (!lock) return fail(lock.error().message);
   if (Status st = check_results_paths(args.out, args.formats); !st) return fail(st.error().message);
   if (Status st = check_output_path(journal); !st) return fail(st.error().message);
   if (Status st = write_file_atomic(journal, merged_journal_text(report->merged)); !st) {

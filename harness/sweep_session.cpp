@@ -213,6 +213,8 @@ Expected<SweepSession> open_sweep_session(const SweepRequest& r, const SweepPlan
     out_dir += fmt::format("/shards/{}-of-{}", plan.shard->index, plan.shard->count);
   }
   if (Status st = ensure_directory(out_dir); !st) return prefixed(r, st.error().message);
+  auto lock = DirLock::acquire(out_dir, r.command_line.empty() ? r.command : r.command_line);
+  if (!lock) return prefixed(r, lock.error().message);
   // A results path that is a symlink or a device is refused now, not after the sweep.
   if (Status st = check_results_paths(out_dir, r.formats); !st) return prefixed(r, st.error().message);
   SweepInfo info{plan.spec.name, plan.spec.description, plan.spec.digest, plan.points_total,
@@ -221,7 +223,7 @@ Expected<SweepSession> open_sweep_session(const SweepRequest& r, const SweepPlan
                              : r.resume ? Journal::Mode::kResume : Journal::Mode::kCreate;
   auto journal = Journal::open((std::filesystem::path(out_dir) / "journal.jsonl").string(), info, env, mode);
   if (!journal) return prefixed(r, journal.error().message);
-  return SweepSession{std::move(env), std::move(machine_label), out_dir, std::move(*journal)};
+  return SweepSession{std::move(*lock), std::move(env), std::move(machine_label), out_dir, std::move(*journal)};
 }
 
 SweepRunEnd run_sweep_session(const SweepRequest& r, const SweepPlan& plan, const ConfigStore& store,

@@ -29,6 +29,7 @@
 #include "harness/shard_plan.h"
 #include "vocab/clock.h"
 #include "vocab/config_store.h"
+#include "vocab/dir_lock.h"
 #include "vocab/environment.h"
 #include "vocab/machine_profile.h"
 #include "vocab/progress.h"
@@ -87,6 +88,7 @@ Expected<std::string> explain_sweep_point(const SweepRequest& request, const Swe
                                           const ConfigStore& store, int n);
 
 struct SweepSession {
+  DirLock lock;  // one writer per results directory (released after the journal closes)
   Environment env;
   std::string machine_label;  // the profile's, or "unprofiled:<host>"
   std::string out_dir;

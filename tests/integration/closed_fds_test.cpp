@@ -1,7 +1,9 @@
-// closed_fds_test.cpp — a caller that closes standard output (`moebench run
-// … >&-`) must not get the results table written into the journal: the
-// descriptor the journal would have taken is /dev/null's, so the journal
-// stays one JSON record per line and a resume reads it back.
+// closed_fds_test.cpp — a results directory has one writer and one record:
+// a caller that closes standard output (`moebench run … >&-`) must not get
+// the results table written into the journal (the descriptor the journal
+// would have taken is /dev/null's, so the journal stays one JSON record per
+// line and a resume reads it back), and a second run into a directory in
+// use is refused before it writes anything, naming the holder.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -9,10 +11,12 @@
 #include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
+#include <filesystem>
 #include <sstream>
 
 #include "../unit/test_support.h"
 #include "process.h"
+#include "vocab/dir_lock.h"
 #include "vocab/file_io.h"
 
 using namespace moebench;
@@ -63,4 +67,24 @@ TEST_CASE("stdout closed: the journal stays JSON lines and a resume reads it", "
   INFO(resume.err);
   CHECK(resume.exit_code == 0);
   CHECK(resume.err.find("damaged") == std::string::npos);
+}
+
+TEST_CASE("a second run into a results directory in use is refused, naming the holder", "[integration]") {
+  TempDir dir;
+  const std::string out = dir.file("r1");
+  const std::string sweep = std::string(MOEBENCH_TEST_DATA) + "/sweeps/null-quick.json";
+  REQUIRE(ensure_directory(out).ok());
+  {
+    // This test process holds the directory, as a first `run` would.
+    auto holder = DirLock::acquire(out, "moebench run null-quick --out r1");
+    REQUIRE(holder);
+    Finished second = run_moebench({"run", sweep, "--out", out, "--resume"}, dir.path(), "second");
+    CHECK(second.exit_code == 1);
+    CHECK_THAT(second.err, Catch::Contains("pid " + std::to_string(getpid())) && Catch::Contains("another --out"));
+    CHECK_FALSE(std::filesystem::exists(out + "/journal.jsonl"));  // refused before anything was written
+  }
+  // Released, the same command runs.
+  Finished again = run_moebench({"run", sweep, "--out", out, "--resume"}, dir.path(), "again");
+  CHECK(again.exit_code == 0);
+  CHECK(std::filesystem::exists(out + "/journal.jsonl"));
 }
