@@ -68,15 +68,28 @@ void judge_evidence(std::vector<PlanEvidence>& evidence, const std::vector<Claim
     e.predicted_tok_s = j.predicted_tok_s;
     e.low_tok_s = j.predicted_low_tok_s;
     e.high_tok_s = j.predicted_high_tok_s;
+    // Every condition where the two setups are not the same: a value the
+    // claim states differently, or one the plan fixes and the claim leaves open.
     const std::string family = engine_family(c->engine.value_or(""));
     const bool same_bits = a.expert_bits && c->expert_bits_per_weight && std::fabs(*a.expert_bits - *c->expert_bits_per_weight) < 1e-9;
     if (!e.same_quant && !same_bits) e.differs.push_back("experts " + e.quant);
     if (family != a.engine_family) e.differs.push_back("engine " + family);
-    if (c->trunk_quant && *c->trunk_quant != a.trunk_quant) e.differs.push_back("trunk " + *c->trunk_quant);
-    if (c->ram_budget_bytes && (!a.budget_bytes || std::fabs(*a.budget_bytes - static_cast<double>(*c->ram_budget_bytes)) > 1e6)) {
+    const std::string plan_trunk = a.trunk_quant.empty() ? card.trunk_quant : a.trunk_quant;
+    if (!c->trunk_quant) {
+      if (!a.trunk_quant.empty()) e.differs.push_back("trunk not stated");
+    } else if (*c->trunk_quant != plan_trunk) {
+      e.differs.push_back("trunk " + *c->trunk_quant);
+    }
+    if (!c->ram_budget_bytes) {
+      if (a.budget_bytes) e.differs.push_back("budget not stated");
+    } else if (!a.budget_bytes || std::fabs(*a.budget_bytes - static_cast<double>(*c->ram_budget_bytes)) > 1e6) {
       e.differs.push_back("budget " + format_bytes_decimal(static_cast<double>(*c->ram_budget_bytes)));
     }
-    if (c->drives && *c->drives != drives) e.differs.push_back(std::to_string(*c->drives) + " drive(s)");
+    if (!c->drives) {
+      if (a.drives) e.differs.push_back("drives not stated");
+    } else if (*c->drives != drives) {
+      e.differs.push_back(std::to_string(*c->drives) + " drive(s)");
+    }
     if (c->context_tokens ? *c->context_tokens != a.context : true) {
       e.differs.push_back(c->context_tokens ? "context " + std::to_string(*c->context_tokens) : std::string("context not stated"));
     }
@@ -120,6 +133,14 @@ Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const Mod
     PlanRow r;
     r.name = profile->name + (name == this_machine ? " (this machine)" : "");
     r.profile = profile->name;
+    if (a.drives && !profile->drives.empty() && *a.drives > static_cast<int>(profile->drives.size())) {
+      r.e.fits = false;
+      r.reason = "does not fit: --drives " + std::to_string(*a.drives) + " is more than the " +
+                 std::to_string(profile->drives.size()) + " drive(s) of its profile";
+      r.price_text = "–";
+      rows.push_back(r);
+      continue;
+    }
     const int max_drives = a.drives ? *a.drives : static_cast<int>(std::max<std::size_t>(1, profile->drives.size()));
     // The fewest drives that reach the target (all of them if none does), or the stated count.
     for (int d = a.drives ? *a.drives : 1; d <= max_drives; ++d) {
@@ -148,6 +169,8 @@ Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const Mod
                  (r.e.resident ? ", all in memory"
                                : ", streaming " + format_bytes_decimal(r.e.storage_bytes_tok) + " per token from " +
                                      std::to_string(r.e.drives) + " drive(s)");
+    } else if (a.max_ttft_s > 0 && !r.e.ttft_why.empty()) {
+      r.reason = "TTFT: " + r.e.ttft_why;
     } else if (a.max_ttft_s > 0 && (r.e.ttft_s > 0 ? r.e.ttft_s : r.e.ttft_low_s) > a.max_ttft_s) {
       r.reason = r.e.ttft_s > 0 ? "TTFT " + format_fixed(r.e.ttft_s, 2) + " s (" + r.e.prefill_regime + ")"
                                 : "TTFT at least " + format_fixed(r.e.ttft_low_s, 2) + " s";
@@ -268,8 +291,10 @@ std::string write_plan_table(const PlanRequest& a, const std::vector<PlanRow>& r
                                       format_fixed(r.e.band_ratio(), 1) + ")"
                                 : "–",
                        r.e.fits && !r.e.regime.empty() ? r.e.regime : "–",
-                       !r.e.fits ? "–" : r.e.ttft_s > 0 ? format_fixed(r.e.ttft_s, 1) + " s (" + r.e.prefill_regime + ")"
-                                                        : "≥ " + format_fixed(r.e.ttft_low_s, 2) + " s",
+                       !r.e.fits                ? "–"
+                       : !r.e.ttft_why.empty() ? std::string("– (the prompt does not fit)")
+                       : r.e.ttft_s > 0        ? format_fixed(r.e.ttft_s, 1) + " s (" + r.e.prefill_regime + ")"
+                                               : "≥ " + format_fixed(r.e.ttft_low_s, 2) + " s",
                        r.e.fits ? std::to_string(r.e.drives) : "–", r.price_text,
                        r.price_per > 0 ? "$" + format_fixed(r.price_per, r.hourly ? 2 : 0) + (r.hourly ? "/h" : "") : "–",
                        r.reason, evidence_cell(r));

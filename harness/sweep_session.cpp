@@ -163,7 +163,8 @@ namespace {
 std::string regime_answer_line(const ConfigStore& store, const ModelCard& card, const Point& p, const MachineProfile& m,
                                double row_tok_s) {
   auto fit = stored_regimes(store);
-  if (!fit || !*fit) return "";
+  if (!fit) return "\nregime model: not read: " + fit.error().message + "\n";
+  if (!*fit) return "";
   MachineSetup s;
   s.quant = p.quant;
   s.trunk_quant = p.trunk_quant;

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <functional>
+#include <limits>
 
 #include "model/engine_families.h"
 #include "model/routing_fit.h"
@@ -353,8 +354,9 @@ MachineEstimate estimate_machine(const ModelCard& card, const MachineSetup& s, c
   pf.context = static_cast<double>(s.context) + static_cast<double>(prompt) / 2;
   const CaseEstimate pe = estimate_case(card, machine, pf, eff);
   const double chunks = std::ceil(static_cast<double>(prompt) / pf.batch);
-  out.ttft_low_s = chunks * pe.t_fast_s;
-  if (regimes && pe.fits) {
+  out.ttft_low_s = pe.fits ? chunks * pe.t_fast_s : std::numeric_limits<double>::infinity();
+  if (!pe.fits) out.ttft_why = "the prompt does not fit: " + pe.why;
+  if (regimes) {
     // The regime fit prices both: decode in its regime, the prompt in its
     // prefill regime, each widened by its regime's spread.
     const RegimeParams q = regimes->params.for_family(s.engine_family);
@@ -372,7 +374,7 @@ MachineEstimate estimate_machine(const ModelCard& card, const MachineSetup& s, c
     }
     CaseParts pp = pe.parts;
     pp.prefill = true;
-    if (!pp.peak_missing) {
+    if (pe.fits && !pp.peak_missing) {
       const double tp = regime_token_s(pp, q, 1);
       out.prefill_regime = case_regime(pp, q);
       out.ttft_s = static_cast<double>(prompt) * tp;

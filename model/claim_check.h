@@ -95,6 +95,7 @@ struct MachineEstimate {
   double storage_bytes_tok = 0;
   double ttft_low_s = 0;         // lower bound for the prompt
   double ttft_s = 0;             // with the regime fit: the prompt at its prefill regime's realistic rate
+  std::string ttft_why;          // when the prompt does not fit (ttft_low_s is then infinite)
   std::string regime, prefill_regime;  // with the regime fit: what binds decode and the prompt
   double band_ratio() const { return tok_s_low > 0 ? tok_s_high / tok_s_low : 0; }
   int drives = 1;

@@ -77,6 +77,7 @@ void fit_families(const RegimeParam& param, const std::vector<const RegimeFigure
   own.clear();
   const double pooled = fit.params.get(param.name);
   for (const auto& [family, idx] : by_family) {
+    if (family == "any") continue;  // an unnamed engine is what the pooled value answers for
     std::set<std::string> sources;
     for (std::size_t i : idx) sources.insert(figures[i]->source);
     if (static_cast<int>(idx.size()) < kMinFamilyFigures || sources.size() < 2) continue;

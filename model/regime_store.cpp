@@ -3,6 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "model/engine_families.h"
 
 namespace moebench {
 
@@ -28,8 +33,9 @@ std::optional<double> in_range(const Json& v, const RegimeParam& p, const std::s
   }
   const double x = v.get<double>();
   if (x < p.low * (1 - 1e-9) || x > p.high * (1 + 1e-9)) {
-    d.add(path, "expected " + std::string(p.name) + " inside its physical range " + std::to_string(p.low) + " .. " +
-                    std::to_string(p.high) + ", got " + std::to_string(x) + ": refit with `moebench validate-model --regimes source --write-fit FILE`");
+    d.add(path, fmt::format("expected {} inside its physical range {:g} .. {:g}, got {:g}: refit with `moebench validate-model "
+                            "--regimes source --write-fit FILE`",
+                            p.name, p.low, p.high, x));
     return std::nullopt;
   }
   return x;
@@ -44,12 +50,18 @@ std::optional<RegimeFit> load_regime_fit(const Json& j, Diagnostics& d) {
   fit.params = RegimeParams::defaults();
   r.string("fitted_by", false);
   if (auto n = r.integer("figures", true, 0, 1 << 24)) fit.figures = static_cast<int>(*n);
+  std::set<std::string> seen;
   if (const Json* params = r.array("parameters", true, true)) {
     for (std::size_t i = 0; i < params->size(); ++i) {
       ObjectReader e((*params)[i], json_pointer_append(r.path_of("parameters"), i), d);
       if (!e.is_object()) continue;
       const std::string name = e.string("name", true).value_or("");
       const RegimeParam* p = find_param(fit.params, name);
+      if (p && !seen.insert(name).second) {
+        d.add(e.path_of("name"), "\"" + name + "\" appears twice: one entry per parameter");
+        e.finish();
+        continue;
+      }
       if (!p) {
         if (!name.empty()) d.add(e.path_of("name"), "unknown regime parameter \"" + name + "\"");
         e.finish();
@@ -62,7 +74,13 @@ std::optional<RegimeFit> load_regime_fit(const Json& j, Diagnostics& d) {
       if (const Json* fam = e.object("family", false)) {
         if (!param.per_family && !fam->empty()) d.add(e.path_of("family"), std::string(param.name) + " is not fitted per engine family");
         for (auto it = fam->begin(); it != fam->end(); ++it) {
-          if (auto x = in_range(it.value(), param, json_pointer_append(e.path_of("family"), it.key()), d)) {
+          const std::string where = json_pointer_append(e.path_of("family"), it.key());
+          if (engine_family(it.key()) != it.key()) {
+            d.add(where, "\"" + it.key() + "\" is not an engine family as moebench names them (\"" + engine_family(it.key()) +
+                             "\": the first word of the engine, lowercased)");
+            continue;
+          }
+          if (auto x = in_range(it.value(), param, where, d)) {
             fit.params.family[name][it.key()] = *x;
           }
         }

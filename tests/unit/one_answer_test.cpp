@@ -121,6 +121,18 @@ TEST_CASE("the stored regime fit refuses a value outside its physical range, nam
   auto bad2 = load_config_text<RegimeFit>(unknown.dump(), "regimes.json", load_regime_fit);
   REQUIRE_FALSE(bad2);
   CHECK_THAT(bad2.error().message, Catch::Contains("unknown regime parameter \"magic\""));
+  // A family key as no engine is named never matches: refused, not ignored.
+  Json upper = regime_fit_json(fit, "test");
+  upper["parameters"][0]["family"]["LLAMA.CPP"] = 0.5;
+  auto bad3 = load_config_text<RegimeFit>(upper.dump(), "regimes.json", load_regime_fit);
+  REQUIRE_FALSE(bad3);
+  CHECK_THAT(bad3.error().message, Catch::Contains("/parameters/0/family/LLAMA.CPP") && Catch::Contains("\"llama.cpp\""));
+  // One entry per parameter: a second one would silently win.
+  Json twice = regime_fit_json(fit, "test");
+  twice["parameters"].push_back(twice["parameters"][0]);
+  auto bad4 = load_config_text<RegimeFit>(twice.dump(), "regimes.json", load_regime_fit);
+  REQUIRE_FALSE(bad4);
+  CHECK_THAT(bad4.error().message, Catch::Contains("appears twice"));
 }
 
 TEST_CASE("the stored regime fit is what the fit on every published figure gives", "[regimes][one-answer][published]") {
