@@ -112,8 +112,7 @@ CasePricer case_pricer(const Claim& claim, const std::vector<SetupCase>& cases, 
     if (ests[i].fits && (cases[i].speculative_speedup <= 1 || (claim.speculative && *claim.speculative))) f.realistic.push_back(ests[i].parts);
   }
   j.regime = f.realistic.empty() ? "" : figure_regime(f, regimes->params);
-  auto it = regimes->spread.find(j.regime);
-  j.spread = it != regimes->spread.end() ? it->second : regimes->pooled_spread;
+  j.spread = regimes->spread_of(j.regime);
   const RegimeParams q = regimes->params.for_family(family);
   const double s = j.spread;
   return [q, s, avg_real, avg_slow](const SetupCase& c, const CaseEstimate& e, double per) {
@@ -360,13 +359,9 @@ MachineEstimate estimate_machine(const ModelCard& card, const MachineSetup& s, c
     // The regime fit prices both: decode in its regime, the prompt in its
     // prefill regime, each widened by its regime's spread.
     const RegimeParams q = regimes->params.for_family(s.engine_family);
-    auto spread_of = [&](const std::string& regime) {
-      auto it = regimes->spread.find(regime);
-      return it != regimes->spread.end() ? it->second : regimes->pooled_spread;
-    };
     const double t = regime_token_s(e.parts, q, 1);
     out.regime = case_regime(e.parts, q);
-    const double sd = spread_of(out.regime);
+    const double sd = regimes->spread_of(out.regime);
     if (t > 0) {
       out.tok_s_real = 1 / t;
       out.tok_s_low = std::exp(-sd) / t;
@@ -378,7 +373,7 @@ MachineEstimate estimate_machine(const ModelCard& card, const MachineSetup& s, c
       const double tp = regime_token_s(pp, q, 1);
       out.prefill_regime = case_regime(pp, q);
       out.ttft_s = static_cast<double>(prompt) * tp;
-      out.ttft_low_s = out.ttft_s * std::exp(-spread_of(out.prefill_regime));
+      out.ttft_low_s = out.ttft_s * std::exp(-regimes->spread_of(out.prefill_regime));
     }
   }
   return out;

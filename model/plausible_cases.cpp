@@ -15,7 +15,6 @@
 namespace moebench {
 
 namespace {
-std::string gb(double b) { return format_bytes_decimal(b); }
 }  // namespace
 
 void apply_processor(SetupCase& c, const std::optional<std::string>& stated, const MachineProfile& machine) {
@@ -95,8 +94,8 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
                                                 : used.memory_total_bytes.value +
                                                       (used.accelerators ? used.accelerators->count * used.accelerators->memory_bytes.value : 0);
     if (*base.cache_bytes > limit) {
-      base.contradiction = "cache_bytes " + gb(*base.cache_bytes) + " is more than " +
-                           (claim.ram_budget_bytes ? "the stated ram_budget " : "all the memory of " + machine.name + ", ") + gb(limit) +
+      base.contradiction = "cache_bytes " + format_bytes_decimal(*base.cache_bytes) + " is more than " +
+                           (claim.ram_budget_bytes ? "the stated ram_budget " : "all the memory of " + machine.name + ", ") + format_bytes_decimal(limit) +
                            ": check the size and its unit";
     }
   }
@@ -198,8 +197,8 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
     const double most = 2 * (experts + static_cast<double>(pc.trunk()) * 2) + 10e9;
     const double file = static_cast<double>(*claim.container_bytes);
     if (experts > 1.1 * file || file > most) {
-      base.contradiction = "container_bytes " + gb(file) + " and expert_bits_per_weight " + format_fixed(*claim.expert_bits_per_weight, 2) +
-                           " (experts alone " + gb(experts) + ") do not describe one model file: check the size, its unit and the bits";
+      base.contradiction = "container_bytes " + format_bytes_decimal(file) + " and expert_bits_per_weight " + format_fixed(*claim.expert_bits_per_weight, 2) +
+                           " (experts alone " + format_bytes_decimal(experts) + ") do not describe one model file: check the size, its unit and the bits";
     }
   }
   bool container_holds_a_trunk = true;
@@ -212,9 +211,9 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
       const auto& smallest =
           *std::min_element(trunks.begin(), trunks.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
       container_holds_a_trunk = false;
-      base.contradiction = "container_bytes " + gb(static_cast<double>(*claim.container_bytes)) +
+      base.contradiction = "container_bytes " + format_bytes_decimal(static_cast<double>(*claim.container_bytes)) +
                            " leaves less than 1 bit per expert weight beside the trunk (" +
-                           gb(static_cast<double>(pc.trunk()) * smallest.second / 8) + " at " + format_fixed(smallest.second, 2) +
+                           format_bytes_decimal(static_cast<double>(pc.trunk()) * smallest.second / 8) + " at " + format_fixed(smallest.second, 2) +
                            " bits): check the size and its unit (GB or GiB), or state expert_bits_per_weight";
     } else {
       trunks = held;

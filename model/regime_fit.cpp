@@ -93,10 +93,25 @@ void fit_families(const RegimeParam& param, const std::vector<const RegimeFigure
   }
 }
 
+// The parameters a figure is priced with: `all` itself (no copy: this runs
+// inside every fit trial) unless the figure's family has values of its own,
+// which are resolved into `own`.
+const RegimeParams& params_of(const RegimeFigure& f, const RegimeParams& all, RegimeParams& own) {
+  if (!all.has_family_values(f.family)) return all;
+  own = all.for_family(f.family);
+  return own;
+}
+
 }  // namespace
 
+double RegimeFit::spread_of(const std::string& regime) const {
+  auto it = spread.find(regime);
+  return it != spread.end() ? it->second : pooled_spread;
+}
+
 double figure_tok_s(const RegimeFigure& f, const RegimeParams& all) {
-  const RegimeParams q = all.family.empty() ? all : all.for_family(f.family);
+  RegimeParams own;
+  const RegimeParams& q = params_of(f, all, own);
   std::vector<double> rates;
   for (const CaseParts& c : f.realistic) {
     const double t = regime_token_s(c, q, 1);
@@ -106,7 +121,8 @@ double figure_tok_s(const RegimeFigure& f, const RegimeParams& all) {
 }
 
 std::string figure_regime(const RegimeFigure& f, const RegimeParams& all) {
-  const RegimeParams q = all.family.empty() ? all : all.for_family(f.family);
+  RegimeParams own;
+  const RegimeParams& q = params_of(f, all, own);
   std::map<std::string, int> count;
   for (const CaseParts& c : f.realistic) ++count[case_regime(c, q)];
   std::string best;
@@ -183,8 +199,7 @@ FigureBand figure_band(const RegimeFigure& f, const RegimeFit& fit) {
   FigureBand b;
   b.tok_s = figure_tok_s(f, fit.params);
   b.regime = figure_regime(f, fit.params);
-  auto it = fit.spread.find(b.regime);
-  const double s = it != fit.spread.end() ? it->second : fit.pooled_spread;
+  const double s = fit.spread_of(b.regime);
   double lo = b.tok_s, hi = b.tok_s;
   const RegimeParams q = fit.params.for_family(f.family);
   for (const CaseParts& c : f.all) {

@@ -68,6 +68,8 @@ struct RegimeFit {
   std::map<std::string, double> spread;  // regime → |log residual| 80th percentile
   double pooled_spread = 0.5;
   int figures = 0;
+  // A regime's spread, else the pooled one (a regime the fit never saw).
+  double spread_of(const std::string& regime) const;
 };
 
 RegimeFit fit_regimes(const std::vector<const RegimeFigure*>& figures, const RegimeParams& prior = RegimeParams::defaults());

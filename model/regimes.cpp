@@ -111,6 +111,13 @@ RegimeParams RegimeParams::for_family(const std::string& name) const {
   return q;
 }
 
+bool RegimeParams::has_family_values(const std::string& name) const {
+  for (const auto& [param, values] : family) {
+    if (values.count(name)) return true;
+  }
+  return false;
+}
+
 RegimeParams RegimeParams::defaults() {
   RegimeParams q;
   q.p = {

@@ -75,6 +75,8 @@ struct RegimeParams {
   void set(const std::string& name, double v);
   // The parameters as `family` sees them: its own values where it has them.
   RegimeParams for_family(const std::string& family) const;
+  // Whether `family` has a value of its own for any parameter.
+  bool has_family_values(const std::string& family) const;
   // The priors: the middle of what published memory-bound decodes reach.
   static RegimeParams defaults();
 };

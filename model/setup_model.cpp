@@ -25,7 +25,6 @@ namespace {
 
 double lo_of(const Figure& f) { return f.low.value_or(f.value); }
 double hi_of(const Figure& f) { return f.high.value_or(f.value); }
-std::string gb(double b) { return format_bytes_decimal(b); }
 
 // Whether `quant` can store the card's trunk matrices (row lengths are
 // multiples of its block).
@@ -288,11 +287,11 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   const double sequences = c.one_sequence ? 1.0 : b;
   const double kv_tok = sequences * (static_cast<double>(card.kv_bytes_per_token()) * c.context + 2.0 * static_cast<double>(card.linear_state_bytes()));
   e.model_bytes = tr.total + routed_total;
-  step("trunk", tr.total, "B", tr.how + "; layers and lm_head " + gb(tr.layers) + " (pinned or streamed), embedding read a row at a time");
-  step("routed experts", routed_total, "B", format_fixed(c.expert_bits, 2) + " bits per weight; one expert " + gb(expert_bytes));
+  step("trunk", tr.total, "B", tr.how + "; layers and lm_head " + format_bytes_decimal(tr.layers) + " (pinned or streamed), embedding read a row at a time");
+  step("routed experts", routed_total, "B", format_fixed(c.expert_bits, 2) + " bits per weight; one expert " + format_bytes_decimal(expert_bytes));
   step("bytes per token", tr.pre_tok + tr.post_tok + routed_tok + kv_tok, "B",
-       "trunk " + gb(tr.pre_tok + tr.post_tok) + " + " + format_fixed(k, 0) + " × " + format_fixed(L, 0) + " experts " +
-           gb(routed_tok) + " + KV/state " + gb(kv_tok) + " (context " + format_fixed(c.context, 0) + (c.context_how.empty() ? "" : ": " + c.context_how) + ")");
+       "trunk " + format_bytes_decimal(tr.pre_tok + tr.post_tok) + " + " + format_fixed(k, 0) + " × " + format_fixed(L, 0) + " experts " +
+           format_bytes_decimal(routed_tok) + " + KV/state " + format_bytes_decimal(kv_tok) + " (context " + format_fixed(c.context, 0) + (c.context_how.empty() ? "" : ": " + c.context_how) + ")");
 
   // 2. Memory: the fastest tier first.
   double usable = usable_memory(machine, c.on_cpu);
@@ -317,8 +316,8 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     if (need > ram + gpu_cap) {
       ram = std::min(std::max(ram, need - gpu_cap), machine.memory_total_bytes.value);
       usable = std::max(usable, ram);
-      step("memory", ram, "B", "raised from " + gb(c.memory_bytes) + " to hold the stated expert cache " + gb(*c.cache_bytes) +
-                                   " (the source ran it; machine total " + gb(machine.memory_total_bytes.value) + ")");
+      step("memory", ram, "B", "raised from " + format_bytes_decimal(c.memory_bytes) + " to hold the stated expert cache " + format_bytes_decimal(*c.cache_bytes) +
+                                   " (the source ran it; machine total " + format_bytes_decimal(machine.memory_total_bytes.value) + ")");
     }
   }
   const double need_resident = tr.total + routed_total + kv_total + overhead;
@@ -330,7 +329,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   double hit = 1, hit_uniform = 1;
   if (need_resident <= ram + gpu_cap) {
     e.resident = true;
-    step("placement", need_resident, "B", "everything resident in " + gb(ram + gpu_cap) + " (" + c.memory_how + ")");
+    step("placement", need_resident, "B", "everything resident in " + format_bytes_decimal(ram + gpu_cap) + " (" + c.memory_how + ")");
   } else {
     // Streaming: KV, the head and a token's working set of experts must stay.
     const double fixed = kv_total + overhead + tr.head;
@@ -355,7 +354,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     const TrunkPlan plan = plan_trunk_split(in);
     if (!plan.fits) {
       e.fits = false;
-      e.why = "memory " + gb(ram + gpu_cap) + " is below the streaming minimum " + gb(static_cast<double>(plan.min_budget_bytes)) +
+      e.why = "memory " + format_bytes_decimal(ram + gpu_cap) + " is below the streaming minimum " + format_bytes_decimal(static_cast<double>(plan.min_budget_bytes)) +
               " (KV/state, head, staging for a streamed layer and one layer's top-k experts)";
       step("does not fit", static_cast<double>(plan.min_budget_bytes), "B", e.why);
       return e;
@@ -369,9 +368,9 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     hit_uniform = L * E > 0 ? uniform_lru_hit_rate(shape) : 1;
     hit = c.routing == "uniform" ? hit_uniform : memo_hit_rate(shape, c.routing);
     step("placement", cache, "B",
-         "streaming: trunk pinned " + gb(pinned_layers_trunk) + " of " + gb(tr.layers) + " per-layer trunk; expert cache " +
-             gb(cache) + " = " + format_fixed(slots, 0) + " slots of " + format_fixed(L * E, 0) +
-             (c.cache_bytes ? " (the split the source states: cache " + gb(*c.cache_bytes) + ")" : std::string(" (trunk first)")));
+         "streaming: trunk pinned " + format_bytes_decimal(pinned_layers_trunk) + " of " + format_bytes_decimal(tr.layers) + " per-layer trunk; expert cache " +
+             format_bytes_decimal(cache) + " = " + format_fixed(slots, 0) + " slots of " + format_fixed(L * E, 0) +
+             (c.cache_bytes ? " (the split the source states: cache " + format_bytes_decimal(*c.cache_bytes) + ")" : std::string(" (trunk first)")));
     step("hit rate", hit, "", c.routing + " routing, LRU, steady state (uniform, the pessimistic bound: " +
                                    format_fixed(hit_uniform, 3) + ")");
   }
@@ -438,14 +437,14 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
       const double trunk_faulted = (memory - hit_tok) * beyond;
       faulted = hit_tok + trunk_faulted;
       paged_fast = hit_tok * std::min(1.0, over / cache) + trunk_faulted;
-      how = "held " + gb(held) + ", usable " + gb(usable) + ": every cache hit faults (" + gb(hit_tok) + "; fast end " +
+      how = "held " + format_bytes_decimal(held) + ", usable " + format_bytes_decimal(usable) + ": every cache hit faults (" + format_bytes_decimal(hit_tok) + "; fast end " +
             format_fixed(100 * std::min(1.0, over / cache), 0) + " % of them)" +
-            (trunk_faulted > 0 ? " + " + gb(trunk_faulted) + " of trunk beyond the cache" : "");
+            (trunk_faulted > 0 ? " + " + format_bytes_decimal(trunk_faulted) + " of trunk beyond the cache" : "");
     } else {
       const double share = over / held;
       faulted = (memory - in_gpu) * share;  // of what RAM serves
       paged_fast = faulted;
-      how = "memory beyond usable " + gb(usable) + ": " + format_fixed(100 * share, 0) +
+      how = "memory beyond usable " + format_bytes_decimal(usable) + ": " + format_fixed(100 * share, 0) +
             " % of the weights held fault in from the drive per token";
     }
     memory -= faulted;
@@ -497,8 +496,8 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   P.gpu_computes = in_gpu > 0 || igpu;
   P.experts_on_cpu = c.experts_on_cpu && in_gpu > 0;
   step("memory time / token at full bandwidth", P.mem_s[1], "s",
-       gb(memory + landed) + " at " + format_rate(mbw.value) + (landed > 0 ? " (" + gb(landed) + " of it read from the drives into RAM)" : "") +
-           (in_gpu > 0 ? " (" + gb(in_gpu) + " in GPU memory)" : ""));
+       format_bytes_decimal(memory + landed) + " at " + format_rate(mbw.value) + (landed > 0 ? " (" + format_bytes_decimal(landed) + " of it read from the drives into RAM)" : "") +
+           (in_gpu > 0 ? " (" + format_bytes_decimal(in_gpu) + " in GPU memory)" : ""));
   // Compute: flops ÷ the peak, when the profile states a peak.
   // Every token of the pass attends to the whole context (its own stream's).
   const double flops = b * (2.0 * (static_cast<double>(pc.active()) - static_cast<double>(pc.embedding)) +
@@ -547,7 +546,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     P.paged_io_s[0] = e.paged_bytes_tok > 0 ? e.paged_bytes_tok / small.lo : 0;
     P.paged_io_s[2] = paged_fast > 0 ? paged_fast / small.hi : 0;
     step("I/O / token at full bandwidth", P.io_s[1], "s",
-         gb(storage) + " from " + big.how + (e.paged_bytes_tok > 0 ? "; " + gb(e.paged_bytes_tok) + " of page faults" : ""));
+         format_bytes_decimal(storage) + " from " + big.how + (e.paged_bytes_tok > 0 ? "; " + format_bytes_decimal(e.paged_bytes_tok) + " of page faults" : ""));
   }
   if (machine.nodes > 1 && machine.sync_s_per_token) {
     P.sync_s[0] = hi_of(*machine.sync_s_per_token);
