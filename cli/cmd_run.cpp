@@ -94,6 +94,10 @@ int run_command(const RunArgs& args, const CliState& state) {
   auto session = open_sweep_session(req, *plan, say);
   if (!session) return fail(session.error());
 
+  if (const std::size_t failed = session->journal.failed_at_open(); failed > 0 && !req.quiet) {
+    fmt::print(stderr, "{}: {} point{} journaled as failed {}\n", req.command, failed, failed == 1 ? "" : "s",
+               req.retry_failed ? "run again (--retry-failed)" : "kept as failed; --retry-failed measures them again");
+  }
   SteadyClock clock;
   QuietProgress quiet;
   TerminalProgress terminal(stderr, clock);
@@ -153,6 +157,10 @@ void add_run_command(CLI::App& app, CliState& state) {
   auto* resume = cmd->add_flag("--resume", args->req.resume,
                                "continue the sweep in --out, skipping every point already finished");
   cmd->add_flag("--fresh", args->req.fresh, "discard results already in --out and start over")->excludes(resume);
+  cmd->add_flag("--retry-failed", args->req.retry_failed,
+                "with --resume: measure again the points journaled as failed (a full disk, a read-only drive); "
+                "their new rows replace the failed ones. Without it a failed point stays failed")
+      ->needs(resume);
   cmd->add_flag("--quiet,-q", args->req.quiet, "no progress line on stderr");
   cmd->add_option("--machine", args->req.machine,
                   "machine profile (file, or name in configs/hardware) recorded as the rows' machine");

@@ -10,16 +10,20 @@ Journal::Journal(Journal&& other) noexcept
     : appender_(std::move(other.appender_)),
       results_(std::move(other.results_)),
       ids_(std::move(other.ids_)),
-      loaded_rows_(other.loaded_rows_) {}
+      retry_ids_(std::move(other.retry_ids_)),
+      loaded_rows_(other.loaded_rows_),
+      failed_at_open_(other.failed_at_open_),
+      retry_failed_(other.retry_failed_) {}
 
 bool Journal::has(const std::string& point_id) const {
   std::lock_guard<std::mutex> lock(mu_);
-  return ids_.count(point_id) != 0;
+  return ids_.count(point_id) != 0 && retry_ids_.count(point_id) == 0;
 }
 
 Expected<Journal> Journal::open(const std::string& path, const SweepInfo& sweep,
-                                const Environment& env, Mode mode) {
+                                const Environment& env, Mode mode, bool retry_failed) {
   Journal jr;
+  jr.retry_failed_ = retry_failed;
   std::error_code ec;
   const bool exists = std::filesystem::exists(path, ec);
   JournalPrefix parsed;
@@ -31,6 +35,10 @@ Expected<Journal> Journal::open(const std::string& path, const SweepInfo& sweep,
     parsed = std::move(*p);
   }
   const std::string dir = std::filesystem::path(path).parent_path().string();
+  if (exists && mode == Mode::kCreate && !parsed.has_header) {
+    return make_error(path + " exists but holds no sweep (it is empty, or torn in its first line); a new run "
+                             "would replace it: pass --fresh to discard it, or --out to write elsewhere");
+  }
   if (parsed.has_header) {
     if (mode == Mode::kCreate) {
       return make_error(dir + " already holds results of sweep \"" + parsed.results.sweep.name + "\" (" +
@@ -71,7 +79,12 @@ Expected<Journal> Journal::open(const std::string& path, const SweepInfo& sweep,
     Status st = jr.appender_.append(journal_header_line(sweep, env));
     if (!st) return st.error();
   }
-  for (const ResultRow& r : jr.results_.rows) jr.ids_.insert(r.point.id());
+  for (const ResultRow& r : jr.results_.rows) {
+    jr.ids_.insert(r.point.id());
+    if (r.status != RowStatus::kFailed) continue;
+    ++jr.failed_at_open_;
+    if (retry_failed) jr.retry_ids_.insert(r.point.id());
+  }
   jr.loaded_rows_ = jr.results_.rows.size();
   return jr;
 }
@@ -79,9 +92,19 @@ Expected<Journal> Journal::open(const std::string& path, const SweepInfo& sweep,
 Status Journal::append(const ResultRow& row) {
   std::lock_guard<std::mutex> lock(mu_);
   const std::string id = row.point.id();
-  if (ids_.count(id) != 0) return Status::success();  // never twice
-  Status st = appender_.append(journal_row_line(row));
+  const bool retry = retry_ids_.count(id) != 0;
+  if (ids_.count(id) != 0 && !retry) return Status::success();  // never twice
+  Status st = appender_.append(journal_row_line(row, retry));
   if (!st) return st;
+  if (retry) {
+    retry_ids_.erase(id);  // measured again: its row replaces the failed one
+    auto at = std::lower_bound(results_.rows.begin(), results_.rows.end(), row.point.index,
+                               [](const ResultRow& r, std::size_t idx) { return r.point.index < idx; });
+    for (; at != results_.rows.end() && at->point.index == row.point.index; ++at) {
+      if (at->point.id() == id) *at = row;
+    }
+    return Status::success();
+  }
   ids_.insert(id);
   auto it = std::upper_bound(results_.rows.begin(), results_.rows.end(), row.point.index,
                              [](std::size_t idx, const ResultRow& r) { return idx < r.point.index; });

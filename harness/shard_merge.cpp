@@ -119,8 +119,20 @@ Expected<MergeReport> merge_runs(const std::vector<MergeInput>& inputs, const st
   for (const MergeInput& in : inputs) {
     MergeInputStatus st{in.label, in.results.sweep.shard, in.results.rows.size(), {}};
     std::set<std::string> here;
+    const std::set<std::string> shard_ids =
+        st.shard ? std::set<std::string>(st.shard->point_ids.begin(), st.shard->point_ids.end())
+                 : std::set<std::string>();
     for (const ResultRow& row : in.results.rows) {
       const std::string id = row.point.id();
+      // A results.json is not checked line by line as a journal is: a row of
+      // another sweep is refused here, before it is counted.
+      if (row.point.index >= in.results.sweep.points_total || (st.shard && shard_ids.count(id) == 0)) {
+        return make_error(fmt::format("{}: row of point {} (#{}) is not one of {} (\"{}\", {} points): rows of "
+                                      "another sweep were added to it; remove them and merge again",
+                                      in.label, id, row.point.index + 1,
+                                      st.shard ? "shard " + st.shard->label() + " of sweep" : std::string("sweep"),
+                                      in.results.sweep.name, in.results.sweep.points_total));
+      }
       here.insert(id);
       auto [it, fresh] = by_id.emplace(id, Held{&row, {in.label}});
       if (fresh) continue;

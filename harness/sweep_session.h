@@ -43,6 +43,7 @@ struct SweepRequest {
   std::string out_dir;                   // empty: results/<sweep>[-predicted-<machine>]
   bool resume = false;
   bool fresh = false;
+  bool retry_failed = false;             // with resume: failed points run again
   bool quiet = false;                    // no notes on the way
   std::string machine;                   // profile file or configs/hardware name
   std::string default_machine;           // predict: tried when `machine` is empty

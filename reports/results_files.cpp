@@ -27,6 +27,18 @@ std::vector<std::string> results_file_paths(const std::string& dir, const std::v
   return paths;
 }
 
+std::vector<std::string> existing_results_files(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const OutputFormat& f : output_formats()) {
+    std::error_code ec;
+    const std::string p = in_dir(dir, f.file_name);
+    if (std::filesystem::symlink_status(p, ec).type() != std::filesystem::file_type::not_found && !ec) {
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
 Status check_results_paths(const std::string& dir, const std::vector<std::string>& formats) {
   for (const std::string& p : results_file_paths(dir, formats)) {
     if (Status st = check_output_path(p); !st) return st;

@@ -19,6 +19,8 @@ namespace moebench {
 // The paths `formats` ("md", "csv", "json", "jsonl"; output_formats() order)
 // name in `dir`.
 std::vector<std::string> results_file_paths(const std::string& dir, const std::vector<std::string>& formats);
+// The results files of any format that exist in `dir` (a run's output).
+std::vector<std::string> existing_results_files(const std::string& dir);
 
 // Fails up front when an output path is a symlink, device node, FIFO or
 // directory (vocab/file_io.h check_output_path), before hours of running.

@@ -4,6 +4,7 @@
 #include "vocab/journal_format.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "vocab/file_io.h"
@@ -200,13 +201,43 @@ namespace {
 const char* kDamaged = "the journal is damaged: delete this line to keep the other rows, or move the results "
                        "directory aside (or pass --fresh) and re-run";
 
+// Why a row line cannot belong to this journal, or "": its run must have been
+// started by a header or segment line before it, and its point must be one
+// of the sweep's (or the shard's).
+std::string foreign_row_reason(const ResultRow& row, const JournalPrefix& p, const std::set<std::string>& runs,
+                               const std::set<std::string>& shard_ids) {
+  const SweepInfo& s = p.results.sweep;
+  if (runs.count(row.run_id) == 0) {
+    return "it was written by run \"" + sanitize_utf8(utf8_prefix(row.run_id, 60)) +
+           "\", which no header or segment line above it started: rows of another journal were appended here";
+  }
+  if (row.point.index >= s.points_total) {
+    return "its point #" + std::to_string(row.point.index + 1) + " is past the " + std::to_string(s.points_total) +
+           " points of sweep \"" + s.name + "\"";
+  }
+  if (s.shard && shard_ids.count(row.point.id()) == 0) {
+    return "its point " + row.point.id() + " is not one of shard " + s.shard->label() + "'s";
+  }
+  return "";
+}
+
+// A second row for one point: the same line again is harmless; a retry
+// (--retry-failed) replaces a failed row; anything else is two answers to
+// one question.
+struct FirstRow {
+  std::size_t line_no;
+  std::size_t hash;
+  std::size_t at;  // index in p.results.rows
+};
+
 }  // namespace
 
 Expected<JournalPrefix> parse_journal_prefix(const std::string& path, const std::string& text) {
   JournalPrefix p;
   std::size_t pos = 0;
   std::size_t line_no = 0;
-  std::set<std::string> seen;
+  std::map<std::string, FirstRow> seen;
+  std::set<std::string> runs, shard_ids;
   while (pos < text.size()) {
     const std::size_t nl = text.find('\n', pos);
     if (nl == std::string::npos) break;  // torn last line: dropped
@@ -252,6 +283,8 @@ Expected<JournalPrefix> parse_journal_prefix(const std::string& path, const std:
       p.results.sweep = *s;
       p.results.environments.push_back(*e);
       p.has_header = true;
+      runs.insert(e->run_id);
+      if (s->shard) shard_ids.insert(s->shard->point_ids.begin(), s->shard->point_ids.end());
     } else if (type == "segment") {
       const Json* env = r.object("environment", true);
       if (env) check_environment_record(*env, "/environment", d);
@@ -259,13 +292,32 @@ Expected<JournalPrefix> parse_journal_prefix(const std::string& path, const std:
       auto e = environment_from_json(*env);
       if (!e) return make_error(where + ": " + e.error().message);
       p.results.environments.push_back(*e);
+      runs.insert(e->run_id);
     } else if (type == "row") {
       const Json* row_json = r.object("row", true);
       if (row_json) check_row_record(*row_json, "/row", d);
       if (!d.ok()) return make_error(d.render() + "; " + kDamaged);
       auto row = row_from_json(*row_json);
       if (!row) return make_error(where + ": " + row.error().message + "; " + kDamaged);
-      if (seen.insert(row->point.id()).second) p.results.rows.push_back(std::move(*row));
+      const bool replaces = r.boolean("replaces_failed", false).value_or(false);
+      if (!d.ok()) return make_error(d.render() + "; " + kDamaged);
+      if (const std::string why = foreign_row_reason(*row, p, runs, shard_ids); !why.empty()) {
+        return make_error(where + ": a row that does not belong to this journal (" + why + "); " + kDamaged);
+      }
+      const std::string id = row->point.id();
+      const std::size_t hash = std::hash<std::string_view>{}(line);
+      auto [it, fresh] = seen.emplace(id, FirstRow{line_no, hash, p.results.rows.size()});
+      if (fresh) {
+        p.results.rows.push_back(std::move(*row));
+      } else if (replaces && p.results.rows[it->second.at].status == RowStatus::kFailed) {
+        p.results.rows[it->second.at] = std::move(*row);  // a retry of a failed point
+        it->second = FirstRow{line_no, hash, it->second.at};
+      } else if (hash != it->second.hash) {
+        return make_error(where + ": a second, different row for point " + id + " (the first is line " +
+                          std::to_string(it->second.line_no) +
+                          "): the journal holds two answers to one question and moebench will not pick one; " +
+                          kDamaged);
+      }
     } else {
       return make_error(where + ": /type: unknown journal record type \"" + sanitize_utf8(utf8_prefix(type, 40)) +
                         "\" (expected header, segment or row); " + kDamaged);
@@ -304,8 +356,10 @@ std::string journal_segment_line(const Environment& env) {
   return dump_untrusted(Json{{"type", "segment"}, {"environment", environment_to_json(env)}}) + "\n";
 }
 
-std::string journal_row_line(const ResultRow& row) {
-  return dump_untrusted(Json{{"type", "row"}, {"row", row_to_json(row)}}) + "\n";
+std::string journal_row_line(const ResultRow& row, bool replaces_failed) {
+  Json j{{"type", "row"}, {"row", row_to_json(row)}};
+  if (replaces_failed) j["replaces_failed"] = true;
+  return dump_untrusted(j) + "\n";
 }
 
 }  // namespace moebench

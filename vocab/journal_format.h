@@ -23,13 +23,20 @@ struct JournalPrefix {
   bool has_header = false;
 };
 // Parses what a journal holds; a torn last line is dropped, every other
-// problem is an error naming `path`, the line and the JSON Pointer.
+// problem is an error naming `path`, the line and the JSON Pointer. A row
+// must belong to the journal: written by a run a header or segment line
+// above it started, for a point of the sweep (of the shard, if one).
+// Two different rows for one point are refused, except a retry that
+// replaces a failed one.
 Expected<JournalPrefix> parse_journal_prefix(const std::string& path, const std::string& text);
 
 // The lines a journal is made of, each ending in a newline.
 std::string journal_header_line(const SweepInfo& sweep, const Environment& env);
 std::string journal_segment_line(const Environment& env);
-std::string journal_row_line(const ResultRow& row);
+// A row with `replaces_failed` is a retry (--retry-failed): it replaces the
+// point's earlier row if that one failed. Any other second row for a point
+// must repeat the first exactly, else the journal is refused as damaged.
+std::string journal_row_line(const ResultRow& row, bool replaces_failed = false);
 
 // Reads a journal without opening it for writing (for `report`-style tools
 // and tests). Drops a torn last line (one without its newline, or a last

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
 
 #include "engines/engine_options.h"
@@ -34,6 +35,7 @@ struct NullOptions {
   double sleep_s = 0;
   std::optional<std::uint64_t> fail_at, throw_at, hang_at, hang_hard_at, infeasible_below;
   bool over_budget = false;
+  std::string fail_while;  // a file: the point fails while it exists
 };
 
 NullOptions parse_options(const EngineSpec& spec) {
@@ -46,6 +48,7 @@ NullOptions parse_options(const EngineSpec& spec) {
   n.hang_hard_at = o.count_if_given("hang_hard_at");
   n.infeasible_below = o.size_if_given("infeasible_below");
   n.over_budget = o.flag("over_budget");
+  n.fail_while = o.text("fail_while");
   return n;
 }
 
@@ -58,6 +61,9 @@ class NullEngine final : public Engine {
     const std::uint64_t index = p.index;
     if (opts_.fail_at && *opts_.fail_at == index) {
       return make_error("null engine: injected failure at point " + std::to_string(index));
+    }
+    if (std::error_code ec; !opts_.fail_while.empty() && std::filesystem::exists(opts_.fail_while, ec)) {
+      return make_error("null engine: injected failure while " + opts_.fail_while + " exists (an environmental fault)");
     }
     if (opts_.throw_at && *opts_.throw_at == index) {
       throw std::runtime_error("null engine: injected exception at point " + std::to_string(index));
@@ -140,6 +146,8 @@ const OptionTable& null_engine_options() {
       {"hang_hard_at", OptionKind::kCount, "", "point index that ignores cancellation", 0, kMaxIndex, {}, {}},
       {"infeasible_below", OptionKind::kSize, "", "budgets below it are infeasible", 0, 0, {}, {}},
       {"over_budget", OptionKind::kFlag, "0", "report a peak RSS 1.5x the budget", 0, 0, {}, {}},
+      {"fail_while", OptionKind::kText, "", "every point fails while this file exists (a fault a retry clears)", 0, 0,
+       {}, [](const std::string& v) { return v.empty() ? std::string("a file path") : std::string(); }},
   };
   return kTable;
 }

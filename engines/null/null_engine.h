@@ -15,6 +15,7 @@
 //   hang_hard_at=I       point index I ignores cancellation (hard watchdog test)
 //   infeasible_below=S   budgets below size S are declared infeasible
 //   over_budget=1        report a peak RSS 1.5 × the budget (invalid-row test)
+//   fail_while=PATH      every point fails while PATH exists (--retry-failed test)
 #pragma once
 
 #include <memory>

@@ -1,8 +1,11 @@
 // journal_test.cpp — durability rules of the journal: torn last lines are
-// dropped, damage elsewhere is reported, a changed sweep is refused, and a
-// row survives the JSON round trip unchanged.
+// dropped, damage elsewhere is reported, a changed sweep is refused, rows of
+// another journal or a second answer to one point are refused, a failed
+// point is retried only when asked, and a row survives the JSON round trip
+// unchanged.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 
 #include "harness/journal.h"
@@ -31,11 +34,21 @@ ResultRow row(std::size_t index) {
   return r;
 }
 
+// The environment a journal's header records; its run id is the one the
+// rows above carry, as a run's rows carry its own.
+Environment journal_env(const std::string& run_id = "run") {
+  Environment e = capture_environment("", "test");
+  e.run_id = run_id;
+  return e;
+}
+
+std::size_t count_lines(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
 }  // namespace
 
 TEST_CASE("a torn last line is dropped and overwritten", "[journal]") {
   TempDir dir;
-  const Environment env = capture_environment("", "test");
+  const Environment env = journal_env();
   {
     auto j = Journal::open(dir.file("j.jsonl"), info(), env, Journal::Mode::kCreate);
     REQUIRE(j.ok());
@@ -57,7 +70,7 @@ TEST_CASE("a torn last line is dropped and overwritten", "[journal]") {
 
 TEST_CASE("damage before the last line is an error naming the line", "[journal]") {
   TempDir dir;
-  const Environment env = capture_environment("", "test");
+  const Environment env = journal_env();
   {
     auto j = Journal::open(dir.file("j.jsonl"), info(), env, Journal::Mode::kCreate);
     REQUIRE(j->append(row(0)).ok());
@@ -72,7 +85,7 @@ TEST_CASE("damage before the last line is an error naming the line", "[journal]"
 
 TEST_CASE("a journal belongs to one sweep digest", "[journal]") {
   TempDir dir;
-  const Environment env = capture_environment("", "test");
+  const Environment env = journal_env();
   { REQUIRE(Journal::open(dir.file("j.jsonl"), info("d1"), env, Journal::Mode::kCreate).ok()); }
   auto j = Journal::open(dir.file("j.jsonl"), info("d2"), env, Journal::Mode::kResume);
   REQUIRE_FALSE(j.ok());
@@ -81,7 +94,7 @@ TEST_CASE("a journal belongs to one sweep digest", "[journal]") {
 
 TEST_CASE("appending a point twice keeps one row", "[journal]") {
   TempDir dir;
-  const Environment env = capture_environment("", "test");
+  const Environment env = journal_env();
   auto j = Journal::open(dir.file("j.jsonl"), info(), env, Journal::Mode::kCreate);
   REQUIRE(j->append(row(1)).ok());
   REQUIRE(j->append(row(1)).ok());
@@ -103,4 +116,116 @@ TEST_CASE("rows round-trip through JSON", "[journal]") {
   Json tampered = row_to_json(r);
   tampered["point"]["quant"] = "q8_0";
   CHECK_FALSE(row_from_json(tampered).ok());  // id no longer matches its key
+}
+
+TEST_CASE("rows another journal wrote are refused naming the line", "[journal]") {
+  TempDir dir;
+  {
+    auto j = Journal::open(dir.file("j.jsonl"), info(), journal_env(), Journal::Mode::kCreate);
+    REQUIRE(j->append(row(0)).ok());
+  }
+  ResultRow foreign = row(1);
+  foreign.run_id = "another-run";  // started by no header or segment line of this journal
+  {
+    std::ofstream out(dir.file("j.jsonl"), std::ios::app);
+    out << journal_row_line(foreign);
+    out << journal_row_line(row(2));
+  }
+  auto j = Journal::open(dir.file("j.jsonl"), info(), journal_env(), Journal::Mode::kResume);
+  REQUIRE_FALSE(j.ok());
+  CHECK(j.error().message.find("j.jsonl:3: a row that does not belong to this journal") != std::string::npos);
+  CHECK(j.error().message.find("another-run") != std::string::npos);
+  CHECK_FALSE(read_journal(dir.file("j.jsonl")).ok());  // merge and report read it the same way
+}
+
+TEST_CASE("a row past the sweep's points is refused", "[journal]") {
+  TempDir dir;
+  {
+    auto j = Journal::open(dir.file("j.jsonl"), info(), journal_env(), Journal::Mode::kCreate);
+    REQUIRE(j->append(row(0)).ok());
+  }
+  {
+    std::ofstream out(dir.file("j.jsonl"), std::ios::app);
+    out << journal_row_line(row(3));  // the sweep has points 0, 1, 2
+  }
+  auto back = read_journal(dir.file("j.jsonl"));
+  REQUIRE_FALSE(back.ok());
+  CHECK(back.error().message.find("point #4 is past the 3 points") != std::string::npos);
+}
+
+TEST_CASE("two different rows for one point are refused and the same line twice is one row", "[journal]") {
+  TempDir dir;
+  {
+    auto j = Journal::open(dir.file("j.jsonl"), info(), journal_env(), Journal::Mode::kCreate);
+    REQUIRE(j->append(row(0)).ok());
+  }
+  const std::string one = *read_file(dir.file("j.jsonl"));
+  {
+    std::ofstream out(dir.file("j.jsonl"), std::ios::app);
+    out << journal_row_line(row(0));  // a repeat of line 2
+  }
+  auto same = read_journal(dir.file("j.jsonl"));
+  REQUIRE(same.ok());
+  CHECK(same->rows.size() == 1);
+
+  REQUIRE(write_file_atomic(dir.file("j.jsonl"), one).ok());
+  ResultRow other = row(0);
+  other.samples[metric::kDecodeTokS] = {9.0, 9.5};
+  other.metrics[metric::kDecodeTokS] = summarize({9.0, 9.5});
+  {
+    std::ofstream out(dir.file("j.jsonl"), std::ios::app);
+    out << journal_row_line(other);
+  }
+  auto two = read_journal(dir.file("j.jsonl"));
+  REQUIRE_FALSE(two.ok());
+  CHECK(two.error().message.find("j.jsonl:3: a second, different row for point") != std::string::npos);
+  CHECK(two.error().message.find("the first is line 2") != std::string::npos);
+  // A "retry" may replace a failed row only, not an ok one.
+  REQUIRE(write_file_atomic(dir.file("j.jsonl"), one + journal_row_line(other, true)).ok());
+  CHECK_FALSE(read_journal(dir.file("j.jsonl")).ok());
+}
+
+TEST_CASE("a failed point is kept on resume and measured again with retry_failed", "[journal]") {
+  TempDir dir;
+  ResultRow failed = row(1);
+  failed.status = RowStatus::kFailed;
+  failed.reason = "No space left on device";
+  {
+    auto j = Journal::open(dir.file("j.jsonl"), info(), journal_env(), Journal::Mode::kCreate);
+    REQUIRE(j->append(row(0)).ok());
+    REQUIRE(j->append(failed).ok());
+  }
+  {
+    auto kept = Journal::open(dir.file("j.jsonl"), info(), journal_env(), Journal::Mode::kResume);
+    REQUIRE(kept.ok());
+    CHECK(kept->failed_at_open() == 1);
+    CHECK(kept->has(failed.point.id()));  // skipped: a failure is kept unless asked
+  }
+  const std::size_t lines_before = count_lines(*read_file(dir.file("j.jsonl")));
+  {
+    auto retry = Journal::open(dir.file("j.jsonl"), info(), journal_env(), Journal::Mode::kResume, true);
+    REQUIRE(retry.ok());
+    CHECK_FALSE(retry->has(failed.point.id()));  // to be measured again
+    CHECK(retry->has(row(0).point.id()));
+    REQUIRE(retry->append(row(1)).ok());
+    REQUIRE(retry->results().rows.size() == 2);
+    CHECK(retry->results().rows[1].status == RowStatus::kOk);
+    CHECK(retry->has(failed.point.id()));
+  }
+  const std::string text = *read_file(dir.file("j.jsonl"));
+  CHECK(count_lines(text) == lines_before + 2);  // a segment line and the retry's row
+  auto back = read_journal(dir.file("j.jsonl"));
+  REQUIRE(back.ok());
+  REQUIRE(back->rows.size() == 2);
+  CHECK(back->rows[1].status == RowStatus::kOk);
+}
+
+TEST_CASE("a plain run refuses an existing journal that holds no sweep", "[journal]") {
+  TempDir dir;
+  REQUIRE(write_file_atomic(dir.file("j.jsonl"), "").ok());
+  auto j = Journal::open(dir.file("j.jsonl"), info(), journal_env(), Journal::Mode::kCreate);
+  REQUIRE_FALSE(j.ok());
+  CHECK(j.error().message.find("holds no sweep") != std::string::npos);
+  CHECK(j.error().message.find("--fresh") != std::string::npos);
+  CHECK(Journal::open(dir.file("j.jsonl"), info(), journal_env(), Journal::Mode::kFresh).ok());
 }
