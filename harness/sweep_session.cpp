@@ -14,6 +14,7 @@
 #include "engines/io/throttled_engine.h"
 #include "harness/claim_review.h"
 #include "harness/explain_writer.h"
+#include "harness/rewrite_pacer.h"
 #include "model/analytic_engine.h"
 #include "model/claim_check.h"
 #include "model/cost_model.h"
@@ -273,14 +274,22 @@ SweepRunEnd run_sweep_session(const SweepRequest& r, const SweepPlan& plan, cons
   opts.interrupt = interrupt;
   opts.provenance = r.provenance;
   opts.full_model_target = r.full_model_target;
-  double last_write_s = -1;
-  bool write_warned = false;
+  RewritePacer pacer;  // the results files are the journal's compaction: refreshed at a bounded cost
+  bool write_warned = false, size_noted = false;
   opts.on_row = [&](const RunResults& results) {
-    // Outputs are refreshed at most every 2 s; the journal is the durable record.
-    if (clock.now_s() - last_write_s < 2.0) return;
-    last_write_s = clock.now_s();
-    if (Status st = write_results_files(results, session.out_dir, r.formats, regenerate_hint(r));
-        !st && !write_warned) {
+    const std::size_t rows = results.rows.size();
+    if (!pacer.due(clock.now_s(), rows)) {
+      if (pacer.too_big(rows) && !size_noted) {
+        size_noted = true;
+        progress.note(fmt::format("{}: {} rows: the results files are now written at the end only (the journal "
+                                  "holds every row as it finishes)", r.command, rows));
+      }
+      return;
+    }
+    const double start_s = clock.now_s();
+    Status st = write_results_files(results, session.out_dir, r.formats, regenerate_hint(r));
+    pacer.wrote(start_s, clock.now_s(), rows);
+    if (!st && !write_warned) {
       write_warned = true;  // the journal still holds every row; say so once
       progress.note(r.command + ": " + st.error().message + " (the run continues)");
     }
