@@ -308,6 +308,10 @@ Expected<Comparison> compare_results(const RunResults& base, const RunResults& n
         MetricComparison mc = compare_metric(rule, sb == b.samples.end() ? kNone : sb->second,
                                              sn == n.samples.end() ? kNone : sn->second, o);
         any = true;
+        if (mc.n_base > 0 && mc.n_new == 0) {
+          ++c.metrics_missing;
+          c.missing.push_back(rc.label + ": " + mc.metric);
+        }
         any_regressed = any_regressed || mc.verdict == Verdict::kRegressed;
         any_improved = any_improved || mc.verdict == Verdict::kImproved;
         all_insufficient = all_insufficient && mc.verdict == Verdict::kInsufficient;
@@ -341,6 +345,23 @@ Expected<Comparison> compare_results(const RunResults& base, const RunResults& n
                       " (new): a predicted row compared with a measured one judges the model, not the code");
   }
   return c;
+}
+
+std::string status_changes_phrase(const Comparison& c, std::size_t max_listed) {
+  std::map<std::string, std::size_t> by_change;  // "ok → failed" → rows
+  std::string first;
+  for (const RowComparison& r : c.rows) {
+    if (r.status_change.empty()) continue;
+    ++by_change[std::string(to_string(r.status_base)) + " → " + to_string(r.status_new)];
+    if (first.empty()) first = r.label + ": " + r.status_change;
+  }
+  std::vector<std::string> parts;
+  for (const auto& [change, n] : by_change) {
+    if (parts.size() == max_listed) break;
+    parts.push_back(change + (n > 1 ? " ×" + std::to_string(n) : std::string()));
+  }
+  if (parts.empty()) return "";
+  return join(parts, ", ") + " (first: " + utf8_prefix(first, 200) + ")";
 }
 
 // ---------------------------------------------------------------- markdown
@@ -381,6 +402,11 @@ std::string comparison_to_markdown(const Comparison& c) {
          " insufficient; status changes: " + std::to_string(c.status_regressed) + " worse, " +
          std::to_string(c.status_improved) + " better. Only in base: " + std::to_string(c.only_in_base.size()) + ", only in new: " +
          std::to_string(c.only_in_new.size()) + ".\n";
+  if (c.incomplete()) {
+    out += "\n**INCOMPLETE** — the new file lacks " + std::to_string(c.metrics_missing) +
+           " metric(s) the base measured (missing is not unchanged):\n\n";
+    for (const std::string& m : c.missing) out += "- " + m + "\n";
+  }
 
   auto list = [&](Verdict v, const char* title) {
     std::string s;
@@ -454,7 +480,7 @@ std::string comparison_to_json(const Comparison& c) {
   OrderedJson doc = OrderedJson::object();
   doc["moebench_compare_version"] = 1;
   doc["verdict"] = c.regressed() ? "regressed" : "no regression";
-  doc["exit_code"] = c.regressed() ? 1 : 0;
+  doc["exit_code"] = c.regressed() || c.incomplete() ? 1 : 0;
   doc["base"] = side_json(c.base);
   doc["new"] = side_json(c.now);
   doc["rule"] = OrderedJson{{"test", "Mann-Whitney U, two-sided; exact without ties when both n <= " +
@@ -476,7 +502,9 @@ std::string comparison_to_json(const Comparison& c) {
                            {"unchanged", c.rows_unchanged}, {"insufficient", c.rows_insufficient},
                            {"only_in_base", c.only_in_base.size()}, {"only_in_new", c.only_in_new.size()}}},
       {"metrics", OrderedJson{{"regressed", c.metrics_regressed}, {"improved", c.metrics_improved},
-                              {"unchanged", c.metrics_unchanged}, {"insufficient", c.metrics_insufficient}}},
+                              {"unchanged", c.metrics_unchanged}, {"insufficient", c.metrics_insufficient},
+                              {"missing_in_new", c.metrics_missing}}},
+      {"missing_in_new", c.missing},
       {"status_changes", OrderedJson{{"worse", c.status_regressed}, {"better", c.status_improved}}}};
   OrderedJson rows = OrderedJson::array();
   for (const RowComparison& r : c.rows) {

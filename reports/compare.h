@@ -113,9 +113,18 @@ struct Comparison {
   std::size_t rows_regressed = 0, rows_improved = 0, rows_unchanged = 0, rows_insufficient = 0;
   std::size_t metrics_regressed = 0, metrics_improved = 0, metrics_unchanged = 0, metrics_insufficient = 0;
   std::size_t status_regressed = 0, status_improved = 0;  // rows whose status changed
+  // Metrics the base row measured and the new row (still ok) does not hold:
+  // missing is not unchanged, and fails the gate as a regression does.
+  std::size_t metrics_missing = 0;
+  std::vector<std::string> missing;  // "label: metric", in row order
 
   bool regressed() const { return rows_regressed > 0; }
+  bool incomplete() const { return metrics_missing > 0; }
 };
+
+// What the status changes were: "ok → failed ×4 (first: LABEL: ok → failed:
+// REASON)"; "" when no row changed status. At most `max_listed` kinds.
+std::string status_changes_phrase(const Comparison& c, std::size_t max_listed = 3);
 
 // "streaming tiny-moe q4_0 budget=… drives=… ctx=0" plus every axis that is
 // not at its default (prompt, gen, threads, routing, policy, prefetch).

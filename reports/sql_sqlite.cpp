@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "reports/sql_connection.h"
 
@@ -109,6 +110,18 @@ class SqliteConnection final : public SqlConnection {
 }  // namespace
 
 Expected<std::unique_ptr<SqlConnection>> open_sqlite(const std::string& path, bool read_only) {
+  // SQLite would block opening a FIFO (forever, with no writer) and fail
+  // obscurely on a directory or device: a database is a regular file.
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (path != ":memory:" && !ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+    const char* what = std::filesystem::is_fifo(st)        ? "a FIFO"
+                       : std::filesystem::is_directory(st) ? "a directory"
+                       : std::filesystem::is_socket(st)    ? "a socket"
+                                                           : "a device or other special file";
+    return make_error(path + ": is " + what + ", not a history database file; pass --db a file path (it is "
+                             "created on first use) or a postgresql:// URL");
+  }
   sqlite3* db = nullptr;
   const int flags = read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {

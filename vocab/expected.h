@@ -56,6 +56,31 @@ class [[nodiscard]] Status {
   bool ok_ = true;
 };
 
-inline Error make_error(std::string message) { return Error{std::move(message)}; }
+// Messages quote text from files and argv, which may hold control bytes (a
+// NUL, a terminal escape): they are shown as \xNN, never sent to the
+// terminal. Newlines and tabs are kept.
+inline Error make_error(std::string message) {
+  auto control = [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f;
+  };
+  bool clean = true;
+  for (char c : message) clean = clean && !control(c);
+  if (clean) return Error{std::move(message)};
+  std::string shown;
+  shown.reserve(message.size() + 16);
+  for (char c : message) {
+    if (!control(c)) {
+      shown += c;
+      continue;
+    }
+    static const char* kHex = "0123456789abcdef";
+    const auto b = static_cast<unsigned char>(c);
+    shown += "\\x";
+    shown += kHex[b >> 4];
+    shown += kHex[b & 15];
+  }
+  return Error{std::move(shown)};
+}
 
 }  // namespace moebench

@@ -124,8 +124,8 @@ void check_sweep_record(const Json& j, const std::string& path, Diagnostics& d) 
   if (!r.is_object()) return;
   strings(r, {"name", "description", "digest"});
   (void)r.integer("points_total", true, 0, kMaxPoints);
-  (void)r.integer("repetitions", true, 0, kMaxRepetitions);
-  (void)r.integer("warmup", true, 0, kMaxRepetitions);
+  const auto reps = r.integer("repetitions", true, 0, kMaxRepetitions);
+  const auto warmup = r.integer("warmup", true, 0, kMaxRepetitions);
   unsigned_integer(r, "seed");
   if (const Json* shard = r.object("shard", false); shard != nullptr) {
     ObjectReader sr(*shard, r.path_of("shard"), d);
@@ -169,8 +169,8 @@ void check_row_record(const Json& j, const std::string& path, Diagnostics& d) {
   if (const Json* notes = r.array("notes", true, false)) {
     for (std::size_t i = 0; i < notes->size(); ++i) (void)read_string((*notes)[i], json_pointer_append(r.path_of("notes"), i), d);
   }
-  (void)r.integer("repetitions", true, 0, kMaxRepetitions);
-  (void)r.integer("warmup", true, 0, kMaxRepetitions);
+  const auto reps = r.integer("repetitions", true, 0, kMaxRepetitions);
+  const auto warmup = r.integer("warmup", true, 0, kMaxRepetitions);
   (void)r.number("wall_s", true);
   (void)r.integer("min_budget_bytes", false, 0, INT64_MAX);
   if (const Json* metrics = r.object("metrics", true)) {
@@ -188,6 +188,16 @@ void check_row_record(const Json& j, const std::string& path, Diagnostics& d) {
       const std::string spath = json_pointer_append(r.path_of("samples"), it.key());
       if (!it.value().is_array()) {
         d.add(spath, "expected an array of numbers, got " + json_type_phrase(it.value()));
+        continue;
+      }
+      // One sample per run of the point (load_s counts warm-ups too): more
+      // is not a row moebench writes, and would make compare's statistics
+      // cost what the file's author chose.
+      const std::size_t runs = static_cast<std::size_t>(reps.value_or(0) + warmup.value_or(0));
+      if (reps && warmup && it.value().size() > runs) {
+        d.add(spath, std::to_string(it.value().size()) + " samples, but the row ran " + std::to_string(*reps) +
+                         " repetitions and " + std::to_string(*warmup) +
+                         " warm-ups: a row holds at most one sample per run");
         continue;
       }
       for (std::size_t i = 0; i < it.value().size(); ++i) number_or_null(it.value()[i], json_pointer_append(spath, i), d);

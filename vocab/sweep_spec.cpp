@@ -2,6 +2,7 @@
 #include "vocab/sweep_spec.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -333,6 +334,20 @@ bool matches(const SweepFilter& f, const Json& key, const Json& model_value) {
   return true;
 }
 
+// Why `name` cannot name a sweep, or "": it names the default results
+// directory (results/<name>), so it is one plain path component.
+std::string sweep_name_problem(const std::string& name) {
+  const bool plain = !name.empty() && name.size() <= 128 && name != "." && name != ".." &&
+                     std::all_of(name.begin(), name.end(), [](char c) {
+                       return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' ||
+                              c == '-';
+                     });
+  if (plain) return "";
+  return "the sweep name \"" + sanitize_utf8(utf8_prefix(name, 60)) +
+         "\" names its results directory (results/<name>): use 1-128 letters, digits and . _ + - (not \".\" or "
+         "\"..\")";
+}
+
 }  // namespace
 
 std::optional<SweepSpec> load_sweep(const Json& j, Diagnostics& d, const SweepContext& ctx) {
@@ -340,6 +355,7 @@ std::optional<SweepSpec> load_sweep(const Json& j, Diagnostics& d, const SweepCo
   if (!r.is_object()) return std::nullopt;
   SweepSpec s;
   s.name = r.string("name", true).value_or("");
+  if (const std::string why = sweep_name_problem(s.name); r.has("name") && !why.empty()) d.add("/name", why);
   s.description = r.string("description", false).value_or("");
   s.repetitions = static_cast<int>(r.integer("repetitions", false, 1, kMaxRepetitions).value_or(3));
   s.warmup = static_cast<int>(r.integer("warmup", false, 0, kMaxRepetitions).value_or(1));

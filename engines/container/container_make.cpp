@@ -719,6 +719,18 @@ bool container_part_present(const std::string& path, const ContainerSpec& spec, 
   return already_made(path, *bytes, spec, part, drive, trunk_sum);
 }
 
+namespace {
+
+bool every_part_present(const ContainerSpec& spec) {
+  if (!container_part_present(trunk_file_path(spec), spec, ContainerPart::kTrunk, 0)) return false;
+  for (int d = 0; d < static_cast<int>(spec.drive_dirs.size()); ++d) {
+    if (!container_part_present(expert_file_path(spec, d), spec, ContainerPart::kExperts, d)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 Expected<ContainerFiles> make_container(const ContainerSpec& spec, Progress& progress) {
   constexpr const char* kMakeLockName = ".moebench-make.lock";
   if (spec.drive_dirs.empty()) return make_error("container make: give at least one --drive directory");
@@ -740,8 +752,10 @@ Expected<ContainerFiles> make_container(const ContainerSpec& spec, Progress& pro
   // sweep, here or on a machine sharing the directory): one maker per drive
   // directory at a time (the lock file .moebench-make.lock beside them);
   // the next finds the files made and reuses them.
+  // A directory that refuses the lock file (read-only) but already holds
+  // every file is used as it is: there is nothing to make.
   auto lock = FileLock::acquire((std::filesystem::path(spec.drive_dirs.front()) / kMakeLockName).string());
-  if (!lock) return make_error("container make: " + lock.error().message);
+  if (!lock && !every_part_present(spec)) return make_error("container make: " + lock.error().message);
   ContainerFiles files;
   // The trunk first (drive 0): every expert file records its checksum table.
   auto trunk = make_one(spec, ContainerPart::kTrunk, 0, "", progress);

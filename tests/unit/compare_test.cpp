@@ -309,6 +309,9 @@ TEST_CASE("a slower row, a failed row and rows in one file only", "[compare]") {
   CHECK(c->rows[0].metrics.at(0).verdict == Verdict::kRegressed);
   CHECK(c->rows[1].verdict == Verdict::kRegressed);
   CHECK_THAT(c->rows[1].status_change, Catch::Contains("ok → failed: repetition 1/9"));
+  // The summary line says what changed, not only how many.
+  CHECK_THAT(status_changes_phrase(*c), Catch::Contains("ok → failed (first: ") &&
+                                            Catch::Contains("read failed (EIO)"));
   CHECK(c->only_in_base.size() == 1);
   CHECK(c->only_in_new.size() == 1);
   const std::string md = comparison_to_markdown(*c);
@@ -361,4 +364,26 @@ TEST_CASE("the row label names the axes that are not at their defaults", "[compa
   CHECK_THAT(l, Catch::Contains("routing=zipf:1.1"));
   CHECK_THAT(l, Catch::Contains("gen=32"));
   CHECK_THAT(l, !Catch::Contains("prefetch="));
+}
+
+TEST_CASE("a metric the new file lacks is missing, not unchanged", "[compare]") {
+  const Environment e = env("vm");
+  const RunResults base = results(e, {row(point(64), e, {{metric::kDecodeTokS, noisy(10, 0.02, 9, 1)},
+                                                         {metric::kTtftS, noisy(0.5, 0.02, 9, 2)}})});
+  const RunResults now = results(e, {row(point(64), e, {{metric::kDecodeTokS, noisy(10, 0.02, 9, 3)}})});
+  auto c = compare_results(base, now, CompareOptions{}, "base.json", "new.json");
+  REQUIRE(c);
+  CHECK_FALSE(c->regressed());
+  CHECK(c->incomplete());
+  CHECK(c->metrics_missing == 1);
+  REQUIRE(c->missing.size() == 1);
+  CHECK_THAT(c->missing[0], Catch::EndsWith(": ttft_s"));
+  CHECK_THAT(comparison_to_markdown(*c), Catch::Contains("**INCOMPLETE**"));
+  const Json j = Json::parse(comparison_to_json(*c));
+  CHECK(j["exit_code"] == 1);
+  CHECK(j["summary"]["metrics"]["missing_in_new"] == 1);
+  // The other way round a metric only the new file has is no loss.
+  auto back = compare_results(now, base, CompareOptions{}, "new.json", "base.json");
+  REQUIRE(back);
+  CHECK_FALSE(back->incomplete());
 }

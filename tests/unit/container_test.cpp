@@ -322,3 +322,28 @@ TEST_CASE("the disk need counts a shared trunk and hard-linked replicas once", "
   CHECK(st.error().message.find(format_bytes(static_cast<double>(need->to_write_bytes))) != std::string::npos);
   CHECK(st.error().message.find("free space") != std::string::npos);
 }
+
+TEST_CASE("a drive directory that refuses the make lock but holds every file is used as it is", "[container]") {
+  QuietProgress quiet;
+  TempDir dir;
+  const ContainerSpec spec = tiny_spec({dir.path()}, "replicate", false);
+  {
+    auto made = make_container(spec, quiet);
+    if (!made) FAIL(made.error().message);
+  }
+  // The lock file cannot be opened (as on a read-only mount, which root's
+  // tests cannot make): its path is a directory.
+  const std::string lock = dir.file(".moebench-make.lock");
+  std::filesystem::remove(lock);
+  REQUIRE(std::filesystem::create_directory(lock));
+  auto reused = make_container(spec, quiet);
+  if (!reused) FAIL(reused.error().message);
+  CHECK(reused->trunk.reused);
+  REQUIRE(reused->experts.size() == 1);
+  CHECK(reused->experts[0].reused);
+  // With a file missing there is something to make: the lock is needed, and its refusal is the error.
+  std::filesystem::remove(reused->experts[0].path);
+  auto missing = make_container(spec, quiet);
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(missing.error().message, Catch::StartsWith("container make: "));
+}

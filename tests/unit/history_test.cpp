@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <fstream>
@@ -509,4 +510,18 @@ TEST_CASE("history database: filters and steps through the database", "[history]
   REQUIRE(ts.size() == 1);
   REQUIRE(ts[0].steps.size() == 1);
   CHECK(ts[0].steps[0].stats.rel_change > 0.1);
+}
+
+TEST_CASE("a FIFO, a directory or a device given as the database is refused without opening it", "[history]") {
+  moebench::testing::TempDir dir;
+  const std::string fifo = dir.file("db.fifo");
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);  // SQLite would block opening it, with no writer
+  for (const std::string& path : {fifo, dir.path(), std::string("/dev/null")}) {
+    for (auto mode : {HistoryDb::Mode::kReadOnly, HistoryDb::Mode::kReadWrite}) {
+      auto db = HistoryDb::open(path, mode);
+      INFO(path);
+      REQUIRE_FALSE(db.ok());
+      CHECK(db.error().message.find("not a history database file") != std::string::npos);
+    }
+  }
 }

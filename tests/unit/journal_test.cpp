@@ -229,3 +229,21 @@ TEST_CASE("a plain run refuses an existing journal that holds no sweep", "[journ
   CHECK(j.error().message.find("--fresh") != std::string::npos);
   CHECK(Journal::open(dir.file("j.jsonl"), info(), journal_env(), Journal::Mode::kFresh).ok());
 }
+
+TEST_CASE("a row with more samples than runs is refused before any statistic sees it", "[journal]") {
+  TempDir dir;
+  {
+    auto j = Journal::open(dir.file("j.jsonl"), info(), journal_env(), Journal::Mode::kCreate);
+    REQUIRE(j->append(row(0)).ok());
+  }
+  ResultRow big = row(1);  // 2 repetitions, no warm-up recorded
+  big.samples[metric::kDecodeTokS] = std::vector<double>(100000, 2.0);
+  {
+    std::ofstream out(dir.file("j.jsonl"), std::ios::app);
+    out << journal_row_line(big);
+  }
+  auto back = read_journal(dir.file("j.jsonl"));
+  REQUIRE_FALSE(back.ok());
+  CHECK(back.error().message.find("/row/samples/decode_tok_s: 100000 samples, but the row ran 2 repetitions") !=
+        std::string::npos);
+}

@@ -175,3 +175,23 @@ TEST_CASE("trunk_quant: a quant that cannot store the trunk's rows is refused wi
   CHECK(trunk_quant_fits_card(c, "bf16").empty());
   CHECK_THAT(trunk_quant_fits_card(c, "nope"), Catch::Contains("unknown quant"));
 }
+
+TEST_CASE("a sweep name is one plain path component", "[sweep]") {
+  // The name is the default results directory: results/<name>.
+  for (const std::string& bad : std::vector<std::string>{"..", ".", "a/b", "", std::string("nul\0byte", 8), "sp ace"}) {
+    Json j = {{"name", bad}, {"axes", {{"engine", {"null"}}, {"model", {"tiny-moe"}}}}};
+    auto spec = load_sweep_text(j.dump(), "t.json", ctx());
+    INFO(bad);
+    REQUIRE_FALSE(spec.ok());
+    CHECK_THAT(spec.error().message, Catch::Contains("t.json: /name:"));
+    CHECK(spec.error().message.find('\0') == std::string::npos);  // shown as \x00, never sent raw
+  }
+  Json ok = {{"name", "ci-2.v1_x+y"}, {"axes", {{"engine", {"null"}}, {"model", {"tiny-moe"}}}}};
+  CHECK(load_sweep_text(ok.dump(), "t.json", ctx()).ok());
+}
+
+TEST_CASE("an error never carries a raw control byte", "[sweep]") {
+  using namespace std::string_literals;
+  const Error e = make_error("bad \"a\0b\x1b[2J\" here\nnext line\twith tab"s);
+  CHECK(e.message == "bad \"a\\x00b\\x1b[2J\" here\nnext line\twith tab");
+}
