@@ -263,6 +263,16 @@ Expected<std::unique_ptr<SqlConnection>> open_postgres(const std::string& url, b
 #else
 Expected<std::unique_ptr<SqlConnection>> open_postgres(const std::string& url, bool read_only) {
   const std::string label = mask_postgres_password(url);
+  // libpq ends the user information at the first '@': a second one would
+  // send part of the password as the host name, and libpq's error would
+  // print it. Refused before anything is sent.
+  const std::size_t scheme_end = url.find("://");
+  const std::size_t last_at = url.rfind('@');
+  if (scheme_end != std::string::npos && last_at != std::string::npos && last_at > scheme_end &&
+      url.find('@', scheme_end + 3) < last_at) {
+    return make_error(label + ": the user name or password holds '@', which a URL writes as %40 (libpq would take "
+                              "what follows the first '@' as the host); nothing was sent");
+  }
   const char* keys[] = {"dbname", "connect_timeout", "application_name", nullptr};
   const char* values[] = {url.c_str(), "10", "moebench", nullptr};
   PGconn* conn = PQconnectdbParams(keys, values, 1);

@@ -152,6 +152,47 @@ double u_min_p_value(std::size_t n_x, std::size_t n_y, Alternative alternative) 
   return alternative == Alternative::kTwoSided ? std::min(1.0, 2 * p) : p;
 }
 
+namespace {
+
+// The medians of `draws` bootstrap resamples of `v`: every one of the n^n
+// equally likely resamples, enumerated, when there are no more than `draws`
+// of them (n <= 4 at 2,000 draws: a repetition count's usual size), else
+// `draws` resamples drawn with `rng`. Drawing from the first list is drawing
+// a resample's median, at a cost that does not grow with n.
+struct BootMedians {
+  std::vector<double> medians;
+  bool enumerated = false;  // every resample once (draw from it), else draws in order
+};
+
+BootMedians bootstrap_medians(const std::vector<double>& v, int draws, SplitMix64& rng) {
+  const std::size_t n = v.size();
+  double space = 1;
+  for (std::size_t i = 0; i < n && space <= draws; ++i) space *= static_cast<double>(n);
+  BootMedians b;
+  std::vector<double>& out = b.medians;
+  std::vector<double> one(n);
+  if (space <= draws) {
+    b.enumerated = true;
+    std::vector<std::size_t> digit(n, 0);  // the resample's indices, counted in base n
+    for (;;) {
+      for (std::size_t i = 0; i < n; ++i) one[i] = v[digit[i]];
+      out.push_back(median(one));
+      std::size_t i = 0;
+      while (i < n && ++digit[i] == n) digit[i++] = 0;
+      if (i == n) break;
+    }
+    return b;
+  }
+  out.reserve(static_cast<std::size_t>(draws));
+  for (int d = 0; d < draws; ++d) {
+    for (double& x : one) x = v[rng.below(n)];
+    out.push_back(median(one));
+  }
+  return b;
+}
+
+}  // namespace
+
 RatioInterval bootstrap_median_ratio(const std::vector<double>& x, const std::vector<double>& y, double confidence,
                                      int resamples, std::uint64_t seed) {
   RatioInterval r;
@@ -162,13 +203,16 @@ RatioInterval bootstrap_median_ratio(const std::vector<double>& x, const std::ve
     return r;
   }
   SplitMix64 rng{seed};
+  const BootMedians bx = bootstrap_medians(x, resamples, rng), by = bootstrap_medians(y, resamples, rng);
+  const std::vector<double>&mx = bx.medians, &my = by.medians;
   std::vector<double> ratios;
   ratios.reserve(static_cast<std::size_t>(resamples));
-  std::vector<double> xs(x.size()), ys(y.size());
   for (int i = 0; i < resamples; ++i) {
-    for (double& v : xs) v = x[rng.below(x.size())];
-    for (double& v : ys) v = y[rng.below(y.size())];
-    const double ratio = median(ys) / median(xs);
+    // A drawn list is used in order (its draws are already independent); an
+    // enumerated one is drawn from.
+    const double a = bx.enumerated ? mx[rng.below(mx.size())] : mx[static_cast<std::size_t>(i)];
+    const double b = by.enumerated ? my[rng.below(my.size())] : my[static_cast<std::size_t>(i)];
+    const double ratio = b / a;
     if (!std::isnan(ratio)) ratios.push_back(ratio);
   }
   if (ratios.empty()) {
@@ -176,8 +220,8 @@ RatioInterval bootstrap_median_ratio(const std::vector<double>& x, const std::ve
     return r;
   }
   const double tail = (1 - confidence) / 2;
-  r.low = quantile(ratios, tail);
-  r.high = quantile(ratios, 1 - tail);
+  r.low = quantile_in_place(ratios, tail);
+  r.high = quantile_in_place(ratios, 1 - tail);
   return r;
 }
 

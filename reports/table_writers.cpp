@@ -51,12 +51,6 @@ std::string write_json(const RunResults& r) {
   auto ordered = [](const Json& j) { return OrderedJson::parse(j.dump(-1, ' ', false, kReplace)); };
   OrderedJson envs = OrderedJson::array();
   for (const Environment& e : r.environments) envs.push_back(ordered(environment_to_json(e)));
-  OrderedJson rows = OrderedJson::array();
-  for (const ResultRow& row : r.rows) {
-    OrderedJson j = ordered(row_to_json(row));
-    j["columns"] = row_columns_json(row);
-    rows.push_back(std::move(j));
-  }
   OrderedJson units = OrderedJson::object();
   for (const Column& c : result_columns()) units[c.name] = c.unit;
   OrderedJson doc = OrderedJson::object();
@@ -64,8 +58,27 @@ std::string write_json(const RunResults& r) {
   doc["sweep"] = ordered(sweep_info_to_json(r.sweep));
   doc["environments"] = envs;
   doc["column_units"] = units;
-  doc["rows"] = rows;
-  return doc.dump(2, ' ', false, kReplace) + "\n";
+  doc["rows"] = OrderedJson::array();
+  std::string out = doc.dump(2, ' ', false, kReplace) + "\n";
+  if (r.rows.empty()) return out;
+  // The rows are written one at a time, as dump(2) would nest them, so the
+  // document is never held as a tree of every row (10^5 rows: gigabytes).
+  const std::string empty_rows = "\"rows\": []\n}\n";
+  out.resize(out.size() - empty_rows.size());
+  out += "\"rows\": [\n";
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    OrderedJson j = ordered(row_to_json(r.rows[i]));
+    j["columns"] = row_columns_json(r.rows[i]);
+    const std::string one = j.dump(2, ' ', false, kReplace);  // strings hold no raw newline
+    out += "    ";
+    for (char c : one) {
+      out += c;
+      if (c == '\n') out += "    ";
+    }
+    out += i + 1 < r.rows.size() ? ",\n" : "\n";
+  }
+  out += "  ]\n}\n";
+  return out;
 }
 
 std::string write_jsonl(const RunResults& r) {

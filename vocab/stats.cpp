@@ -12,16 +12,33 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }
 
-double quantile(std::vector<double> xs, double p) {
+double quantile_of_sorted(const std::vector<double>& xs, double p) {
   if (xs.empty()) return kNaN;
-  std::sort(xs.begin(), xs.end());
   const double h = (static_cast<double>(xs.size()) - 1.0) * std::clamp(p, 0.0, 1.0);
   const std::size_t lo = static_cast<std::size_t>(std::floor(h));
   const std::size_t hi = std::min(lo + 1, xs.size() - 1);
   return xs[lo] + (h - static_cast<double>(lo)) * (xs[hi] - xs[lo]);
 }
 
-double median(std::vector<double> xs) { return quantile(std::move(xs), 0.5); }
+double quantile(std::vector<double> xs, double p) {
+  std::sort(xs.begin(), xs.end());
+  return quantile_of_sorted(xs, p);
+}
+
+double quantile_in_place(std::vector<double>& xs, double p) {
+  // quantile(xs, p) without the sort: the two order statistics it
+  // interpolates, O(n); `xs` is reordered.
+  if (xs.empty()) return kNaN;
+  const double h = (static_cast<double>(xs.size()) - 1.0) * std::clamp(p, 0.0, 1.0);
+  const std::size_t k = static_cast<std::size_t>(std::floor(h));
+  std::nth_element(xs.begin(), xs.begin() + static_cast<std::ptrdiff_t>(k), xs.end());
+  const double lo = xs[k];
+  if (k + 1 >= xs.size()) return lo;
+  const double hi = *std::min_element(xs.begin() + static_cast<std::ptrdiff_t>(k) + 1, xs.end());
+  return lo + (h - static_cast<double>(k)) * (hi - lo);
+}
+
+double median(std::vector<double> xs) { return quantile_in_place(xs, 0.5); }
 
 double mean(const std::vector<double>& xs) {
   if (xs.empty()) return kNaN;

@@ -20,6 +20,10 @@ namespace moebench {
 
 double median(std::vector<double> xs);
 double quantile(std::vector<double> xs, double p);
+// The same of values already sorted ascending (no copy, no sort).
+double quantile_of_sorted(const std::vector<double>& xs, double p);
+// The same in O(n), reordering `xs` (no copy).
+double quantile_in_place(std::vector<double>& xs, double p);
 double mean(const std::vector<double>& xs);
 double stddev(const std::vector<double>& xs);
 double mad(const std::vector<double>& xs);

@@ -5,7 +5,8 @@
 // of the test (a run's results.json and journal.jsonl, a calibratable
 // results.json), applies random mutations — hostile numbers (1e999, huge
 // integers, -1), deleted and duplicated keys, flipped types, invalid UTF-8,
-// wrapping in arrays, deep nesting, truncation, stray bytes — and feeds each
+// wrapping in arrays, deep nesting, truncation, stray bytes, NUL bytes,
+// rows of another run, sample arrays far past the runs — and feeds each
 // mutant to the command that reads it: `validate` (every config), `report
 // --machine` and `calibrate --machine` (profiles), `compare`, `report`,
 // `history add` and `calibrate` (results), `run --resume` (journals).
@@ -71,6 +72,10 @@ class Mutator {
   std::string mutate(const Subject& s, std::string& what) {
     if (s.kind == "journal") return mutate_journal(s.text, what);
     std::string text = s.text;
+    if ((s.kind == "results" || s.kind == "calibrate") && chance(0.1)) {
+      what += "200000 samples; ";
+      text = with_huge_samples(text);
+    }
     const std::size_t n = 1 + below(3);
     for (std::size_t i = 0; i < n; ++i) {
       text = chance(0.75) ? mutate_structure(text, what) : mutate_text(text, what);
@@ -290,6 +295,17 @@ class Mutator {
   }
 
   // A journal: one line damaged, replaced or retyped, or the file torn.
+  // Every "samples" array of a metric starts with 200,000 more numbers.
+  static std::string with_huge_samples(std::string text) {
+    std::string many;
+    for (int i = 0; i < 200000; ++i) many += "1.5,";
+    for (std::size_t at = text.find("\"decode_tok_s\":["); at != std::string::npos;
+         at = text.find("\"decode_tok_s\":[", at + many.size())) {
+      text.insert(at + 16, many);
+    }
+    return text;
+  }
+
   std::string mutate_journal(const std::string& text, std::string& what) {
     std::vector<std::string> lines;
     std::size_t pos = 0;
@@ -304,7 +320,21 @@ class Mutator {
                                          "{\"type\": \"row\"}", "{\"type\": \"row\", \"row\": []}",
                                          "{\"type\": \"segment\", \"environment\": 7}",
                                          "{\"type\": \"header\", \"journal_version\": 1}", "1e999"};
-    switch (below(4)) {
+    switch (below(6)) {
+      case 4: {  // a row another run wrote, appended (its run id is no segment's)
+        const std::size_t at = lines[l].find("\"run_id\":\"");
+        if (at == std::string::npos) break;
+        what += "line " + std::to_string(l + 1) + " appended as another run's; ";
+        std::string foreign = lines[l];
+        foreign.insert(at + 10, "other-");
+        lines.push_back(foreign);
+        break;
+      }
+      case 5: {  // a row whose samples far outnumber its runs
+        what += "line " + std::to_string(l + 1) + " with 200000 samples; ";
+        lines[l] = with_huge_samples(lines[l]);
+        break;
+      }
       case 0: {
         lines[l] = kLines[below(13)];
         what += "line " + std::to_string(l + 1) + " = " + lines[l] + "; ";
@@ -480,6 +510,21 @@ TEST_CASE("mutated configs and results and journals never crash a reader", "[int
       }
     }
   }
+  // History locations a careless user types: none is taken as a SQLite file
+  // name, none prints its password.
+  for (const std::string& url : {std::string("PostgreSQL://u:s3cr3t@127.0.0.1:1/x"), std::string("pg://u:s3cr3t@h/x"),
+                                 std::string("postgressql://u:s3cr3t@h/x"), std::string("postgresql:u:s3cr3t@h"),
+                                 std::string("host=127.0.0.1 password=s3cr3t dbname=x"),
+                                 std::string("postgresql://u:s3@cr3t@127.0.0.1:1/x")}) {
+    Finished f = run_moebench({"history", "show", "--db", url}, dir.path(), "url");
+    ++o.runs;
+    INFO(url << " → " << f.err);
+    CHECK(f.exit_code == 1);
+    CHECK(f.err.find("s3cr3t") == std::string::npos);
+    CHECK(f.err.find("cr3t@") == std::string::npos);
+    CHECK_FALSE(fs::exists(dir.file(url)));
+  }
+
   std::string report;
   for (const std::string& f : o.failures) report += "\n  " + f;
   INFO(o.runs << " runs of " << count << " mutants (seed " << seed << "): " << o.signalled << " killed by a signal, "
