@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <string_view>
+#include <utility>
 
 namespace moebench {
 namespace {
@@ -61,7 +62,19 @@ std::string engine_family(const std::string& engine) {
     w += static_cast<char>(std::tolower(u));
   }
   while (!w.empty() && (w.back() == '.' || w.back() == '-')) w.pop_back();
-  return w.empty() ? "any" : w;
+  if (w.empty()) return "any";
+  // Other spellings of one family's first word (a fork keeps its own name).
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kAliases{{
+      {"mlx", "mlx-lm"},           // "MLX 0.32.0 / mlx-lm 0.31.3": the framework, run through mlx-lm
+      {"mlx_lm", "mlx-lm"},        // the Python module's name
+      {"llamacpp", "llama.cpp"},   {"llama-cpp", "llama.cpp"},
+      {"llama-bench", "llama.cpp"},  // llama.cpp's benchmark binary
+      {"ik-llama.cpp", "ik_llama.cpp"}, {"lmstudio", "lm-studio"},
+  }};
+  for (const auto& [alias, family] : kAliases) {
+    if (w == alias) return std::string(family);
+  }
+  return w;
 }
 
 std::optional<ProcessorDefault> family_processor(const std::string& family) {

@@ -18,7 +18,9 @@ enum class Residency {
 };
 
 // An engine family from the engine as a source names it: its first word,
-// lowercased ("kimi-k3-in-c", "waste", "llama.cpp", ...).
+// lowercased ("kimi-k3-in-c", "waste", "llama.cpp", ...), with other
+// spellings of one family mapped to its name ("MLX" and "mlx_lm" are
+// "mlx-lm", "llama-bench" is "llama.cpp"); a fork keeps its own name.
 std::string engine_family(const std::string& engine);
 
 // Where a family computes when a claim leaves `processor` out: "cpu" (every

@@ -569,3 +569,13 @@ TEST_CASE("a measured RSS within the model's own size says the run held it all",
   const SetupCase s = plausible_cases(c, card, m).front();
   CHECK_FALSE(estimate_case(card, m, s, EngineEfficiency{}).resident);
 }
+
+TEST_CASE("other spellings of a family are that family and a fork keeps its name", "[setup][claims]") {
+  CHECK(engine_family("MLX 0.32.0 / mlx-lm 0.31.3, tensor parallel") == "mlx-lm");
+  CHECK(engine_family("mlx_lm stream_generate") == "mlx-lm");
+  CHECK(engine_family("llama-bench build 2f68ce7cf") == "llama.cpp");
+  CHECK(engine_family("ik_llama.cpp llama-sweep-bench") == "ik_llama.cpp");
+  CHECK(engine_family("llama.cpp-derived fork") == "llama.cpp-derived");
+  CHECK(engine_family("turboquant-mlx") == "turboquant-mlx");
+  CHECK(family_prefill_chunk(engine_family("MLX"))->tokens == 2048);  // the facts of mlx-lm apply
+}
