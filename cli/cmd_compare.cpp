@@ -93,15 +93,15 @@ int compare_command(const CompareArgs& a) {
     if (Status st = write_file_atomic(a.out, text); !st) return error(st.error().message);
   }
   if (c->regressed()) {
-    const std::string changes = status_changes_phrase(*c);
+    const std::string changes = escape_control_bytes(status_changes_phrase(*c));  // labels come from the files
     fmt::print(stderr, "moebench compare: regression: {} of {} rows regressed ({} metrics regressed; {} rows changed "
-               "status{}); exit 1\n", c->rows_regressed, c->rows.size(), c->metrics_regressed, c->status_regressed,
-               changes.empty() ? "" : ": " + changes);
+               "status{}); exit 1\n", c->rows_regressed, c->rows.size(), c->metrics_regressed,
+               c->status_regressed + c->status_improved, changes.empty() ? "" : ": " + changes);
     return 1;
   }
   if (c->incomplete()) {
     fmt::print(stderr, "moebench compare: incomplete: the new file lacks {} metric(s) the base measured (first: {}); "
-               "missing is not unchanged; exit 1\n", c->metrics_missing, c->missing.front());
+               "missing is not unchanged; exit 1\n", c->metrics_missing, escape_control_bytes(c->missing.front()));
     return 1;
   }
   fmt::print(stderr, "moebench compare: no regression in {} rows ({} improved, {} insufficient samples)\n",

@@ -20,6 +20,8 @@ namespace moebench {
 
 class RewritePacer {
  public:
+  static constexpr std::size_t kMinRowsToProject = 1000;
+
   explicit RewritePacer(double min_interval_s = 2.0, double cost_factor = 10.0, double max_refresh_s = 5.0)
       : min_interval_s_(min_interval_s), cost_factor_(cost_factor), max_refresh_s_(max_refresh_s) {}
 
@@ -32,7 +34,9 @@ class RewritePacer {
   // A refresh of `rows` rows ran from `start_s` to `end_s`.
   void wrote(double start_s, double end_s, std::size_t rows) {
     const double took = std::max(0.0, end_s - start_s);
-    per_row_s_ = rows > 0 ? took / static_cast<double>(rows) : 0.0;
+    // A small refresh is mostly fixed cost (fsyncs, renames): projecting it
+    // per row would stop the refreshes at a few hundred rows.
+    if (rows >= kMinRowsToProject) per_row_s_ = took / static_cast<double>(rows);
     next_s_ = end_s + std::max(min_interval_s_, cost_factor_ * took);
   }
 

@@ -224,9 +224,9 @@ Expected<SweepSession> open_sweep_session(const SweepRequest& r, const SweepPlan
   const Journal::Mode mode = r.fresh ? Journal::Mode::kFresh
                              : r.resume ? Journal::Mode::kResume : Journal::Mode::kCreate;
   const std::string journal_path = (std::filesystem::path(out_dir) / "journal.jsonl").string();
-  if (mode == Journal::Mode::kCreate) {
+  if (mode != Journal::Mode::kFresh) {
     // Results without their journal (copied, or the journal deleted) are
-    // still results: a plain run does not overwrite them.
+    // still results: a plain run or a resume does not overwrite them.
     std::error_code ec;
     const std::vector<std::string> held = existing_results_files(out_dir);
     if (!std::filesystem::exists(journal_path, ec) && !held.empty()) {

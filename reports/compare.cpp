@@ -393,7 +393,7 @@ std::string comparison_to_markdown(const Comparison& c) {
   for (const std::string& n : c.notes) out += "Note: " + n + "\n";
   if (!c.notes.empty()) out += "\n";
 
-  out += std::string("**") + (c.regressed() ? "REGRESSED" : "NO REGRESSION") + "** — " +
+  out += std::string("**") + (c.regressed() ? "REGRESSED" : c.incomplete() ? "INCOMPLETE" : "NO REGRESSION") + "** — " +
          std::to_string(c.rows.size()) + " rows compared: " + std::to_string(c.rows_regressed) + " regressed, " +
          std::to_string(c.rows_improved) + " improved, " + std::to_string(c.rows_unchanged) + " unchanged, " +
          std::to_string(c.rows_insufficient) + " insufficient samples; metrics: " +
@@ -403,7 +403,7 @@ std::string comparison_to_markdown(const Comparison& c) {
          std::to_string(c.status_improved) + " better. Only in base: " + std::to_string(c.only_in_base.size()) + ", only in new: " +
          std::to_string(c.only_in_new.size()) + ".\n";
   if (c.incomplete()) {
-    out += "\n**INCOMPLETE** — the new file lacks " + std::to_string(c.metrics_missing) +
+    out += "\nMissing in new — the new file lacks " + std::to_string(c.metrics_missing) +
            " metric(s) the base measured (missing is not unchanged):\n\n";
     for (const std::string& m : c.missing) out += "- " + m + "\n";
   }
@@ -479,7 +479,7 @@ std::string comparison_to_json(const Comparison& c) {
   const CompareOptions& o = c.options;
   OrderedJson doc = OrderedJson::object();
   doc["moebench_compare_version"] = 1;
-  doc["verdict"] = c.regressed() ? "regressed" : "no regression";
+  doc["verdict"] = c.regressed() ? "regressed" : c.incomplete() ? "incomplete" : "no regression";
   doc["exit_code"] = c.regressed() || c.incomplete() ? 1 : 0;
   doc["base"] = side_json(c.base);
   doc["new"] = side_json(c.now);

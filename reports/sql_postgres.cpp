@@ -266,12 +266,14 @@ Expected<std::unique_ptr<SqlConnection>> open_postgres(const std::string& url, b
   // libpq ends the user information at the first '@': a second one would
   // send part of the password as the host name, and libpq's error would
   // print it. Refused before anything is sent.
+  // Only the part before any query is looked at: '@' may be in a parameter.
   const std::size_t scheme_end = url.find("://");
-  const std::size_t last_at = url.rfind('@');
+  const std::string head = url.substr(0, url.find('?'));
+  const std::size_t last_at = head.rfind('@');
   if (scheme_end != std::string::npos && last_at != std::string::npos && last_at > scheme_end &&
-      url.find('@', scheme_end + 3) < last_at) {
-    return make_error(label + ": the user name or password holds '@', which a URL writes as %40 (libpq would take "
-                              "what follows the first '@' as the host); nothing was sent");
+      head.find('@', scheme_end + 3) < last_at) {
+    return make_error(url.substr(0, scheme_end + 3) + "…: the user name or password holds '@', which a URL writes "
+                      "as %40 (libpq would take what follows the first '@' as the host); nothing was sent");
   }
   const char* keys[] = {"dbname", "connect_timeout", "application_name", nullptr};
   const char* values[] = {url.c_str(), "10", "moebench", nullptr};

@@ -59,14 +59,17 @@ class [[nodiscard]] Status {
 // Messages quote text from files and argv, which may hold control bytes (a
 // NUL, a terminal escape): they are shown as \xNN, never sent to the
 // terminal. Newlines and tabs are kept.
-inline Error make_error(std::string message) {
+inline std::string escape_control_bytes(std::string message);
+inline Error make_error(std::string message) { return Error{escape_control_bytes(std::move(message))}; }
+
+inline std::string escape_control_bytes(std::string message) {
   auto control = [](char ch) {
     const auto c = static_cast<unsigned char>(ch);
     return (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f;
   };
   bool clean = true;
   for (char c : message) clean = clean && !control(c);
-  if (clean) return Error{std::move(message)};
+  if (clean) return message;
   std::string shown;
   shown.reserve(message.size() + 16);
   for (char c : message) {
@@ -80,7 +83,7 @@ inline Error make_error(std::string message) {
     shown += kHex[b >> 4];
     shown += kHex[b & 15];
   }
-  return Error{std::move(shown)};
+  return shown;
 }
 
 }  // namespace moebench

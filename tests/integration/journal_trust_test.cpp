@@ -78,6 +78,11 @@ TEST_CASE("a plain run does not overwrite results whose journal is gone", "[inte
   CHECK(again.err.find("holds results") != std::string::npos);
   CHECK(again.err.find("--fresh") != std::string::npos);
   CHECK(*read_file(out + "/results.json") == kept);
+  Finished resume = run_moebench({"run", quick, "--out", out, "--resume", "--quiet"}, dir.path(), "resume");
+  INFO(resume.err);
+  CHECK(resume.exit_code == 1);  // a resume with nothing to resume from keeps them too
+  CHECK(resume.err.find("holds results") != std::string::npos);
+  CHECK(*read_file(out + "/results.json") == kept);
   CHECK_FALSE(std::filesystem::exists(out + "/journal.jsonl"));
 }
 

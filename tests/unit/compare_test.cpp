@@ -387,3 +387,19 @@ TEST_CASE("a metric the new file lacks is missing, not unchanged", "[compare]") 
   REQUIRE(back);
   CHECK_FALSE(back->incomplete());
 }
+
+TEST_CASE("the bootstrap of three samples a side enumerates their resamples", "[compare][stats]") {
+  // y = 2x: every resample median of x is in {1, 2, 3}, of y in {2, 4, 6}.
+  const RatioInterval r = bootstrap_median_ratio({1, 2, 3}, {2, 4, 6}, 0.95, 2000, 7);
+  CHECK(r.low >= 2.0 / 3 - 1e-12);
+  CHECK(r.high <= 6.0 + 1e-12);
+  CHECK(r.low <= 2.0);
+  CHECK(r.high >= 2.0);
+  const RatioInterval again = bootstrap_median_ratio({1, 2, 3}, {2, 4, 6}, 0.95, 2000, 7);
+  CHECK(again.low == r.low);  // seeded
+  CHECK(again.high == r.high);
+  // One value a side: one resample each, the ratio exactly.
+  const RatioInterval one = bootstrap_median_ratio({4}, {5}, 0.95, 2000, 7);
+  CHECK(one.low == Approx(1.25));
+  CHECK(one.high == Approx(1.25));
+}

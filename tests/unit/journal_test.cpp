@@ -135,7 +135,7 @@ TEST_CASE("rows another journal wrote are refused naming the line", "[journal]")
   REQUIRE_FALSE(j.ok());
   CHECK(j.error().message.find("j.jsonl:3: a row that does not belong to this journal") != std::string::npos);
   CHECK(j.error().message.find("another-run") != std::string::npos);
-  CHECK_FALSE(read_journal(dir.file("j.jsonl")).ok());  // merge and report read it the same way
+  CHECK_FALSE(read_journal(dir.file("j.jsonl")).ok());  // merge reads it the same way
 }
 
 TEST_CASE("a row past the sweep's points is refused", "[journal]") {

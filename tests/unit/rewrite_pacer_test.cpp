@@ -13,25 +13,26 @@ using namespace moebench;
 namespace {
 
 struct Simulated {
-  long refreshes = 0;
+  long refreshes = 0, last_refresh_rows = 0;
   double refresh_s = 0, longest_refresh_s = 0, end_s = 0;
   std::vector<double> finished_at;  // each point's end
 };
 
-// `n` points of `point_s` each; a refresh of r rows takes r × `per_row_s`.
-Simulated simulate(long n, double point_s, double per_row_s, RewritePacer pacer) {
+// `n` points of `point_s` each; a refresh of r rows takes `fixed_s` + r × `per_row_s`.
+Simulated simulate(long n, double point_s, double per_row_s, RewritePacer pacer, double fixed_s = 0) {
   Simulated s;
   double now = 0;
   for (long rows = 1; rows <= n; ++rows) {
     now += point_s;
     s.finished_at.push_back(now);
     if (!pacer.due(now, static_cast<std::size_t>(rows))) continue;
-    const double took = static_cast<double>(rows) * per_row_s;
+    const double took = fixed_s + static_cast<double>(rows) * per_row_s;
     pacer.wrote(now, now + took, static_cast<std::size_t>(rows));
     now += took;
     ++s.refreshes;
     s.refresh_s += took;
     s.longest_refresh_s = std::max(s.longest_refresh_s, took);
+    s.last_refresh_rows = rows;
   }
   s.end_s = now;
   return s;
@@ -75,4 +76,13 @@ TEST_CASE("the wait is measured from the end of the refresh", "[runner]") {
   CHECK(p.due(33.0, 33000));      // projected 99 s: under the cap
   CHECK_FALSE(p.due(33.0, 34000));  // projected 102 s: written at the end only
   CHECK(p.too_big(34000));
+}
+
+TEST_CASE("a refresh's fixed cost is not projected per row", "[runner]") {
+  // 20 ms of fsyncs and renames per refresh, 2 µs per row: the first
+  // refresh (1 row) must not make 250 rows look like a 5 s refresh.
+  const Simulated s = simulate(200000, 1e-3, 2e-6, RewritePacer(), 0.02);
+  CHECK(s.refreshes > 50);
+  CHECK(s.last_refresh_rows > 150000);  // still refreshed near the end: 0.4 s a refresh
+  CHECK(s.longest_refresh_s <= 5.0);
 }
