@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "reports/results_files.h"
+#include "vocab/text.h"
+
 namespace moebench {
 
 Journal::Journal(Journal&& other) noexcept
@@ -12,8 +15,7 @@ Journal::Journal(Journal&& other) noexcept
       ids_(std::move(other.ids_)),
       retry_ids_(std::move(other.retry_ids_)),
       loaded_rows_(other.loaded_rows_),
-      failed_at_open_(other.failed_at_open_),
-      retry_failed_(other.retry_failed_) {}
+      failed_at_open_(other.failed_at_open_) {}
 
 bool Journal::has(const std::string& point_id) const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -23,7 +25,6 @@ bool Journal::has(const std::string& point_id) const {
 Expected<Journal> Journal::open(const std::string& path, const SweepInfo& sweep,
                                 const Environment& env, Mode mode, bool retry_failed) {
   Journal jr;
-  jr.retry_failed_ = retry_failed;
   std::error_code ec;
   const bool exists = std::filesystem::exists(path, ec);
   JournalPrefix parsed;
@@ -35,6 +36,15 @@ Expected<Journal> Journal::open(const std::string& path, const SweepInfo& sweep,
     parsed = std::move(*p);
   }
   const std::string dir = std::filesystem::path(path).parent_path().string();
+  // Results without their journal (copied, or the journal deleted) are still
+  // results: a plain run or a resume does not overwrite them.
+  if (!exists && mode != Mode::kFresh) {
+    const std::vector<std::string> held = existing_results_files(dir);
+    if (!held.empty()) {
+      return make_error(dir + " holds results (" + join(held, ", ") + ") but no journal.jsonl; a new run would "
+                        "overwrite them: pass --fresh to discard them, or --out to write elsewhere");
+    }
+  }
   if (exists && mode == Mode::kCreate && !parsed.has_header) {
     return make_error(path + " exists but holds no sweep (it is empty, or torn in its first line); a new run "
                              "would replace it: pass --fresh to discard it, or --out to write elsewhere");

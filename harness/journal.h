@@ -44,7 +44,6 @@ class Journal {
   std::size_t rows_loaded_at_open() const { return loaded_rows_; }
   // Failed rows found at open: kept (skipped), or retried with retry_failed.
   std::size_t failed_at_open() const { return failed_at_open_; }
-  bool retrying_failed() const { return retry_failed_; }
   // Durably appends the row (then adds it to results()). Thread-safe.
   Status append(const ResultRow& row);
   const std::string& path() const { return appender_.path(); }
@@ -58,7 +57,6 @@ class Journal {
   std::set<std::string> retry_ids_;  // failed rows a retry may replace
   std::size_t loaded_rows_ = 0;
   std::size_t failed_at_open_ = 0;
-  bool retry_failed_ = false;
 };
 
 }  // namespace moebench

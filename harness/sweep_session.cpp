@@ -224,16 +224,6 @@ Expected<SweepSession> open_sweep_session(const SweepRequest& r, const SweepPlan
   const Journal::Mode mode = r.fresh ? Journal::Mode::kFresh
                              : r.resume ? Journal::Mode::kResume : Journal::Mode::kCreate;
   const std::string journal_path = (std::filesystem::path(out_dir) / "journal.jsonl").string();
-  if (mode != Journal::Mode::kFresh) {
-    // Results without their journal (copied, or the journal deleted) are
-    // still results: a plain run or a resume does not overwrite them.
-    std::error_code ec;
-    const std::vector<std::string> held = existing_results_files(out_dir);
-    if (!std::filesystem::exists(journal_path, ec) && !held.empty()) {
-      return prefixed(r, out_dir + " holds results (" + join(held, ", ") + ") but no journal.jsonl; a new run would "
-                          "overwrite them: pass --fresh to discard them, or --out to write elsewhere");
-    }
-  }
   auto journal = Journal::open(journal_path, info, env, mode, r.retry_failed);
   if (!journal) return prefixed(r, journal.error().message);
   return SweepSession{std::move(*lock), std::move(env), std::move(machine_label), out_dir, std::move(*journal)};

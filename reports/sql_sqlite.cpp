@@ -113,11 +113,11 @@ Expected<std::unique_ptr<SqlConnection>> open_sqlite(const std::string& path, bo
   // SQLite would block opening a FIFO (forever, with no writer) and fail
   // obscurely on a directory or device: a database is a regular file.
   std::error_code ec;
-  const auto st = std::filesystem::status(path, ec);
-  if (path != ":memory:" && !ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
-    const char* what = std::filesystem::is_fifo(st)        ? "a FIFO"
-                       : std::filesystem::is_directory(st) ? "a directory"
-                       : std::filesystem::is_socket(st)    ? "a socket"
+  const auto kind = std::filesystem::status(path, ec);
+  if (path != ":memory:" && !ec && std::filesystem::exists(kind) && !std::filesystem::is_regular_file(kind)) {
+    const char* what = std::filesystem::is_fifo(kind)        ? "a FIFO"
+                       : std::filesystem::is_directory(kind) ? "a directory"
+                       : std::filesystem::is_socket(kind)    ? "a socket"
                                                            : "a device or other special file";
     return make_error(path + ": is " + what + ", not a history database file; pass --db a file path (it is "
                              "created on first use) or a postgresql:// URL");

@@ -6,6 +6,7 @@
 // actionable message (what is wrong, where, and what to do about it).
 #pragma once
 
+#include <algorithm>
 #include <cassert>
 #include <string>
 #include <utility>
@@ -59,17 +60,12 @@ class [[nodiscard]] Status {
 // Messages quote text from files and argv, which may hold control bytes (a
 // NUL, a terminal escape): they are shown as \xNN, never sent to the
 // terminal. Newlines and tabs are kept.
-inline std::string escape_control_bytes(std::string message);
-inline Error make_error(std::string message) { return Error{escape_control_bytes(std::move(message))}; }
-
 inline std::string escape_control_bytes(std::string message) {
   auto control = [](char ch) {
     const auto c = static_cast<unsigned char>(ch);
     return (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f;
   };
-  bool clean = true;
-  for (char c : message) clean = clean && !control(c);
-  if (clean) return message;
+  if (std::none_of(message.begin(), message.end(), control)) return message;
   std::string shown;
   shown.reserve(message.size() + 16);
   for (char c : message) {
@@ -85,5 +81,7 @@ inline std::string escape_control_bytes(std::string message) {
   }
   return shown;
 }
+
+inline Error make_error(std::string message) { return Error{escape_control_bytes(std::move(message))}; }
 
 }  // namespace moebench

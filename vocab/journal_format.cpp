@@ -124,8 +124,8 @@ void check_sweep_record(const Json& j, const std::string& path, Diagnostics& d) 
   if (!r.is_object()) return;
   strings(r, {"name", "description", "digest"});
   (void)r.integer("points_total", true, 0, kMaxPoints);
-  const auto reps = r.integer("repetitions", true, 0, kMaxRepetitions);
-  const auto warmup = r.integer("warmup", true, 0, kMaxRepetitions);
+  (void)r.integer("repetitions", true, 0, kMaxRepetitions);
+  (void)r.integer("warmup", true, 0, kMaxRepetitions);
   unsigned_integer(r, "seed");
   if (const Json* shard = r.object("shard", false); shard != nullptr) {
     ObjectReader sr(*shard, r.path_of("shard"), d);
