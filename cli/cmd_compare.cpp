@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 
 #include <fmt/format.h>
 
@@ -72,9 +73,11 @@ int compare_command(const CompareArgs& a) {
   auto threshold = parse_threshold(a.threshold);
   if (!threshold) return error(threshold.error().message);
   const std::string base_path = results_path(a.base), new_path = results_path(a.now);
-  auto base = load_results_file(base_path);
-  if (!base) return error("BASE " + base.error().message);
+  // The two files are read side by side (a reader uses one core).
+  auto reading_base = std::async(std::launch::async, [&base_path] { return load_results_file(base_path); });
   auto now = load_results_file(new_path);
+  auto base = reading_base.get();
+  if (!base) return error("BASE " + base.error().message);
   if (!now) return error("NEW " + now.error().message);
 
   CompareOptions o;
@@ -122,7 +125,7 @@ void add_compare_command(CLI::App& app, CliState& state) {
       "change of the medians of at least the threshold (and at least 1 point of hit rate, 5 points of I/O wait, 16 MiB of "
       "peak RSS); too few repetitions to ever reach p < alpha give "
       "\"insufficient samples\" (at alpha 0.01: at least 5 on each side). A status change is judged too "
-      "(ok -> failed is a regression). The interval is a seeded bootstrap of median(new)/median(base). Results "
+      "(ok -> failed is a regression). The interval is a bootstrap of median(new)/median(base): exact when both sides have at most 4 samples, else seeded draws. Results "
       "of different machines (row machine, host, CPU, CPU count, memory) are refused unless --cross-machine.\n\n"
       "Exit codes: 0 no regression; 1 a regression (stdout says REGRESSED) or an input error (stderr says "
       "\"error:\", stdout stays empty).\n\n"

@@ -191,6 +191,51 @@ BootMedians bootstrap_medians(const std::vector<double>& v, int draws, SplitMix6
   return b;
 }
 
+// The quantiles `tail` and 1 - `tail` of median(y)/median(x) when both lists
+// hold every resample's median once: each (x, y) pair has weight 1/(|x||y|).
+// Medians repeat (a 3-sample side has at most 3 distinct ones), so the
+// distinct values with their counts are paired, not the lists. Quantile q is
+// the smallest ratio whose cumulative weight reaches q. NaN pairs (0/0) are
+// dropped, as the drawn bootstrap drops them.
+std::pair<double, double> exact_ratio_quantiles(const std::vector<double>& mx, const std::vector<double>& my,
+                                                double tail) {
+  auto counted = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    std::vector<std::pair<double, double>> out;  // value, count
+    for (double d : v) {
+      if (!out.empty() && out.back().first == d) {
+        out.back().second += 1;
+      } else {
+        out.emplace_back(d, 1.0);
+      }
+    }
+    return out;
+  };
+  const auto cx = counted(mx), cy = counted(my);
+  std::vector<std::pair<double, double>> ratios;  // ratio, weight
+  ratios.reserve(cx.size() * cy.size());
+  double total = 0;
+  for (const auto& [a, na] : cx) {
+    for (const auto& [b, nb] : cy) {
+      const double ratio = b / a;
+      if (std::isnan(ratio)) continue;
+      ratios.emplace_back(ratio, na * nb);
+      total += na * nb;
+    }
+  }
+  if (ratios.empty()) return {kNaN, kNaN};
+  std::sort(ratios.begin(), ratios.end());
+  auto quantile = [&](double q) {
+    double cumulative = 0;
+    for (const auto& [ratio, w] : ratios) {
+      cumulative += w;
+      if (cumulative >= q * total * (1 - 1e-12)) return ratio;
+    }
+    return ratios.back().first;
+  };
+  return {quantile(tail), quantile(1 - tail)};
+}
+
 }  // namespace
 
 RatioInterval bootstrap_median_ratio(const std::vector<double>& x, const std::vector<double>& y, double confidence,
@@ -205,6 +250,16 @@ RatioInterval bootstrap_median_ratio(const std::vector<double>& x, const std::ve
   SplitMix64 rng{seed};
   const BootMedians bx = bootstrap_medians(x, resamples, rng), by = bootstrap_medians(y, resamples, rng);
   const std::vector<double>&mx = bx.medians, &my = by.medians;
+  const double tail = (1 - confidence) / 2;
+  if (bx.enumerated && by.enumerated) {
+    // Every resample pair is equally likely: the bootstrap distribution is
+    // known exactly (no draws, no Monte Carlo noise); its quantiles are read
+    // off the weighted distinct ratios.
+    const auto lo = exact_ratio_quantiles(mx, my, tail);
+    r.low = lo.first;
+    r.high = lo.second;
+    return r;
+  }
   std::vector<double> ratios;
   ratios.reserve(static_cast<std::size_t>(resamples));
   for (int i = 0; i < resamples; ++i) {
@@ -219,7 +274,6 @@ RatioInterval bootstrap_median_ratio(const std::vector<double>& x, const std::ve
     r.low = r.high = kNaN;
     return r;
   }
-  const double tail = (1 - confidence) / 2;
   r.low = quantile_in_place(ratios, tail);
   r.high = quantile_in_place(ratios, 1 - tail);
   return r;

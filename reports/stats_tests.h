@@ -69,8 +69,12 @@ struct RatioInterval {
   int resamples = 0;
 };
 
-// Percentile bootstrap interval of median(y) / median(x). A resample whose
-// x-median is 0 gives ±inf (or NaN for 0/0, dropped).
+// Percentile bootstrap interval of median(y) / median(x). When both sides
+// have so few samples that their n^n resamples number at most `resamples`
+// (n <= 4 at 2,000), the bootstrap distribution is computed exactly (every
+// pair of resamples, weighted) and the seed plays no part; otherwise
+// `resamples` seeded draws. A resample whose x-median is 0 gives ±inf (or NaN
+// for 0/0, dropped).
 RatioInterval bootstrap_median_ratio(const std::vector<double>& x, const std::vector<double>& y,
                                      double confidence = 0.95, int resamples = 2000,
                                      std::uint64_t seed = 1);

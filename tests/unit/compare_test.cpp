@@ -390,14 +390,21 @@ TEST_CASE("a metric the new file lacks is missing, not unchanged", "[compare]") 
 
 TEST_CASE("the bootstrap of three samples a side enumerates their resamples", "[compare][stats]") {
   // y = 2x: every resample median of x is in {1, 2, 3}, of y in {2, 4, 6}.
+  // P(median 1) = P(median 3) = 7/27 and P(median 2) = 13/27, so the ratio
+  // 2/3 (x 3, y 2) has weight 49/729 = 6.7 %, more than the 2.5 % tail: the
+  // exact 95 % interval is [2/3, 6], whatever the seed.
   const RatioInterval r = bootstrap_median_ratio({1, 2, 3}, {2, 4, 6}, 0.95, 2000, 7);
-  CHECK(r.low >= 2.0 / 3 - 1e-12);
-  CHECK(r.high <= 6.0 + 1e-12);
-  CHECK(r.low <= 2.0);
-  CHECK(r.high >= 2.0);
-  const RatioInterval again = bootstrap_median_ratio({1, 2, 3}, {2, 4, 6}, 0.95, 2000, 7);
-  CHECK(again.low == r.low);  // seeded
-  CHECK(again.high == r.high);
+  CHECK(r.low == Approx(2.0 / 3));
+  CHECK(r.high == Approx(6.0));
+  const RatioInterval other_seed = bootstrap_median_ratio({1, 2, 3}, {2, 4, 6}, 0.95, 2000, 8);
+  CHECK(other_seed.low == r.low);  // no draws: no seed dependence
+  CHECK(other_seed.high == r.high);
+  // x = y = {1, 2, 3} at 80 % (tails of 10 %): the ratio's distribution
+  // function is 6.7 % at 1/3, 19.2 % at 1/2, ..., 80.8 % at 3/2, 93.3 % at 2,
+  // so the first ratios reaching 10 % and 90 % are 1/2 and 2.
+  const RatioInterval narrow = bootstrap_median_ratio({1, 2, 3}, {1, 2, 3}, 0.80, 2000, 7);
+  CHECK(narrow.low == Approx(0.5));
+  CHECK(narrow.high == Approx(2.0));
   // One value a side: one resample each, the ratio exactly.
   const RatioInterval one = bootstrap_median_ratio({4}, {5}, 0.95, 2000, 7);
   CHECK(one.low == Approx(1.25));
