@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "vocab/columns.h"
 #include "vocab/metrics.h"
@@ -207,15 +208,34 @@ std::string row_label(const Point& p) {
   return s;
 }
 
-std::vector<MachineDifference> machine_differences(const RunResults& base, const RunResults& now) {
-  std::map<std::string, const ResultRow*> by_id;
-  for (const ResultRow& r : now.rows) by_id[r.point.id()] = &r;
+namespace {
+
+// Every row's point id, computed once (an id hashes every axis value).
+struct RowIds {
+  std::vector<std::string> ids;                        // rows order
+  std::unordered_map<std::string, std::size_t> index;  // id -> row
+  explicit RowIds(const RunResults& r) {
+    ids.reserve(r.rows.size());
+    index.reserve(r.rows.size());
+    for (std::size_t i = 0; i < r.rows.size(); ++i) {
+      ids.push_back(r.rows[i].point.id());
+      index.emplace(ids.back(), i);
+    }
+  }
+  const ResultRow* find(const RunResults& r, const std::string& id) const {
+    const auto it = index.find(id);
+    return it == index.end() ? nullptr : &r.rows[it->second];
+  }
+};
+
+std::vector<MachineDifference> machine_differences(const RunResults& base, const RunResults& now,
+                                                   const RowIds& base_ids, const RowIds& now_ids) {
   std::vector<MachineDifference> out;
   std::set<std::string> seen;
-  for (const ResultRow& b : base.rows) {
-    const auto it = by_id.find(b.point.id());
-    if (it == by_id.end()) continue;
-    const auto fb = machine_fields(base, b), fn = machine_fields(now, *it->second);
+  for (std::size_t i = 0; i < base.rows.size(); ++i) {
+    const ResultRow* n = now_ids.find(now, base_ids.ids[i]);
+    if (n == nullptr) continue;
+    const auto fb = machine_fields(base, base.rows[i]), fn = machine_fields(now, *n);
     for (const auto& [field, value] : fb) {
       const auto other = fn.find(field);
       if (other == fn.end() || other->second == value) continue;
@@ -225,6 +245,12 @@ std::vector<MachineDifference> machine_differences(const RunResults& base, const
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<MachineDifference> machine_differences(const RunResults& base, const RunResults& now) {
+  return machine_differences(base, now, RowIds(base), RowIds(now));
 }
 
 Expected<Comparison> compare_results(const RunResults& base, const RunResults& now, const CompareOptions& o,
@@ -239,15 +265,12 @@ Expected<Comparison> compare_results(const RunResults& base, const RunResults& n
   c.now = side_info(now, new_path);
   c.options = o;
 
-  std::map<std::string, const ResultRow*> new_by_id;
-  for (const ResultRow& r : now.rows) new_by_id[r.point.id()] = &r;
-  std::set<std::string> base_ids;
-  for (const ResultRow& r : base.rows) base_ids.insert(r.point.id());
-  for (const ResultRow& r : now.rows) {
-    if (base_ids.count(r.point.id()) == 0) c.only_in_new.push_back(row_label(r.point));
+  const RowIds base_ids(base), now_ids(now);
+  for (std::size_t i = 0; i < now.rows.size(); ++i) {
+    if (base_ids.index.count(now_ids.ids[i]) == 0) c.only_in_new.push_back(row_label(now.rows[i].point));
   }
-  for (const ResultRow& r : base.rows) {
-    if (new_by_id.count(r.point.id()) == 0) c.only_in_base.push_back(row_label(r.point));
+  for (std::size_t i = 0; i < base.rows.size(); ++i) {
+    if (now_ids.index.count(base_ids.ids[i]) == 0) c.only_in_base.push_back(row_label(base.rows[i].point));
   }
   const std::size_t matched = base.rows.size() - c.only_in_base.size();
   if (matched == 0) {
@@ -258,7 +281,7 @@ Expected<Comparison> compare_results(const RunResults& base, const RunResults& n
                       "threads, routing, cache policy, prefetch); run the same sweep for both");
   }
 
-  c.machine_differences = machine_differences(base, now);
+  c.machine_differences = machine_differences(base, now, base_ids, now_ids);
   if (!c.machine_differences.empty() && !o.cross_machine) {
     std::string msg = base_path + " and " + new_path + " come from different machines:";
     for (const MachineDifference& d : c.machine_differences) {
@@ -274,16 +297,17 @@ Expected<Comparison> compare_results(const RunResults& base, const RunResults& n
   }
   std::set<std::string> builds_b, builds_n, prov_b, prov_n;
 
-  for (const ResultRow& b : base.rows) {
-    const auto it = new_by_id.find(b.point.id());
-    if (it == new_by_id.end()) continue;
-    const ResultRow& n = *it->second;
+  for (std::size_t i = 0; i < base.rows.size(); ++i) {
+    const ResultRow& b = base.rows[i];
+    const ResultRow* found = now_ids.find(now, base_ids.ids[i]);
+    if (found == nullptr) continue;
+    const ResultRow& n = *found;
     builds_b.insert(b.build);
     builds_n.insert(n.build);
     prov_b.insert(b.provenance);
     prov_n.insert(n.provenance);
     RowComparison rc;
-    rc.point_id = b.point.id();
+    rc.point_id = base_ids.ids[i];
     rc.point = b.point;
     rc.label = row_label(b.point);
     rc.status_base = b.status;

@@ -1,6 +1,8 @@
 // table_writers.cpp — CSV, JSON and JSONL writers and the schema printer
 // (see writers.h). Machine-readable outputs carry every column at full
 // precision; JSON adds the per-metric summaries and raw repetition samples.
+#include <cassert>
+
 #include "vocab/columns.h"
 #include "vocab/text.h"
 #include "reports/cell_format.h"
@@ -66,15 +68,24 @@ std::string write_json(const RunResults& r) {
   const std::string empty_rows = "\"rows\": []\n}\n";
   out.resize(out.size() - empty_rows.size());
   out += "\"rows\": [\n";
-  for (std::size_t i = 0; i < r.rows.size(); ++i) {
-    OrderedJson j = ordered(row_to_json(r.rows[i]));
-    j["columns"] = row_columns_json(r.rows[i]);
-    const std::string one = j.dump(2, ' ', false, kReplace);  // strings hold no raw newline
-    out += "    ";
-    for (char c : one) {
+  // A row is its record's members in key order (row_to_json's map sorts
+  // them), then "columns": the record's dump with "columns" spliced in before
+  // its closing brace (no second tree in insertion order per row).
+  auto indented = [&out](const std::string& text, const char* indent) {
+    for (char c : text) {  // dumped strings hold no raw newline
       out += c;
-      if (c == '\n') out += "    ";
+      if (c == '\n') out += indent;
     }
+  };
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    std::string record = row_to_json(r.rows[i]).dump(2, ' ', false, kReplace);
+    assert(record.size() > 2 && record.compare(record.size() - 2, 2, "\n}") == 0);  // a record always has members
+    record.resize(record.size() - 2);  // "\n}"
+    out += "    ";
+    indented(record, "    ");
+    out += ",\n      \"columns\": ";
+    indented(row_columns_json(r.rows[i]).dump(2, ' ', false, kReplace), "      ");
+    out += "\n    }";
     out += i + 1 < r.rows.size() ? ",\n" : "\n";
   }
   out += "  ]\n}\n";

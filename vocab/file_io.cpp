@@ -266,7 +266,8 @@ Status write_files_atomic(const std::vector<FileContent>& files, const AtomicFil
   for (const FileContent& f : files) {  // phase 1: every temporary written and on the disk
     auto t = AtomicFile::create(f.path, options);
     if (!t) return unchanged(t.error());
-    if (Status st = t->write(f.content); !st) return unchanged(st.error());
+    const std::string rendered = f.render ? f.render() : std::string();
+    if (Status st = t->write(f.render ? rendered : f.content); !st) return unchanged(st.error());
     if (Status st = t->sync(); !st) return unchanged(st.error());
     temps.push_back(std::move(*t));
   }
@@ -433,9 +434,15 @@ Expected<std::string> read_file(const std::string& path) {
   if (auto st = refuse_non_regular_file(path, "a file"); !st) return st.error();
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(path + ": cannot open file: " + errno_text());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  // Read straight into one string (a stringstream would hold the text twice).
+  std::string text;
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec) text.reserve(static_cast<std::size_t>(size));
+  char block[1 << 16];
+  while (in.read(block, sizeof block) || in.gcount() > 0) text.append(block, static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) return make_error(path + ": read error: " + errno_text());
+  return text;
 }
 
 DurableAppender::~DurableAppender() {

@@ -86,10 +86,10 @@ class StrictDomBuilder {
   bool end_array() { return close(); }
   bool key(std::string& k) {
     Frame& f = frames_.back();
-    if (!f.keys.insert(k).second && !has_duplicate_) {
+    if (!has_duplicate_ && f.node->contains(k)) {
       has_duplicate_ = true;
       duplicate_key_ = k;
-      duplicate_path_ = json_pointer_append(f.path, k);
+      duplicate_path_ = json_pointer_append(open_path(), k);
     }
     pending_key_ = k;
     member_ = &(*f.node)[k];
@@ -115,33 +115,40 @@ class StrictDomBuilder {
  private:
   struct Frame {
     Json* node;
-    std::string path;
-    std::set<std::string> keys;
+    std::string token;  // its key in the parent object, or its index in the parent array
   };
 
   // Places a value where the parser is: the root, the next array element or
-  // the member whose key came last. Returns it and its JSON Pointer.
+  // the member whose key came last. Returns it and the token that names it.
   template <typename V>
-  Json* place(V&& v, std::string& path) {
+  Json* place(V&& v, std::string& token) {
     if (frames_.empty()) {
       root_ = Json(std::forward<V>(v));
-      path.clear();
+      token.clear();
       return &root_;
     }
     Frame& f = frames_.back();
     if (f.node->is_array()) {
-      path = json_pointer_append(f.path, f.node->size());
+      token = std::to_string(f.node->size());
       f.node->emplace_back(std::forward<V>(v));
       return &f.node->back();
     }
-    path = json_pointer_append(f.path, pending_key_);
+    token = pending_key_;
     *member_ = Json(std::forward<V>(v));
     return member_;
   }
   template <typename V>
   bool value(V&& v) {
-    std::string path;
-    place(std::forward<V>(v), path);
+    if (frames_.empty()) {
+      root_ = Json(std::forward<V>(v));
+      return true;
+    }
+    Frame& f = frames_.back();
+    if (f.node->is_array()) {
+      f.node->emplace_back(std::forward<V>(v));
+    } else {
+      *member_ = Json(std::forward<V>(v));
+    }
     return true;
   }
   bool open(Json::value_t type) {
@@ -149,14 +156,21 @@ class StrictDomBuilder {
       too_deep_ = true;
       return false;
     }
-    std::string path;
-    Json* node = place(type, path);
-    frames_.push_back(Frame{node, std::move(path), {}});
+    std::string token;
+    Json* node = place(type, token);
+    frames_.push_back(Frame{node, std::move(token)});
     return true;
   }
   bool close() {
     frames_.pop_back();
     return true;
+  }
+  // The JSON Pointer of the innermost open object or array (built only for
+  // an error: a path per value costs as much as the parse).
+  std::string open_path() const {
+    std::string path;
+    for (std::size_t i = 1; i < frames_.size(); ++i) path = json_pointer_append(path, frames_[i].token);
+    return path;
   }
 
   Json& root_;
