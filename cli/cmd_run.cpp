@@ -159,7 +159,8 @@ void add_run_command(CLI::App& app, CliState& state) {
   cmd->add_flag("--fresh", args->req.fresh, "discard results already in --out and start over")->excludes(resume);
   cmd->add_flag("--retry-failed", args->req.retry_failed,
                 "with --resume: measure again the points journaled as failed (a full disk, a read-only drive); "
-                "their new rows replace the failed ones. Without it a failed point stays failed")
+                "their new rows replace the failed ones; a timed-out point runs, and may time out, again. "
+                "Without it a failed point stays failed")
       ->needs(resume);
   cmd->add_flag("--quiet,-q", args->req.quiet, "no progress line on stderr");
   cmd->add_option("--machine", args->req.machine,

@@ -51,10 +51,15 @@ Status write_results_files(const RunResults& results, const std::string& dir,
                            const AtomicFileOptions& options) {
   std::vector<FileContent> files;
   for (const OutputFormat& f : output_formats()) {
-    if (wanted(formats, f)) {
-      auto write = f.write;
-      files.push_back({in_dir(dir, f.file_name), {}, [write, &results] { return write(results); }});
-    }
+    if (!wanted(formats, f)) continue;
+    const OutputFormat* format = &f;
+    files.push_back({in_dir(dir, f.file_name), {}, [format, &results](const TextSink& emit) {
+                       if (format->stream != nullptr) {
+                         format->stream(results, emit);
+                       } else {
+                         emit(format->write(results));
+                       }
+                     }});
   }
   Status st = write_files_atomic(files, options);
   if (st) return st;

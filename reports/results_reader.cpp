@@ -4,6 +4,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <future>
+#include <optional>
 #include <memory>
 
 #include "vocab/file_io.h"
@@ -16,29 +19,30 @@ namespace moebench {
 namespace {
 const char* kWhatToDo = " (the file is damaged or was edited by hand; use the results.json a run wrote, or re-run)";
 
-// The rows are cut out of the file one at a time (vocab/json_scan.h): each
-// is parsed, checked and decoded alone, so memory holds the decoded rows and
-// one row's tree, not the file's text and tree (about 5 bytes per byte of
-// file). Everything else (version, sweep, environments) is read as before
-// from the text that remains.
+// The rows are cut out of the file one at a time (vocab/json_scan.h) and
+// parsed, checked and decoded in batches on worker threads (a row's parse is
+// most of the cost), while the scan goes on; batches are taken back in
+// order, so rows, problems and the first error are those a single thread
+// would give. Memory holds the decoded rows and the text of a few batches,
+// not the file's text and tree (about 5 bytes per byte of file). Everything
+// else (version, sweep, environments) is read from the text that remains.
 class RowCollector {
  public:
   explicit RowCollector(const std::string& path) : path_(path), rows_diag_(path) {}
 
   Status add(std::string_view text, std::size_t line, std::size_t index) {
-    auto parsed = parse_json_text(text, path_, line);
-    if (!parsed) return make_error(parsed.error().message + "; expected the results.json of `moebench run`");
-    const std::string where = json_pointer_append("/rows", index);
-    check_row_record(*parsed, where, rows_diag_);
-    if (rows_diag_.issues().size() >= kMaxIssues) {
-      return make_error(rows_diag_.render() + "\n(stopped at the first " + std::to_string(kMaxIssues) +
-                        " problems)" + kWhatToDo);
+    if (batch_.texts.empty()) batch_.first = index;
+    batch_.texts.emplace_back(std::string(text), line);
+    if (batch_.texts.size() < kBatchRows) return Status::success();
+    return launch();
+  }
+  // Every row added so far parsed and taken back (or the first error).
+  Status finish() {
+    if (failed_) return *failed_;
+    if (Status st = launch(); !st) return st;
+    while (!pending_.empty()) {
+      if (Status st = take_back(); !st) return st;
     }
-    if (!rows_diag_.ok()) return Status::success();  // keep reading: every problem is named at once
-    // "columns" is derived from the rest (written for readers) and not read.
-    auto row = row_from_json(*parsed);
-    if (!row) return make_error(path_ + ": " + where + ": " + row.error().message + kWhatToDo);
-    rows_.push_back(std::move(*row));
     return Status::success();
   }
   const Diagnostics& diagnostics() const { return rows_diag_; }
@@ -46,9 +50,81 @@ class RowCollector {
 
  private:
   static constexpr std::size_t kMaxIssues = 100;
+  static constexpr std::size_t kBatchRows = 256;
+  static constexpr std::size_t kMaxPending = 3;
+
+  struct Batch {
+    std::size_t first = 0;  // index of its first row
+    std::vector<std::pair<std::string, std::size_t>> texts;  // text, line
+  };
+  struct Parsed {
+    std::vector<ResultRow> rows;
+    std::vector<ConfigIssue> issues;
+    std::optional<Error> error;  // stops the read
+  };
+
+  static Parsed parse_batch(const std::string& path, const Batch& batch) {
+    Parsed out;
+    Diagnostics d(path);
+    for (std::size_t k = 0; k < batch.texts.size(); ++k) {
+      auto parsed = parse_json_text(batch.texts[k].first, path, batch.texts[k].second);
+      if (!parsed) {
+        out.error = make_error(parsed.error().message + "; expected the results.json of `moebench run`");
+        break;
+      }
+      const std::string where = json_pointer_append("/rows", batch.first + k);
+      check_row_record(*parsed, where, d);
+      if (!d.ok()) continue;  // keep checking: every problem is named at once
+      // "columns" is derived from the rest (written for readers) and not read.
+      auto row = row_from_json(*parsed);
+      if (!row) {
+        out.error = make_error(path + ": " + where + ": " + row.error().message + kWhatToDo);
+        break;
+      }
+      out.rows.push_back(std::move(*row));
+    }
+    out.issues = d.issues();
+    return out;
+  }
+
+  Status launch() {
+    if (batch_.texts.empty()) return Status::success();
+    pending_.push_back(std::async(std::launch::async, [this, batch = std::move(batch_)] {
+      return parse_batch(path_, batch);
+    }));
+    batch_ = Batch{};
+    if (pending_.size() <= kMaxPending) return Status::success();
+    return take_back();
+  }
+
+  Status take_back() {
+    Status st = take_back_in_order();
+    if (!st && !failed_) failed_ = st.error();
+    return st;
+  }
+  Status take_back_in_order() {
+    if (failed_) return *failed_;  // the first error stands: nothing after it is read
+    Parsed p = pending_.front().get();
+    pending_.pop_front();
+    for (ConfigIssue& issue : p.issues) {
+      rows_diag_.add(std::move(issue.path), std::move(issue.message));
+      if (rows_diag_.issues().size() >= kMaxIssues) {
+        return make_error(rows_diag_.render() + "\n(stopped at the first " + std::to_string(kMaxIssues) +
+                          " problems)" + kWhatToDo);
+      }
+    }
+    if (p.error) return *p.error;
+    if (!rows_diag_.ok()) return Status::success();  // nothing is decoded once a problem was found
+    for (ResultRow& r : p.rows) rows_.push_back(std::move(r));
+    return Status::success();
+  }
+
   const std::string& path_;
   Diagnostics rows_diag_;
   std::vector<ResultRow> rows_;
+  Batch batch_;
+  std::deque<std::future<Parsed>> pending_;
+  std::optional<Error> failed_;
 };
 
 // The document without its streamed rows (or with them, when they were not
@@ -85,6 +161,7 @@ Expected<RunResults> finish_results(const ScannedObject& scanned, RowCollector& 
     for (std::size_t i = 0; i < rows->size(); ++i) {
       if (Status st = collected.add(dump_untrusted((*rows)[i]), 1, i); !st) return st.error();
     }
+    if (Status st = collected.finish(); !st) return st.error();
   }
   for (const ConfigIssue& issue : collected.diagnostics().issues()) d.add(issue.path, issue.message);
   if (!d.ok()) return make_error(d.render() + kWhatToDo);
@@ -111,6 +188,8 @@ Expected<RunResults> parse_results_text(const std::string& text, const std::stri
   auto scanned = scan_json_object(text, path, "rows", [&rows](std::string_view t, std::size_t line, std::size_t i) {
     return rows.add(t, line, i);
   });
+  // A damaged row before the place where the scan stopped is named first.
+  if (Status st = rows.finish(); !st) return st.error();
   if (!scanned) return scanned.error();
   return finish_results(*scanned, rows, path);
 }
@@ -123,6 +202,8 @@ Expected<RunResults> load_results_file(const std::string& path) {
   auto scanned = scan_json_object(file.get(), path, "rows", [&rows](std::string_view t, std::size_t line, std::size_t i) {
     return rows.add(t, line, i);
   });
+  // A damaged row before the place where the scan stopped is named first.
+  if (Status st = rows.finish(); !st) return st.error();
   if (!scanned) return scanned.error();
   return finish_results(*scanned, rows, path);
 }

@@ -49,7 +49,7 @@ std::string write_csv(const RunResults& r) {
   return out;
 }
 
-std::string write_json(const RunResults& r) {
+void write_json_to(const RunResults& r, const TextSink& emit) {
   auto ordered = [](const Json& j) { return OrderedJson::parse(j.dump(-1, ' ', false, kReplace)); };
   OrderedJson envs = OrderedJson::array();
   for (const Environment& e : r.environments) envs.push_back(ordered(environment_to_json(e)));
@@ -61,45 +61,61 @@ std::string write_json(const RunResults& r) {
   doc["environments"] = envs;
   doc["column_units"] = units;
   doc["rows"] = OrderedJson::array();
-  std::string out = doc.dump(2, ' ', false, kReplace) + "\n";
-  if (r.rows.empty()) return out;
-  // The rows are written one at a time, as dump(2) would nest them, so the
-  // document is never held as a tree of every row (10^5 rows: gigabytes).
+  std::string head = doc.dump(2, ' ', false, kReplace) + "\n";
+  if (r.rows.empty()) {
+    emit(head);
+    return;
+  }
+  // The rows are emitted one at a time, as dump(2) would nest them, so the
+  // document is never held as a tree or a text of every row (10^5 rows:
+  // 700 MB of text, gigabytes of tree).
   const std::string empty_rows = "\"rows\": []\n}\n";
-  out.resize(out.size() - empty_rows.size());
-  out += "\"rows\": [\n";
+  head.resize(head.size() - empty_rows.size());
+  head += "\"rows\": [\n";
+  emit(head);
   // A row is its record's members in key order (row_to_json's map sorts
   // them), then "columns": the record's dump with "columns" spliced in before
   // its closing brace (no second tree in insertion order per row).
-  auto indented = [&out](const std::string& text, const char* indent) {
+  std::string one;
+  auto indented = [&one](const std::string& text, const char* indent) {
     for (char c : text) {  // dumped strings hold no raw newline
-      out += c;
-      if (c == '\n') out += indent;
+      one += c;
+      if (c == '\n') one += indent;
     }
   };
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     std::string record = row_to_json(r.rows[i]).dump(2, ' ', false, kReplace);
     assert(record.size() > 2 && record.compare(record.size() - 2, 2, "\n}") == 0);  // a record always has members
     record.resize(record.size() - 2);  // "\n}"
-    out += "    ";
+    one = "    ";
     indented(record, "    ");
-    out += ",\n      \"columns\": ";
+    one += ",\n      \"columns\": ";
     indented(row_columns_json(r.rows[i]).dump(2, ' ', false, kReplace), "      ");
-    out += "\n    }";
-    out += i + 1 < r.rows.size() ? ",\n" : "\n";
+    one += "\n    }";
+    one += i + 1 < r.rows.size() ? ",\n" : "\n";
+    emit(one);
   }
-  out += "  ]\n}\n";
+  emit("  ]\n}\n");
+}
+
+void write_jsonl_to(const RunResults& r, const TextSink& emit) {
+  for (const ResultRow& row : r.rows) {
+    OrderedJson j = OrderedJson::object();
+    j["sweep"] = r.sweep.name;
+    j.update(row_columns_json(row));
+    emit(j.dump(-1, ' ', false, kReplace) + "\n");
+  }
+}
+
+std::string write_json(const RunResults& r) {
+  std::string out;
+  write_json_to(r, [&out](std::string_view piece) { out += piece; });
   return out;
 }
 
 std::string write_jsonl(const RunResults& r) {
   std::string out;
-  for (const ResultRow& row : r.rows) {
-    OrderedJson j = OrderedJson::object();
-    j["sweep"] = r.sweep.name;
-    j.update(row_columns_json(row));
-    out += j.dump(-1, ' ', false, kReplace) + "\n";
-  }
+  write_jsonl_to(r, [&out](std::string_view piece) { out += piece; });
   return out;
 }
 
@@ -132,10 +148,10 @@ std::string write_schema(const std::string& format) {
 
 const std::vector<OutputFormat>& output_formats() {
   static const std::vector<OutputFormat> kFormats = {
-      {"md", "results.md", write_markdown},
-      {"csv", "results.csv", write_csv},
-      {"json", "results.json", write_json},
-      {"jsonl", "results.jsonl", write_jsonl},
+      {"md", "results.md", write_markdown, nullptr},
+      {"csv", "results.csv", write_csv, nullptr},
+      {"json", "results.json", write_json, write_json_to},
+      {"jsonl", "results.jsonl", write_jsonl, write_jsonl_to},
   };
   return kFormats;
 }

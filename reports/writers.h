@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "vocab/file_io.h"
 #include "vocab/run_results.h"
 
 namespace moebench {
@@ -21,6 +22,10 @@ std::string write_markdown(const RunResults& results);
 std::string write_csv(const RunResults& results);
 std::string write_json(const RunResults& results);
 std::string write_jsonl(const RunResults& results);
+// The same bytes handed to `emit` piece by piece (a row at a time), for files
+// too large to hold as one string.
+void write_json_to(const RunResults& results, const TextSink& emit);
+void write_jsonl_to(const RunResults& results, const TextSink& emit);
 
 // The column table itself, for `moebench schema` (markdown, csv or json).
 std::string write_schema(const std::string& format);
@@ -29,6 +34,7 @@ struct OutputFormat {
   std::string name;       // "md"
   std::string file_name;  // "results.md"
   std::string (*write)(const RunResults&);
+  void (*stream)(const RunResults&, const TextSink&);  // piece by piece, or nullptr: use write
 };
 const std::vector<OutputFormat>& output_formats();
 

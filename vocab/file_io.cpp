@@ -266,8 +266,22 @@ Status write_files_atomic(const std::vector<FileContent>& files, const AtomicFil
   for (const FileContent& f : files) {  // phase 1: every temporary written and on the disk
     auto t = AtomicFile::create(f.path, options);
     if (!t) return unchanged(t.error());
-    const std::string rendered = f.render ? f.render() : std::string();
-    if (Status st = t->write(f.render ? rendered : f.content); !st) return unchanged(st.error());
+    if (f.stream) {
+      std::string buffer;
+      Status written = Status::success();  // the first failure; later pieces are dropped
+      auto flush = [&] {
+        if (written && !buffer.empty()) written = t->write(buffer);
+        buffer.clear();
+      };
+      f.stream([&](std::string_view piece) {
+        buffer += piece;
+        if (buffer.size() >= (std::size_t{1} << 20)) flush();
+      });
+      flush();
+      if (!written) return unchanged(written.error());
+    } else if (Status st = t->write(f.content); !st) {
+      return unchanged(st.error());
+    }
     if (Status st = t->sync(); !st) return unchanged(st.error());
     temps.push_back(std::move(*t));
   }

@@ -94,6 +94,9 @@ Status write_file_atomic(const std::string& path, std::string_view content,
 // directory fsync. For replicas that share one inode on one filesystem.
 Status link_file_atomic(const std::string& existing, const std::string& path, const std::string& temp_tag = "tmp");
 
+// Receives a text piece by piece.
+using TextSink = std::function<void(std::string_view)>;
+
 // Several files replaced as one set: every temporary is written and fsynced
 // first; only when all succeeded are they renamed, in order. On a failure
 // before the renames every temporary is removed and every file keeps its
@@ -101,10 +104,10 @@ Status link_file_atomic(const std::string& existing, const std::string& path, co
 struct FileContent {
   std::string path;
   std::string content;
-  // When set, called for the content as this file's turn comes, and its
-  // text freed once written: a set of large files never sits in memory at
-  // once (results.json of 10^5 rows is 700 MB).
-  std::function<std::string()> render = {};
+  // When set, produces the content as this file's turn comes, piece by
+  // piece, written through a 1 MiB buffer: a large file (results.json of
+  // 10^5 rows is 700 MB) never sits in memory whole.
+  std::function<void(const TextSink& emit)> stream = {};
 };
 Status write_files_atomic(const std::vector<FileContent>& files, const AtomicFileOptions& options = {});
 

@@ -303,3 +303,46 @@ TEST_CASE("inputs that are not regular files are refused before they are opened:
   CHECK(contains(read_json_file(fifo).error().message, "not a regular file"));
 }
 
+
+TEST_CASE("a streamed file of the set is written through a 1 MiB buffer, and a failure keeps the old set",
+          "[atomic]") {
+  TempDir dir;
+  const std::string piece(1000, 'x');
+  const std::size_t pieces = 3000;  // 3,000,000 bytes: two full buffers and a partial one
+  auto streamed = [&](const std::string& path) {
+    return FileContent{path, {}, [&piece, pieces](const TextSink& emit) {
+                         for (std::size_t i = 0; i < pieces; ++i) emit(piece);
+                       }};
+  };
+  auto counting = [](std::shared_ptr<int> calls, int fail_at) {
+    AtomicFileOptions o;
+    o.pwrite_fn = [calls, fail_at](int fd, const void* data, std::size_t n, off_t off) -> ssize_t {
+      if (++*calls == fail_at) {
+        errno = ENOSPC;
+        return -1;
+      }
+      return ::pwrite(fd, data, n, off);
+    };
+    return o;
+  };
+  const std::vector<FileContent> old_set = {{dir.file("results.md"), "old md\n"}, {dir.file("results.json"), "old\n"}};
+  REQUIRE(write_files_atomic(old_set).ok());
+
+  auto calls = std::make_shared<int>(0);
+  Status st = write_files_atomic({{dir.file("results.md"), "new md\n"}, streamed(dir.file("results.json"))},
+                                 counting(calls, 3));  // md, the first 1 MiB, then the disk is full
+  REQUIRE_FALSE(st.ok());
+  CHECK(contains(st.error().message, "no file of the set was replaced"));
+  CHECK(*calls == 3);  // the pieces after the failure were dropped, not written
+  CHECK(read_file(dir.file("results.md")).value() == "old md\n");
+  CHECK(read_file(dir.file("results.json")).value() == "old\n");
+  CHECK(dir_entries(dir.path()).size() == 2);
+
+  *calls = 0;
+  REQUIRE(write_files_atomic({{dir.file("results.md"), "new md\n"}, streamed(dir.file("results.json"))},
+                             counting(calls, 99)).ok());
+  CHECK(*calls == 1 + 3);  // md in one write, json in three buffered writes (not 3,000)
+  const std::string json = read_file(dir.file("results.json")).value();
+  CHECK(json.size() == pieces * piece.size());
+  CHECK(json.find_first_not_of('x') == std::string::npos);
+}

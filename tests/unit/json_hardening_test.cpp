@@ -30,11 +30,11 @@ std::string with(std::string text, const std::string& from, const std::string& t
 }
 
 // A results.json of two rows, as `moebench run` writes it.
-std::string results_text() {
+std::string results_text(std::size_t rows = 2) {
   RunResults r;
-  r.sweep = {"s", "", "d1", 2, 3, 0, 7};
+  r.sweep = {"s", "", "d1", rows, 3, 0, 7};
   r.environments.push_back(capture_environment("", "moebench run"));
-  for (std::size_t i = 0; i < 2; ++i) {
+  for (std::size_t i = 0; i < rows; ++i) {
     ResultRow row;
     row.point.engine.name = "null";
     row.point.model = "tiny-moe";
@@ -277,4 +277,43 @@ TEST_CASE("results writers do not throw on invalid UTF-8 from the command line",
   auto back = parse_results_text(json, "r.json");
   REQUIRE(back.ok());
   CHECK(back->environments[0].command_line == "moebench run --out /tmp/\xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
+// The k-th (0-based) occurrence of `from` in `text` replaced by `to`.
+static std::string with_nth(std::string text, const std::string& from, const std::string& to, std::size_t k) {
+  std::size_t at = text.find(from);
+  for (std::size_t i = 0; i < k && at != std::string::npos; ++i) at = text.find(from, at + 1);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+TEST_CASE("rows parsed in batches on worker threads come back in order, with problems in order", "[results][hardening]") {
+  // 1,000 rows: four batches of 256, parsed while the scan goes on.
+  const std::string good = results_text(1000);
+  auto all = parse_results_text(good, "r.json");
+  REQUIRE(all.ok());
+  REQUIRE(all->rows.size() == 1000);
+  std::size_t out_of_place = 0;
+  for (std::size_t i = 0; i < all->rows.size(); ++i) out_of_place += all->rows[i].point.index != i;
+  CHECK(out_of_place == 0);
+  // Two rows in different batches fail their checks: both named, in file order.
+  // (A row holds "repetitions": 2 twice, in its record and in its columns;
+  // occurrence 2k is row k's record.)
+  const std::string two_bad =
+      with_nth(with_nth(good, "\"repetitions\": 2", "\"repetitions\": -1", 1400), "\"repetitions\": 2",
+               "\"repetitions\": -1", 20);
+  auto checked = parse_results_text(two_bad, "r.json");
+  REQUIRE_FALSE(checked.ok());
+  const std::string& m = checked.error().message;
+  REQUIRE(m.find("/rows/10/repetitions") != std::string::npos);
+  REQUIRE(m.find("/rows/700/repetitions") != std::string::npos);
+  CHECK(m.find("/rows/10/repetitions") < m.find("/rows/700/repetitions"));
+  // A row that is not JSON stops the read: its line is named, and a damaged
+  // row after it (in a later batch) is not reached.
+  const std::string unparsable = with_nth(with_nth(good, "\"repetitions\": 2", "\"repetitions\": 2 2", 600),
+                                          "\"repetitions\": 2", "\"repetitions\": -1", 1800);
+  auto stopped = parse_results_text(unparsable, "r.json");
+  REQUIRE_FALSE(stopped.ok());
+  CHECK(stopped.error().message.find("not valid JSON") != std::string::npos);
+  CHECK(stopped.error().message.find("/rows/900") == std::string::npos);
 }
