@@ -219,7 +219,7 @@ struct RowIds {
     index.reserve(r.rows.size());
     for (std::size_t i = 0; i < r.rows.size(); ++i) {
       ids.push_back(r.rows[i].point.id());
-      index.emplace(ids.back(), i);
+      index.insert_or_assign(ids.back(), i);  // a repeated id: the last row, as a map assignment gives
     }
   }
   const ResultRow* find(const RunResults& r, const std::string& id) const {
@@ -406,7 +406,8 @@ std::string comparison_to_markdown(const Comparison& c) {
          "gives p < " + exact_number(o.alpha) + " and the median moved by at least " + format_fixed(100 * o.threshold, 1) +
          " % in the bad (good) direction" + floors + "; insufficient when no outcome of that many samples could reach p < " +
          exact_number(o.alpha) + ". Interval: " + format_fixed(100 * o.confidence, 0) + " % bootstrap of median(new) / "
-         "median(base), " + std::to_string(o.resamples) + " resamples, seed " + std::to_string(o.seed) + ".\n\n";
+         "median(base): exact when both sides have at most 4 samples, else " + std::to_string(o.resamples) +
+         " resamples, seed " + std::to_string(o.seed) + ".\n\n";
   if (!c.machine_differences.empty()) {
     out += "**Different machines (--cross-machine):**";
     for (const MachineDifference& d : c.machine_differences) {

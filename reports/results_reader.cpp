@@ -1,4 +1,16 @@
 // results_reader.cpp — see results_reader.h.
+//
+// The rows are cut out of the file one at a time (vocab/json_scan.h) and
+// parsed, checked and decoded in batches on worker threads (a row's parse is
+// most of the cost) while the scan goes on; batches are taken back in order.
+// Memory holds the decoded rows and the text of a few batches, not the
+// file's text and tree (about 5 bytes per byte of file). The rest of the
+// document (version, sweep, environments) is read from the text that remains.
+//
+// What a file reading it whole would say comes out the same, in the same
+// order: a syntax error; then "not a results file" or a version this build
+// does not read; then every check problem at once (sweep, environments,
+// rows; rows capped at 100); then a decoding error.
 #include "reports/results_reader.h"
 
 #include <cerrno>
@@ -6,80 +18,83 @@
 #include <cstring>
 #include <deque>
 #include <future>
-#include <optional>
 #include <memory>
+#include <optional>
+#include <system_error>
 
 #include "vocab/file_io.h"
-#include "vocab/json_scan.h"
 #include "vocab/journal_format.h"
 #include "vocab/json_reader.h"
+#include "vocab/json_scan.h"
 
 namespace moebench {
-
 namespace {
-const char* kWhatToDo = " (the file is damaged or was edited by hand; use the results.json a run wrote, or re-run)";
 
-// The rows are cut out of the file one at a time (vocab/json_scan.h) and
-// parsed, checked and decoded in batches on worker threads (a row's parse is
-// most of the cost), while the scan goes on; batches are taken back in
-// order, so rows, problems and the first error are those a single thread
-// would give. Memory holds the decoded rows and the text of a few batches,
-// not the file's text and tree (about 5 bytes per byte of file). Everything
-// else (version, sweep, environments) is read from the text that remains.
+const char* kWhatToDo = " (the file is damaged or was edited by hand; use the results.json a run wrote, or re-run)";
+const char* kNotResults = "; expected the results.json of `moebench run`";
+
+// What the rows gave: decoded rows, or why not, kept apart so that the
+// caller can put the errors in the order a whole-file reader gives them.
 class RowCollector {
  public:
-  explicit RowCollector(const std::string& path) : path_(path), rows_diag_(path) {}
+  explicit RowCollector(std::string path) : path_(std::move(path)), problems_(path_) {}
 
-  Status add(std::string_view text, std::size_t line, std::size_t index) {
-    if (batch_.texts.empty()) batch_.first = index;
-    batch_.texts.emplace_back(std::string(text), line);
-    if (batch_.texts.size() < kBatchRows) return Status::success();
-    return launch();
-  }
-  // Every row added so far parsed and taken back (or the first error).
-  Status finish() {
-    if (failed_) return *failed_;
-    if (Status st = launch(); !st) return st;
-    while (!pending_.empty()) {
-      if (Status st = take_back(); !st) return st;
-    }
+  Status add(std::string_view text, const ElementPlace& place) {
+    if (stopped()) return Status::success();  // the answer is known; the scan only finds the end
+    if (batch_.texts.empty()) batch_.first = place.index;
+    batch_.texts.push_back({std::string(text), place});
+    if (batch_.texts.size() >= kBatchRows) launch();
     return Status::success();
   }
-  const Diagnostics& diagnostics() const { return rows_diag_; }
+  // Every row added so far taken back.
+  void finish() {
+    launch();
+    while (!pending_.empty()) take_back();
+  }
+  const std::optional<Error>& syntax_error() const { return syntax_error_; }
+  const Diagnostics& problems() const { return problems_; }
+  bool capped() const { return capped_; }
+  const std::optional<Error>& decode_error() const { return decode_error_; }
   std::vector<ResultRow> take_rows() { return std::move(rows_); }
 
  private:
-  static constexpr std::size_t kMaxIssues = 100;
+  static constexpr std::size_t kMaxProblems = 100;
   static constexpr std::size_t kBatchRows = 256;
   static constexpr std::size_t kMaxPending = 3;
 
+  struct Text {
+    std::string text;
+    ElementPlace place;
+  };
   struct Batch {
     std::size_t first = 0;  // index of its first row
-    std::vector<std::pair<std::string, std::size_t>> texts;  // text, line
+    std::vector<Text> texts;
   };
   struct Parsed {
     std::vector<ResultRow> rows;
     std::vector<ConfigIssue> issues;
-    std::optional<Error> error;  // stops the read
+    std::optional<Error> syntax_error, decode_error;  // the batch's first of each
   };
+
+  bool stopped() const { return syntax_error_.has_value() || capped_; }
 
   static Parsed parse_batch(const std::string& path, const Batch& batch) {
     Parsed out;
     Diagnostics d(path);
-    for (std::size_t k = 0; k < batch.texts.size(); ++k) {
-      auto parsed = parse_json_text(batch.texts[k].first, path, batch.texts[k].second);
+    for (const Text& t : batch.texts) {
+      const std::string where = json_pointer_append("/rows", t.place.index);
+      auto parsed = parse_json_text(t.text, path, JsonTextOrigin{t.place.line, t.place.column, where, 2});
       if (!parsed) {
-        out.error = make_error(parsed.error().message + "; expected the results.json of `moebench run`");
+        out.syntax_error = make_error(parsed.error().message + kNotResults);
         break;
       }
-      const std::string where = json_pointer_append("/rows", batch.first + k);
       check_row_record(*parsed, where, d);
-      if (!d.ok()) continue;  // keep checking: every problem is named at once
+      if (!d.ok() || out.decode_error) continue;  // problems are all named; nothing decoded after one
       // "columns" is derived from the rest (written for readers) and not read.
       auto row = row_from_json(*parsed);
       if (!row) {
-        out.error = make_error(path + ": " + where + ": " + row.error().message + kWhatToDo);
-        break;
+        out.decode_error = make_error(path + ": " + where + ": " + row.error().message + kWhatToDo);
+        continue;
       }
       out.rows.push_back(std::move(*row));
     }
@@ -87,51 +102,58 @@ class RowCollector {
     return out;
   }
 
-  Status launch() {
-    if (batch_.texts.empty()) return Status::success();
-    pending_.push_back(std::async(std::launch::async, [this, batch = std::move(batch_)] {
-      return parse_batch(path_, batch);
-    }));
+  void launch() {
+    if (batch_.texts.empty()) return;
+    auto batch = std::make_shared<const Batch>(std::move(batch_));
     batch_ = Batch{};
-    if (pending_.size() <= kMaxPending) return Status::success();
-    return take_back();
+    std::future<Parsed> next;
+    try {
+      next = std::async(std::launch::async, [path = path_, batch] { return parse_batch(path, *batch); });
+    } catch (const std::system_error&) {  // no thread to be had: parse it here
+      std::promise<Parsed> here;
+      here.set_value(parse_batch(path_, *batch));
+      next = here.get_future();
+    }
+    pending_.push_back(std::move(next));
+    if (pending_.size() > kMaxPending) take_back();
   }
 
-  Status take_back() {
-    Status st = take_back_in_order();
-    if (!st && !failed_) failed_ = st.error();
-    return st;
-  }
-  Status take_back_in_order() {
-    if (failed_) return *failed_;  // the first error stands: nothing after it is read
+  void take_back() {
     Parsed p = pending_.front().get();
     pending_.pop_front();
+    if (stopped()) return;  // an earlier batch settled the answer
     for (ConfigIssue& issue : p.issues) {
-      rows_diag_.add(std::move(issue.path), std::move(issue.message));
-      if (rows_diag_.issues().size() >= kMaxIssues) {
-        return make_error(rows_diag_.render() + "\n(stopped at the first " + std::to_string(kMaxIssues) +
-                          " problems)" + kWhatToDo);
+      if (problems_.issues().size() >= kMaxProblems) {
+        capped_ = true;
+        break;
       }
+      problems_.add(std::move(issue.path), std::move(issue.message));
     }
-    if (p.error) return *p.error;
-    if (!rows_diag_.ok()) return Status::success();  // nothing is decoded once a problem was found
-    for (ResultRow& r : p.rows) rows_.push_back(std::move(r));
-    return Status::success();
+    if (p.syntax_error) syntax_error_ = std::move(p.syntax_error);
+    if (!decode_error_ && p.decode_error) decode_error_ = std::move(p.decode_error);
+    if (problems_.ok() && !decode_error_) {
+      for (ResultRow& r : p.rows) rows_.push_back(std::move(r));
+    }
   }
 
-  const std::string& path_;
-  Diagnostics rows_diag_;
+  std::string path_;
+  Diagnostics problems_;
+  bool capped_ = false;
+  std::optional<Error> syntax_error_, decode_error_;
   std::vector<ResultRow> rows_;
   Batch batch_;
   std::deque<std::future<Parsed>> pending_;
-  std::optional<Error> failed_;
 };
 
 // The document without its streamed rows (or with them, when they were not
-// streamed), checked and decoded; `collected` holds the streamed rows.
-Expected<RunResults> finish_results(const ScannedObject& scanned, RowCollector& collected, const std::string& path) {
-  auto parsed = parse_json_text(scanned.rest, path);  // never throws: 1e999, deep nesting, duplicates are errors
-  if (!parsed) return make_error(parsed.error().message + "; expected the results.json of `moebench run`");
+// streamed) read, and every error put in the order a whole-file reader gives.
+Expected<RunResults> finish_results(const Expected<ScannedObject>& scanned, RowCollector& collected,
+                                    const std::string& path) {
+  collected.finish();
+  if (!scanned) return collected.syntax_error() ? *collected.syntax_error() : scanned.error();
+  auto parsed = parse_json_text(scanned->rest, path);  // never throws: 1e999, deep nesting, duplicates are errors
+  if (!parsed) return make_error(parsed.error().message + kNotResults);
+  if (collected.syntax_error()) return *collected.syntax_error();
   const Json& doc = *parsed;
   if (!doc.is_object() || !doc.contains("moebench_results_version")) {
     return make_error(path + ": no \"moebench_results_version\": not a moebench results.json (use the results.json "
@@ -157,14 +179,21 @@ Expected<RunResults> finish_results(const ScannedObject& scanned, RowCollector& 
     for (std::size_t i = 0; i < envs->size(); ++i) check_environment_record((*envs)[i], json_pointer_append("/environments", i), d);
   }
   const Json* rows = r.array("rows", true, false);
-  if (rows != nullptr) {
-    for (std::size_t i = 0; i < rows->size(); ++i) {
-      if (Status st = collected.add(dump_untrusted((*rows)[i]), 1, i); !st) return st.error();
-    }
-    if (Status st = collected.finish(); !st) return st.error();
+  if (rows != nullptr && scanned->streamed && !rows->empty()) {
+    return make_error(path + ": /rows: the rows were not where a results.json keeps them" + std::string(kWhatToDo));
   }
-  for (const ConfigIssue& issue : collected.diagnostics().issues()) d.add(issue.path, issue.message);
-  if (!d.ok()) return make_error(d.render() + kWhatToDo);
+  if (rows != nullptr && !scanned->streamed) {  // "rows" not found by the scan (an escaped key): read from the tree
+    for (std::size_t i = 0; i < rows->size(); ++i) {
+      (void)collected.add(dump_untrusted((*rows)[i]), ElementPlace{1, 1, i});
+    }
+    collected.finish();
+    if (collected.syntax_error()) return *collected.syntax_error();
+  }
+  for (const ConfigIssue& issue : collected.problems().issues()) d.add(issue.path, issue.message);
+  if (!d.ok()) {
+    const std::string more = collected.capped() ? "\n(the rows' problems stop at the first 100)" : "";
+    return make_error(d.render() + more + kWhatToDo);
+  }
 
   RunResults out;
   auto s = sweep_info_from_json(*sweep);
@@ -177,35 +206,31 @@ Expected<RunResults> finish_results(const ScannedObject& scanned, RowCollector& 
       out.environments.push_back(*e);
     }
   }
+  if (collected.decode_error()) return *collected.decode_error();
   out.rows = collected.take_rows();
   return out;
+}
+
+template <typename Source>
+Expected<RunResults> read_results(Source&& source, const std::string& path) {
+  RowCollector rows(path);
+  auto scanned = scan_json_object(source, path, "rows", [&rows](std::string_view text, const ElementPlace& place) {
+    return rows.add(text, place);
+  });
+  return finish_results(scanned, rows, path);
 }
 
 }  // namespace
 
 Expected<RunResults> parse_results_text(const std::string& text, const std::string& path) {
-  RowCollector rows(path);
-  auto scanned = scan_json_object(text, path, "rows", [&rows](std::string_view t, std::size_t line, std::size_t i) {
-    return rows.add(t, line, i);
-  });
-  // A damaged row before the place where the scan stopped is named first.
-  if (Status st = rows.finish(); !st) return st.error();
-  if (!scanned) return scanned.error();
-  return finish_results(*scanned, rows, path);
+  return read_results(std::string_view(text), path);
 }
 
 Expected<RunResults> load_results_file(const std::string& path) {
   if (auto st = refuse_non_regular_file(path, "a results.json file"); !st) return st.error();
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!file) return make_error(path + ": cannot open file: " + std::strerror(errno));
-  RowCollector rows(path);
-  auto scanned = scan_json_object(file.get(), path, "rows", [&rows](std::string_view t, std::size_t line, std::size_t i) {
-    return rows.add(t, line, i);
-  });
-  // A damaged row before the place where the scan stopped is named first.
-  if (Status st = rows.finish(); !st) return st.error();
-  if (!scanned) return scanned.error();
-  return finish_results(*scanned, rows, path);
+  return read_results(file.get(), path);
 }
 
 }  // namespace moebench

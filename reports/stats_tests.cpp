@@ -255,6 +255,7 @@ RatioInterval bootstrap_median_ratio(const std::vector<double>& x, const std::ve
     // Every resample pair is equally likely: the bootstrap distribution is
     // known exactly (no draws, no Monte Carlo noise); its quantiles are read
     // off the weighted distinct ratios.
+    r.resamples = 0;  // none drawn
     const auto lo = exact_ratio_quantiles(mx, my, tail);
     r.low = lo.first;
     r.high = lo.second;

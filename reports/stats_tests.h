@@ -66,7 +66,7 @@ double normal_cdf(double z);
 struct RatioInterval {
   double low = 0, high = 0;  // NaN when not computable (an empty sample)
   double confidence = 0.95;
-  int resamples = 0;
+  int resamples = 0;  // drawn; 0 when the distribution was computed exactly
 };
 
 // Percentile bootstrap interval of median(y) / median(x). When both sides

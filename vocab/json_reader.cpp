@@ -71,7 +71,8 @@ std::size_t too_deep_offset(std::string_view text, std::size_t depth) {
 // drops for a number out of range (its out_of_range has no position).
 class StrictDomBuilder {
  public:
-  explicit StrictDomBuilder(Json& root) : root_(root) {}
+  StrictDomBuilder(Json& root, std::size_t base_depth, std::string base_pointer)
+      : root_(root), base_depth_(base_depth), base_pointer_(std::move(base_pointer)) {}
 
   bool null() { return value(nullptr); }
   bool boolean(bool v) { return value(v); }
@@ -152,7 +153,7 @@ class StrictDomBuilder {
     return true;
   }
   bool open(Json::value_t type) {
-    if (frames_.size() >= kMaxJsonDepth) {
+    if (frames_.size() + base_depth_ >= kMaxJsonDepth) {
       too_deep_ = true;
       return false;
     }
@@ -168,12 +169,14 @@ class StrictDomBuilder {
   // The JSON Pointer of the innermost open object or array (built only for
   // an error: a path per value costs as much as the parse).
   std::string open_path() const {
-    std::string path;
+    std::string path = base_pointer_;
     for (std::size_t i = 1; i < frames_.size(); ++i) path = json_pointer_append(path, frames_[i].token);
     return path;
   }
 
   Json& root_;
+  std::size_t base_depth_ = 0;
+  std::string base_pointer_;
   std::vector<Frame> frames_;
   std::string pending_key_;
   Json* member_ = nullptr;
@@ -189,8 +192,12 @@ class StrictDomBuilder {
 }  // namespace
 
 Expected<Json> parse_json_text(std::string_view text, const std::string& file_label, std::size_t first_line) {
+  return parse_json_text(text, file_label, JsonTextOrigin{first_line, 1, "", 0});
+}
+
+Expected<Json> parse_json_text(std::string_view text, const std::string& file_label, const JsonTextOrigin& origin) {
   Json doc;
-  StrictDomBuilder builder(doc);
+  StrictDomBuilder builder(doc, origin.depth, origin.pointer);
   bool ok = false;
   try {
     ok = Json::sax_parse(text.begin(), text.end(), &builder, nlohmann::detail::input_format_t::json,
@@ -201,10 +208,12 @@ Expected<Json> parse_json_text(std::string_view text, const std::string& file_la
   auto at = [&](std::size_t byte) {
     std::size_t line = 0, col = 0;
     line_col(text, byte, line, col);
-    return file_label + ":" + std::to_string(line + first_line - 1) + ":" + std::to_string(col);
+    if (line == 1) col += origin.first_column - 1;
+    return file_label + ":" + std::to_string(line + origin.first_line - 1) + ":" + std::to_string(col);
   };
   if (builder.too_deep()) {
-    return make_error(at(too_deep_offset(text, kMaxJsonDepth)) + ": nested deeper than " +
+    const std::size_t room = kMaxJsonDepth > origin.depth ? kMaxJsonDepth - origin.depth : 0;
+    return make_error(at(too_deep_offset(text, room)) + ": nested deeper than " +
                       std::to_string(kMaxJsonDepth) + " arrays/objects; no moebench file needs that — "
                       "check the brackets");
   }

@@ -55,6 +55,17 @@ inline constexpr std::size_t kMaxJsonDepth = 128;
 // naming the file and the line and column. `first_line` is the line number
 // of the text's first line in the file (for one line of a JSONL file).
 Expected<Json> parse_json_text(std::string_view text, const std::string& file_label, std::size_t first_line = 1);
+
+// Where a piece of a larger document sits in it (one row of a results file
+// read row by row): errors then give the document's line and column and JSON
+// Pointer, and the nesting limit counts the arrays and objects around it.
+struct JsonTextOrigin {
+  std::size_t first_line = 1;    // line of the text's first byte
+  std::size_t first_column = 1;  // column of the text's first byte
+  std::string pointer;           // JSON Pointer of the text's value ("" = the root)
+  std::size_t depth = 0;         // arrays and objects the text's value is inside
+};
+Expected<Json> parse_json_text(std::string_view text, const std::string& file_label, const JsonTextOrigin& origin);
 Expected<Json> read_json_file(const std::string& path);
 
 // Text from outside (a file, argv, a GGUF string) as valid UTF-8: each byte

@@ -6,6 +6,8 @@
 
 #include <vector>
 
+#include "vocab/json_reader.h"
+
 namespace moebench {
 namespace {
 
@@ -26,10 +28,16 @@ class Source {
     const int c = peek();
     if (c == kEnd) return kEnd;
     ++pos_;
-    if (c == '\n') ++line_;
+    if (c == '\n') {
+      ++line_;
+      column_ = 1;
+    } else {
+      ++column_;
+    }
     return c;
   }
   std::size_t line() const { return line_; }
+  std::size_t column() const { return column_; }
   bool read_error() const { return file_ != nullptr && std::ferror(file_) != 0; }
 
  private:
@@ -44,7 +52,7 @@ class Source {
   std::vector<char> block_;
   const char* data_ = nullptr;
   std::size_t len_ = 0, pos_ = 0;
-  std::size_t line_ = 1;
+  std::size_t line_ = 1, column_ = 1;
 };
 
 bool is_space(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -62,86 +70,77 @@ void copy_string(Source& in, std::string& out) {
   }
 }
 
-// After a '/' was copied: copies a // or /* */ comment (anything else is
-// left for the strict reader to refuse).
-void copy_comment(Source& in, std::string& out) {
+// After a '/' was copied: copies a // or /* */ comment, ended where the
+// strict reader (nlohmann, ignore_comments) ends it: a // comment at a line
+// feed, carriage return or NUL; a /* comment at */ (a NUL inside is the
+// strict reader's error to report). A '/' that starts no comment is left for
+// the strict reader to refuse. True when a comment was copied.
+bool copy_comment(Source& in, std::string& out) {
   const int kind = in.peek();
-  if (kind != '/' && kind != '*') return;
+  if (kind != '/' && kind != '*') return false;
   out += static_cast<char>(in.get());
   int prev = 0;
   for (int c = in.get(); c != kEnd; c = in.get()) {
     out += static_cast<char>(c);
-    if (kind == '/' && c == '\n') return;
-    if (kind == '*' && prev == '*' && c == '/') return;
+    if (kind == '/' && (c == '\n' || c == '\r' || c == '\0')) break;
+    if (kind == '*' && prev == '*' && c == '/') break;
     prev = c;
   }
+  return true;
 }
 
-// Skips white space and comments between array elements.
-void skip_blank(Source& in, std::string& discard) {
-  for (;;) {
-    const int c = in.peek();
-    if (is_space(c)) {
-      in.get();
-    } else if (c == '/') {
-      discard.clear();
-      discard += static_cast<char>(in.get());
-      copy_comment(in, discard);
-    } else {
-      return;
-    }
-  }
-}
-
-// Cuts one element (from its first byte to the byte before the ',' or ']'
-// that ends it at the array's level) into `out`, trailing blanks removed.
-void cut_element(Source& in, std::string& out) {
+// Cuts one element into `out`: every byte after the '[' or ',' before it
+// (blanks and comments included, for the strict reader to check) up to the
+// ',' or ']' that ends it at the array's level. True when it holds more than
+// blanks and comments.
+bool cut_element(Source& in, std::string& out) {
   out.clear();
   int depth = 0;
+  bool value = false;
   for (int c = in.peek(); c != kEnd; c = in.peek()) {
     if (depth == 0 && (c == ',' || c == ']')) break;
     in.get();
     out += static_cast<char>(c);
+    if (is_space(c)) continue;
+    if (c == '/' && copy_comment(in, out)) continue;
+    value = true;
     if (c == '"') {
       copy_string(in, out);
-    } else if (c == '/') {
-      copy_comment(in, out);
     } else if (c == '{' || c == '[') {
       ++depth;
     } else if (c == '}' || c == ']') {
       if (--depth < 0) break;  // a stray closer: the element is damaged, the strict reader says where
     }
   }
-  while (!out.empty() && is_space(static_cast<unsigned char>(out.back()))) out.pop_back();
+  return value;
 }
 
 Status stream_array(Source& in, const std::string& label, std::string_view key, const ElementSink& sink,
                     std::size_t& count) {
-  std::string element, discard;
-  auto where = [&] { return label + ":" + std::to_string(in.line()); };
-  skip_blank(in, discard);
-  if (in.peek() == ']') {
-    in.get();
-    return Status::success();
-  }
+  std::string element;
   for (;;) {
-    skip_blank(in, discard);
-    const std::size_t line = in.line();
-    cut_element(in, element);
-    if (element.empty()) {
-      if (in.peek() == kEnd) break;
-      return make_error(where() + ": not valid JSON: expected element " + std::to_string(count) + " of \"" +
-                        std::string(key) + "\", found '" + std::string(1, static_cast<char>(in.peek())) + "'");
+    const std::size_t line = in.line(), column = in.column();
+    const bool value = cut_element(in, element);
+    const int next = in.peek();
+    if (next == kEnd) break;  // a cut-off element is not handed over: the file is truncated
+    if (!value) {
+      if (count == 0 && next == ']') {  // an empty array, perhaps with comments: the strict reader checks them
+        in.get();
+        if (element.empty()) return Status::success();
+        auto checked = parse_json_text("[" + element + "]", label, JsonTextOrigin{line, column - 1, "", 1});
+        return checked ? Status::success() : Status(checked.error());
+      }
+      return make_error(label + ":" + std::to_string(in.line()) + ":" + std::to_string(in.column()) +
+                        ": not valid JSON: expected element " + std::to_string(count) + " of \"" + std::string(key) +
+                        "\", found '" + std::string(1, static_cast<char>(next)) + "'");
     }
-    if (Status st = sink(element, line, count); !st) return st;
+    if (Status st = sink(element, ElementPlace{line, column, count}); !st) return st;
     ++count;
-    const int c = in.get();
-    if (c == ']') return Status::success();
-    if (c == kEnd) break;
+    if (in.get() == ']') return Status::success();  // else the ',' before the next element
   }
   if (in.read_error()) return make_error(label + ": read error");
-  return make_error(where() + ": the file ends inside \"" + std::string(key) + "\" (after " + std::to_string(count) +
-                    " elements): it is truncated or damaged");
+  return make_error(label + ":" + std::to_string(in.line()) + ": the file ends inside \"" + std::string(key) +
+                    "\" (after " + std::to_string(count) + " complete elements): it is truncated or damaged");
 }
 
 Expected<ScannedObject> scan(Source& in, const std::string& label, std::string_view key, const ElementSink& sink) {
@@ -156,18 +155,29 @@ Expected<ScannedObject> scan(Source& in, const std::string& label, std::string_v
       rest += static_cast<char>(c);
       continue;
     }
+    if (c == '/') {
+      rest += '/';
+      if (copy_comment(in, rest)) continue;  // a comment changes nothing: "rows": /* c */ [ still streams
+    }
     if (depth == 1 && top_object && after_colon && c == '[' && last_key == key && !out.streamed) {
       after_colon = false;
       out.streamed = true;
-      const std::size_t first_line = in.line();
+      const std::size_t open_line = in.line(), open_column = in.column() - 1;  // of the '['
       if (Status st = stream_array(in, label, key, sink, out.elements); !st) return st.error();
+      // "[]" and padding in its place, so that what follows keeps its line
+      // and column for the strict reader's messages.
       rest += "[]";
-      rest.append(in.line() - first_line, '\n');  // later lines keep their numbers
+      if (in.line() == open_line) {
+        rest.append(in.column() - open_column - 2, ' ');
+      } else {
+        rest.append(in.line() - open_line, '\n');
+        rest.append(in.column() - 1, ' ');
+      }
       continue;
     }
     after_colon = false;
-    rest += static_cast<char>(c);
-    if (c != '/' && !started) {
+    if (c != '/') rest += static_cast<char>(c);
+    if (!started) {
       started = true;
       top_object = c == '{';
     }
@@ -178,8 +188,6 @@ Expected<ScannedObject> scan(Source& in, const std::string& label, std::string_v
         last_key.assign(rest, key_start, rest.size() - key_start - 1);
       }
       at_key = false;
-    } else if (c == '/') {
-      copy_comment(in, rest);
     } else if (c == '{' || c == '[') {
       ++depth;
       at_key = depth == 1 && c == '{';

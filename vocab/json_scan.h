@@ -6,8 +6,10 @@
 // that reader (duplicate keys, depth, 1e999) and line numbers.
 //
 // The scanner checks only the structure it walks (braces, brackets, commas,
-// colons, strings and comments); what lies inside a value is the strict
-// reader's business. A document whose top level is not an object, or whose
+// colons, strings and comments, which it ends where the strict reader does);
+// what lies inside a value is the strict reader's business. An element cut
+// off by the end of the file is not handed over: the scan says the file is
+// truncated. A document whose top level is not an object, or whose
 // streamed member is not an array, is handed back whole (see ScannedObject).
 #pragma once
 
@@ -21,13 +23,20 @@
 
 namespace moebench {
 
-// One element of the streamed array: its text, the file line it starts on
-// and its index.
-using ElementSink = std::function<Status(std::string_view text, std::size_t line, std::size_t index)>;
+// Where an element of the streamed array starts (its text's first byte, just
+// after the '[' or ',' before it) and which it is.
+struct ElementPlace {
+  std::size_t line = 1;
+  std::size_t column = 1;
+  std::size_t index = 0;
+};
+// Receives each element's text: blanks and comments around the value
+// included, so the strict reader checks them too.
+using ElementSink = std::function<Status(std::string_view text, const ElementPlace& place)>;
 
 struct ScannedObject {
   // The document with the streamed member's value replaced by [] (padded
-  // with newlines, so every line before and after it keeps its number). It
+  // with newlines and spaces, so what follows keeps its line and column). It
   // is the whole document, untouched, when the top level is not an object or
   // the member holds no array: then no element was handed over.
   std::string rest;

@@ -5,6 +5,8 @@
 // never an exception, an abort or a stack overflow.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "vocab/claim.h"
 #include "harness/journal.h"
 #include "vocab/json_reader.h"
@@ -316,4 +318,67 @@ TEST_CASE("rows parsed in batches on worker threads come back in order, with pro
   REQUIRE_FALSE(stopped.ok());
   CHECK(stopped.error().message.find("not valid JSON") != std::string::npos);
   CHECK(stopped.error().message.find("/rows/900") == std::string::npos);
+  const auto at = unparsable.find("\"repetitions\": 2 2");
+  const auto line = 1 + std::count(unparsable.begin(), unparsable.begin() + static_cast<long>(at), '\n');
+  CHECK(stopped.error().message.find("r.json:" + std::to_string(line) + ":") != std::string::npos);
+}
+
+TEST_CASE("rows read one at a time are held to every rule the whole-file reader applied", "[results][hardening]") {
+  const std::string good = results_text(2);
+  auto rows_of = [](const std::string& text) { return parse_results_text(text, "r.json"); };
+  SECTION("a // comment ends at a carriage return, as the strict reader ends it: no row is lost") {
+    auto r = rows_of(with(good, "\"rows\": [", "\"rows\": [ //x\r"));
+    REQUIRE(r.ok());
+    CHECK(r->rows.size() == 2);
+    // The same comment before a nested "rows" key: the nested one is not the rows.
+    auto nested = rows_of(with(good, "\"sweep\": {", "\"decoy\": { //\r \"rows\": [7] }, \"sweep\": {"));
+    REQUIRE(nested.ok());  // the decoy's [7] would be a row that is not an object
+    CHECK(nested->rows.size() == 2);
+  }
+  SECTION("a comment after the colon still streams the rows") {
+    auto r = rows_of(with(good, "\"rows\": [", "\"rows\": /* c */ ["));
+    REQUIRE(r.ok());
+    CHECK(r->rows.size() == 2);
+  }
+  SECTION("a bare slash or a NUL in a comment between rows is refused") {
+    for (const std::string& junk : {std::string("/ "), std::string("/* \0 */", 7)}) {
+      auto r = rows_of(with(good, "\"rows\": [", "\"rows\": [ " + junk));
+      REQUIRE_FALSE(r.ok());
+      CHECK(r.error().message.find("not valid JSON") != std::string::npos);
+    }
+  }
+  SECTION("a duplicate key inside a row is named by its full JSON Pointer") {
+    // "reason": "" is in the environment first, then in each row's record and columns.
+    auto r = rows_of(with_nth(good, "\"reason\": \"\"", "\"reason\": \"\", \"reason\": \"x\"", 3));
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.find("/rows/1/reason: duplicate key") != std::string::npos);
+  }
+  SECTION("the nesting limit counts the rows array and the document around a row") {
+    const std::string deep = std::string(126, '[') + std::string(126, ']');  // 2 + 1 + 126 = 129 levels
+    auto r = rows_of(with_nth(good, "\"reason\": \"\"", "\"reason\": \"\", \"x\": " + deep, 1));
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.find("nested deeper than 128") != std::string::npos);
+  }
+}
+
+TEST_CASE("errors of a file read row by row come in the whole-file reader's order", "[results][hardening]") {
+  const std::string good = results_text(400);
+  SECTION("check problems are named before a row that does not decode, whatever their batches") {
+    const std::string text = with_nth(with_nth(good, "\"status\": \"ok\"", "\"status\": \"weird\"", 600),
+                                      "\"repetitions\": 2", "\"repetitions\": -1", 6);  // rows 300 and 3 (records)
+    auto r = parse_results_text(text, "r.json");
+    REQUIRE_FALSE(r.ok());
+    INFO(r.error().message);
+    CHECK(r.error().message.find("/rows/3/repetitions") != std::string::npos);
+    CHECK(r.error().message.find("weird") == std::string::npos);
+  }
+  SECTION("a file of another version says so, however many of its rows fail their checks") {
+    std::string text = with(good, "\"moebench_results_version\": 1", "\"moebench_results_version\": 2");
+    for (std::size_t at = text.find("\"repetitions\": 2"); at != std::string::npos; at = text.find("\"repetitions\": 2", at)) {
+      text.replace(at, 16, "\"repetitions\": -1");
+    }
+    auto r = parse_results_text(text, "r.json");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.find("results version 2 is not one this build reads") != std::string::npos);
+  }
 }

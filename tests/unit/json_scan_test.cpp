@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -19,15 +20,34 @@ using moebench::testing::TempDir;
 namespace {
 
 struct Cut {
-  std::string text;
-  std::size_t line;
+  std::string text;   // without the blanks and comments around the value
+  std::size_t line;   // of the value's first byte
+  std::string raw;    // as handed over
 };
+
+// The value's line: the text's first line plus the line feeds before it.
+Cut cut_of(std::string_view t, const ElementPlace& place) {
+  std::string raw(t);
+  std::size_t start = 0, line = place.line;
+  for (;;) {  // skip blanks and comments, as the strict reader will
+    while (start < raw.size() && std::isspace(static_cast<unsigned char>(raw[start]))) line += raw[start++] == '\n';
+    if (raw.compare(start, 2, "//") == 0) {
+      start = raw.find('\n', start);
+      if (start == std::string::npos) start = raw.size();
+    } else {
+      break;
+    }
+  }
+  std::size_t end = raw.size();
+  while (end > start && std::isspace(static_cast<unsigned char>(raw[end - 1]))) --end;
+  return {raw.substr(start, end - start), line, raw};
+}
 
 Expected<ScannedObject> scan_text(const std::string& text, std::vector<Cut>& cuts) {
   cuts.clear();
-  return scan_json_object(text, "f.json", "rows", [&cuts](std::string_view t, std::size_t line, std::size_t i) {
-    REQUIRE(i == cuts.size());  // indices count from 0, in order
-    cuts.push_back({std::string(t), line});
+  return scan_json_object(text, "f.json", "rows", [&cuts](std::string_view t, const ElementPlace& place) {
+    REQUIRE(place.index == cuts.size());  // indices count from 0, in order
+    cuts.push_back(cut_of(t, place));
     return Status::success();
   });
 }
@@ -54,6 +74,7 @@ TEST_CASE("the scanner cuts out each row and leaves the rest in place", "[json_s
   REQUIRE(cuts.size() == 3);
   CHECK(cuts[0].text == "{\"a\": \"]}, not the end\", \"b\": [1, {\"c\": 2}]}");
   CHECK(cuts[0].line == 4);
+  CHECK(cuts[1].raw.find("// a comment with a ] and a ,") != std::string::npos);  // handed over, for the strict reader
   CHECK(cuts[1].text == "{\"d\": \"\\\"quoted\\\\\"}");
   CHECK(cuts[1].line == 6);
   CHECK(cuts[2].text == "7");
@@ -82,23 +103,29 @@ TEST_CASE("the scanner streams nothing it cannot place", "[json_scan]") {
   REQUIRE(empty);
   CHECK(empty->streamed);
   CHECK(empty->elements == 0);
-  CHECK(empty->rest == "{\"rows\": []}");
+  CHECK(empty->rest == "{\"rows\": [] }");  // "}" keeps its column
 }
 
 TEST_CASE("the scanner names the line where a damaged rows array ends", "[json_scan]") {
   std::vector<Cut> cuts;
   auto truncated = scan_text("{\"rows\": [\n{\"a\": 1},\n{\"a\": 2", cuts);
   REQUIRE_FALSE(truncated);
-  CHECK_THAT(truncated.error().message, Catch::Contains("f.json:3: the file ends inside \"rows\" (after 2 elements)"));
+  // The cut-off second row is not handed over: the scan says where the file ends.
+  CHECK_THAT(truncated.error().message,
+             Catch::Contains("f.json:3: the file ends inside \"rows\" (after 1 complete elements)"));
+  CHECK(cuts.size() == 1);
   auto hole = scan_text("{\"rows\": [1, , 2]}", cuts);
   REQUIRE_FALSE(hole);
-  CHECK_THAT(hole.error().message, Catch::Contains("expected element 1 of \"rows\", found ','"));
+  CHECK_THAT(hole.error().message, Catch::Contains("f.json:1:14: not valid JSON: expected element 1 of \"rows\", found ','"));
+  auto trailing = scan_text("{\"rows\": [1, ]}", cuts);
+  REQUIRE_FALSE(trailing);
+  CHECK_THAT(trailing.error().message, Catch::Contains("expected element 1 of \"rows\", found ']'"));
   // A sink's error stops the scan and is returned as it is.
   int seen = 0;
   auto stopped = scan_json_object(std::string("{\"rows\": [1, 2, 3]}"), "f.json", "rows",
-                                  [&seen](std::string_view, std::size_t, std::size_t i) -> Status {
+                                  [&seen](std::string_view, const ElementPlace& place) -> Status {
                                     ++seen;
-                                    if (i == 1) return make_error("row 1 is bad");
+                                    if (place.index == 1) return make_error("row 1 is bad");
                                     return Status::success();
                                   });
   REQUIRE_FALSE(stopped);
@@ -121,16 +148,18 @@ TEST_CASE("the scanner reads a file in blocks: rows across a block edge come out
   f = std::fopen(path.c_str(), "rb");
   REQUIRE(f != nullptr);
   std::size_t bytes = 0, bad = 0;
-  auto s = scan_json_object(f, path, "rows", [&](std::string_view t, std::size_t line, std::size_t i) {
+  auto s = scan_json_object(f, path, "rows", [&](std::string_view t, const ElementPlace& place) {
     bytes += t.size();
-    const std::string want = "{\"i\": " + std::to_string(i) + ", \"p\": \"" + pad + "\"}";
-    if (t != want || line != i + 2) ++bad;
+    const std::size_t i = place.index;
+    const std::string want = "\n" + std::string("{\"i\": ") + std::to_string(i) + ", \"p\": \"" + pad + "\"}";
+    const std::string last = i + 1 == 3000 ? "\n" : "";  // the blank before the closing ]
+    if (t != want + last || place.line != i + 1) ++bad;
     return Status::success();
   });
   std::fclose(f);
   REQUIRE(s);
   CHECK(s->elements == 3000);
   CHECK(bad == 0);
-  CHECK(s->rest == "{\"rows\": []" + std::string(3001, '\n') + "}\n");
-  CHECK(bytes == text.size() - 11 - 2 * 2999 - 4);  // every byte but the separators and the frame
+  CHECK(s->rest == "{\"rows\": []" + std::string(3001, '\n') + " }\n");  // "}" stays at line 3002, column 2
+  CHECK(bytes == text.size() - 10 - 2999 - 3);  // every byte but "{\"rows\": [", the commas and "]}\n"
 }
