@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <system_error>
+#include <variant>
 
 #include "vocab/file_io.h"
 #include "vocab/journal_format.h"
@@ -39,13 +40,9 @@ class RowCollector {
  public:
   explicit RowCollector(std::string path) : path_(std::move(path)), problems_(path_) {}
 
-  Status add(std::string_view text, const ElementPlace& place) {
-    if (stopped()) return Status::success();  // the answer is known; the scan only finds the end
-    if (batch_.texts.empty()) batch_.first = place.index;
-    batch_.texts.push_back({std::string(text), place});
-    if (batch_.texts.size() >= kBatchRows) launch();
-    return Status::success();
-  }
+  Status add(std::string_view text, const ElementPlace& place) { return add_row(std::string(text), place); }
+  // A row already parsed (read from the document's tree).
+  void add_tree(Json row, const ElementPlace& place) { (void)add_row(std::move(row), place); }
   // Every row added so far taken back.
   void finish() {
     launch();
@@ -63,7 +60,7 @@ class RowCollector {
   static constexpr std::size_t kMaxPending = 3;
 
   struct Text {
-    std::string text;
+    std::variant<std::string, Json> body;  // the row's text, or its tree
     ElementPlace place;
   };
   struct Batch {
@@ -78,25 +75,44 @@ class RowCollector {
 
   bool stopped() const { return syntax_error_.has_value() || capped_; }
 
+  Status add_row(std::variant<std::string, Json> body, const ElementPlace& place) {
+    if (stopped()) return Status::success();  // the answer is known; the scan only finds the end
+    if (batch_.texts.empty()) batch_.first = place.index;
+    batch_.texts.push_back({std::move(body), place});
+    if (batch_.texts.size() >= kBatchRows) launch();
+    return Status::success();
+  }
+
+  // One parsed row checked and decoded into `out`.
+  static void decode_row(const Json& row, const std::string& where, const std::string& path, Diagnostics& d,
+                         Parsed& out) {
+    check_row_record(row, where, d);
+    if (!d.ok() || out.decode_error) return;  // problems are all named; nothing decoded after one
+    // "columns" is derived from the rest (written for readers) and not read.
+    auto decoded = row_from_json(row);
+    if (!decoded) {
+      out.decode_error = make_error(path + ": " + where + ": " + decoded.error().message + kWhatToDo);
+      return;
+    }
+    out.rows.push_back(std::move(*decoded));
+  }
+
   static Parsed parse_batch(const std::string& path, const Batch& batch) {
     Parsed out;
     Diagnostics d(path);
     for (const Text& t : batch.texts) {
       const std::string where = json_pointer_append("/rows", t.place.index);
-      auto parsed = parse_json_text(t.text, path, JsonTextOrigin{t.place.line, t.place.column, where, 2});
+      if (const Json* tree = std::get_if<Json>(&t.body)) {
+        decode_row(*tree, where, path, d, out);
+        continue;
+      }
+      const auto& text = std::get<std::string>(t.body);
+      auto parsed = parse_json_text(text, path, JsonTextOrigin{t.place.line, t.place.column, where, 2});
       if (!parsed) {
         out.syntax_error = make_error(parsed.error().message + kNotResults);
         break;
       }
-      check_row_record(*parsed, where, d);
-      if (!d.ok() || out.decode_error) continue;  // problems are all named; nothing decoded after one
-      // "columns" is derived from the rest (written for readers) and not read.
-      auto row = row_from_json(*parsed);
-      if (!row) {
-        out.decode_error = make_error(path + ": " + where + ": " + row.error().message + kWhatToDo);
-        continue;
-      }
-      out.rows.push_back(std::move(*row));
+      decode_row(*parsed, where, path, d, out);
     }
     out.issues = d.issues();
     return out;
@@ -184,7 +200,7 @@ Expected<RunResults> finish_results(const Expected<ScannedObject>& scanned, RowC
   }
   if (rows != nullptr && !scanned->streamed) {  // "rows" not found by the scan (an escaped key): read from the tree
     for (std::size_t i = 0; i < rows->size(); ++i) {
-      (void)collected.add(dump_untrusted((*rows)[i]), ElementPlace{1, 1, i});
+      collected.add_tree((*rows)[i], ElementPlace{1, 1, i});
     }
     collected.finish();
     if (collected.syntax_error()) return *collected.syntax_error();

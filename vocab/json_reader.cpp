@@ -120,36 +120,28 @@ class StrictDomBuilder {
   };
 
   // Places a value where the parser is: the root, the next array element or
-  // the member whose key came last. Returns it and the token that names it.
+  // the member whose key came last. Returns it, and the token that names it
+  // in its parent when `token` is given (only containers need one).
   template <typename V>
-  Json* place(V&& v, std::string& token) {
+  Json* place(V&& v, std::string* token) {
     if (frames_.empty()) {
       root_ = Json(std::forward<V>(v));
-      token.clear();
+      if (token) token->clear();
       return &root_;
     }
     Frame& f = frames_.back();
     if (f.node->is_array()) {
-      token = std::to_string(f.node->size());
+      if (token) *token = std::to_string(f.node->size());
       f.node->emplace_back(std::forward<V>(v));
       return &f.node->back();
     }
-    token = pending_key_;
+    if (token) *token = pending_key_;
     *member_ = Json(std::forward<V>(v));
     return member_;
   }
   template <typename V>
   bool value(V&& v) {
-    if (frames_.empty()) {
-      root_ = Json(std::forward<V>(v));
-      return true;
-    }
-    Frame& f = frames_.back();
-    if (f.node->is_array()) {
-      f.node->emplace_back(std::forward<V>(v));
-    } else {
-      *member_ = Json(std::forward<V>(v));
-    }
+    place(std::forward<V>(v), nullptr);
     return true;
   }
   bool open(Json::value_t type) {
@@ -158,7 +150,7 @@ class StrictDomBuilder {
       return false;
     }
     std::string token;
-    Json* node = place(type, token);
+    Json* node = place(type, &token);
     frames_.push_back(Frame{node, std::move(token)});
     return true;
   }
