@@ -211,16 +211,22 @@ int report_command(const ReportArgs& a, const CliState& state) {
   in.predicted_label = a.predicted;
   in.profile = profile.profile;
   in.profile_note = profile.note;
-  const std::string html = write_html_report(in);
 
   const std::filesystem::path out(a.html);
   if (out.has_parent_path()) {
     if (Status st = ensure_directory(out.parent_path().string()); !st) return fail(st.error().message);
   }
-  if (Status st = write_file_atomic(a.html, html); !st) return fail(st.error().message);
+  std::size_t html_bytes = 0;
+  FileContent file{a.html, "", [&in, &html_bytes](const TextSink& emit) {
+                     write_html_report_to(in, [&](std::string_view piece) {
+                       html_bytes += piece.size();
+                       emit(piece);
+                     });
+                   }};
+  if (Status st = write_files_atomic({file}); !st) return fail(st.error().message);
   if (!a.quiet) {
     if (!profile.profile) fmt::print(stderr, "moebench report: machine profile not found ({})\n", profile.note);
-    fmt::print("wrote {} ({} rows, {} KiB)\n", a.html, results->rows.size(), html.size() / 1024);
+    fmt::print("wrote {} ({} rows, {} KiB)\n", a.html, results->rows.size(), html_bytes / 1024);
   }
   return 0;
 }

@@ -15,8 +15,10 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <future>
 #include <map>
 #include <set>
+#include <system_error>
 
 #include "vocab/columns.h"
 #include "vocab/metrics.h"
@@ -152,12 +154,17 @@ struct Section {
   std::string extra_html;          // already escaped (tables under the chart)
 };
 
-std::string render_section(const Section& s) {
-  std::string out = "<section class=\"chart\" id=\"" + escape(s.id) + "\">\n<h2>" + escape(s.title) + "</h2>\n";
-  out += "<p class=\"caption\">" + escape(s.caption) + "</p>\n<div class=\"panels\">\n";
-  for (const std::string& svg : s.svgs) out += "<figure class=\"panel\">\n" + svg + "</figure>\n";
-  out += "</div>\n" + s.extra_html + "</section>\n";
-  return out;
+void render_section(const Section& s, const TextSink& emit) {
+  emit("<section class=\"chart\" id=\"" + escape(s.id) + "\">\n<h2>" + escape(s.title) + "</h2>\n");
+  emit("<p class=\"caption\">" + escape(s.caption) + "</p>\n<div class=\"panels\">\n");
+  for (const std::string& svg : s.svgs) {
+    emit("<figure class=\"panel\">\n");
+    emit(svg);
+    emit("</figure>\n");
+  }
+  emit("</div>\n");
+  emit(s.extra_html);
+  emit("</section>\n");
 }
 
 // A metric against a point axis, panelled and split into series (see the top).
@@ -748,7 +755,8 @@ std::string conditions_html(const HtmlReportInput& in) {
   return out;
 }
 
-std::string results_table(const RunResults& r) {
+// Written a row at a time: a sweep of 10^5 points gives a table of 10^8 bytes.
+void results_table(const RunResults& r, const TextSink& emit) {
   std::vector<const Column*> shown;
   for (const Column& c : result_columns()) {
     if (c.markdown) shown.push_back(&c);
@@ -760,13 +768,15 @@ std::string results_table(const RunResults& r) {
   }
   out += "</tr>\n";
   for (const ResultRow& row : r.rows) {
-    out += std::string("<tr class=\"") + to_string(row.status) + "\"><td class=\"n\">" +
-           std::to_string(row.point.index) + "</td>";
+    out.append("<tr class=\"").append(to_string(row.status)).append("\"><td class=\"n\">");
+    out.append(std::to_string(row.point.index)).append("</td>");
     for (const Column* c : shown) {
-      out += std::string("<td") + (c->type == ColumnType::kString ? "" : " class=\"n\"") + ">" +
-             escape(human_cell(*c, c->get(row))) + "</td>";
+      out.append(c->type == ColumnType::kString ? "<td>" : "<td class=\"n\">");
+      out.append(escape(human_cell(*c, c->get(row)))).append("</td>");
     }
     out += "</tr>\n";
+    emit(out);
+    out.clear();
   }
   out += "</table></div>\n";
   if (r.rows.empty()) out += "<p>No finished points.</p>\n";
@@ -777,7 +787,7 @@ std::string results_table(const RunResults& r) {
   }
   out += "</ul>\n<p>Metrics are medians over repetitions; full precision, spread and raw samples are in "
          "results.csv and results.json.</p>\n</details>\n";
-  return out;
+  emit(out);
 }
 
 std::string status_html(const RunResults& r) {
@@ -823,6 +833,27 @@ tr.infeasible td,tr.failed td,tr.invalid td{color:#8a1c1c;background:#fff6f6}
 nav ul{columns:2;font-size:13px}ul.notes{font-size:12px}details{margin:6px 0;font-size:13px}
 )";
 
+// Every section computed at once (each reads the input and nothing else): on
+// a large sweep the charts are most of the report's work.
+// `beside` runs on this thread meanwhile.
+std::vector<Section> compute_sections(const std::vector<std::function<Section()>>& makers,
+                                      const std::function<void()>& beside) {
+  std::vector<std::future<Section>> pending;
+  for (const auto& make : makers) {
+    try {
+      pending.push_back(std::async(std::launch::async, make));
+    } catch (const std::system_error&) {  // no thread to be had: compute it here
+      std::promise<Section> here;
+      here.set_value(make());
+      pending.push_back(here.get_future());
+    }
+  }
+  beside();
+  std::vector<Section> out;
+  for (auto& p : pending) out.push_back(p.get());
+  return out;
+}
+
 }  // namespace
 
 const std::vector<std::string>& report_chart_ids() {
@@ -834,6 +865,12 @@ const std::vector<std::string>& report_chart_ids() {
 std::optional<double> outstanding_read_rate(const ResultRow& row) { return row.median(metric::kReadBusyBytesS); }
 
 std::string write_html_report(const HtmlReportInput& in) {
+  std::string out;
+  write_html_report_to(in, [&out](std::string_view piece) { out.append(piece); });
+  return out;
+}
+
+void write_html_report_to(const HtmlReportInput& in, const TextSink& emit) {
   const RunResults& r = *in.results;
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>moebench report: " +
                     escape(r.sweep.name) + "</title>\n<style>\n" + kStyle + "</style>\n</head>\n<body>\n";
@@ -850,47 +887,57 @@ std::string write_html_report(const HtmlReportInput& in) {
   }
   out += conditions_html(in) + "</header>\n";
 
-  std::vector<Section> sections;
-  sections.push_back(panel_chart(
+  const std::vector<std::function<Section()>> makers = {
+      [&] { return panel_chart(
       r,
       {kChartBudget, "Decode throughput against RAM budget", "decode_tok_s", 1, "decode (tokens/s)", "tok/s", "budget",
        "RAM budget (GiB)", {"engine", "model", "scale", "drives"}, false},
       "Steady decode throughput ((generated tokens − 1) ÷ decode time, first token excluded), median over "
-      "repetitions, against the point's RAM budget. × on the x axis: a point that did not run ok at that budget."));
-  sections.push_back(panel_chart(
+      "repetitions, against the point's RAM budget. × on the x axis: a point that did not run ok at that budget."); },
+      [&] { return panel_chart(
       r,
       {kChartDrives, "Decode throughput against drive count", "decode_tok_s", 1, "decode (tokens/s)", "tok/s", "drives",
        "drives (count)", {"engine", "model", "scale", "context"}, false},
       "Steady decode throughput, median over repetitions, against the number of drives (directories) the "
-      "container was read from."));
-  sections.push_back(panel_chart(
+      "container was read from."); },
+      [&] { return panel_chart(
       r,
       {kChartContext, "Decode throughput against context length", "decode_tok_s", 1, "decode (tokens/s)", "tok/s",
        "context", "context (tokens)", {"engine", "model", "scale", "drives"}, false},
       "Steady decode throughput, median over repetitions, against the context the KV cache / linear state was "
-      "filled to before the prompt (decode attention runs over it)."));
-  sections.push_back(ttft_chart(r));
-  sections.push_back(panel_chart(
+      "filled to before the prompt (decode attention runs over it)."); },
+      [&] { return ttft_chart(r); },
+      [&] { return panel_chart(
       r,
       {kChartRead, "Storage bytes read per decode token against RAM budget", "read_bytes_per_token", kMiB,
        "read per token (MiB)", "MiB", "budget", "RAM budget (GiB)", {"engine", "model", "scale", "drives"}, true},
       "Storage bytes read in the decode window ÷ decode tokens (engine counters), median over repetitions, against "
-      "the RAM budget: a larger budget holds more experts in the cache, so fewer are read per token."));
-  sections.push_back(predicted_chart(in));
-  sections.push_back(bandwidth_chart(in));
-  sections.push_back(compare_chart(in));
+      "the RAM budget: a larger budget holds more experts in the cache, so fewer are read per token."); },
+      [&] { return predicted_chart(in); },
+      [&] { return bandwidth_chart(in); },
+      [&] { return compare_chart(in); },
+  };
+  // The results table is drawn beside the charts (a row of HTML per point).
+  std::string table;
+  std::vector<Section> sections = compute_sections(makers, [&] {
+    results_table(r, [&table](std::string_view piece) { table.append(piece); });
+  });
 
   out += "<nav>\n<ul>\n<li><a href=\"#results\">Results</a></li>\n<li><a href=\"#status\">Rows not ok</a></li>\n";
   for (const Section& s : sections) out += "<li><a href=\"#" + escape(s.id) + "\">" + escape(s.title) + "</a></li>\n";
   out += "</ul>\n</nav>\n";
-  out += "<section id=\"results\">\n<h2>Results</h2>\n" + results_table(r) + "</section>\n";
-  out += status_html(r);
-  for (const Section& s : sections) out += render_section(s);
-  out += "<footer><p class=\"caption\">Written by moebench report from " + escape(in.results_label) +
+  out += "<section id=\"results\">\n<h2>Results</h2>\n";
+  emit(out);
+  emit(table);
+  table = std::string();
+  emit("</section>\n");
+  emit(status_html(r));
+  for (const Section& s : sections) render_section(s, emit);
+  out = "<footer><p class=\"caption\">Written by moebench report from " + escape(in.results_label) +
          (in.predicted ? ", predicted rows from " + escape(in.predicted_label) : std::string()) +
          (in.base ? ", base " + escape(in.base_label) : std::string()) +
          ". Self-contained: no script, no external resource.</p></footer>\n</body>\n</html>\n";
-  return out;
+  emit(out);
 }
 
 }  // namespace moebench

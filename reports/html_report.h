@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "vocab/file_io.h"
 #include "vocab/machine_profile.h"
 #include "vocab/run_results.h"
 
@@ -35,6 +36,8 @@ struct HtmlReportInput {
 const std::vector<std::string>& report_chart_ids();
 
 std::string write_html_report(const HtmlReportInput& in);
+// The same, handed over piece by piece (a report of 10^5 rows is ~250 MB).
+void write_html_report_to(const HtmlReportInput& in, const TextSink& emit);
 
 // The decode read rate while reads were outstanding (metric
 // read_busy_bytes_s, median over repetitions; bytes/s), or nullopt.

@@ -1,9 +1,11 @@
 // table_writers.cpp — CSV, JSON and JSONL writers and the schema printer
 // (see writers.h). Machine-readable outputs carry every column at full
 // precision; JSON adds the per-metric summaries and raw repetition samples.
-#include <cassert>
+#include <cmath>
+#include <variant>
 
 #include "vocab/columns.h"
+#include "vocab/row_text.h"
 #include "vocab/text.h"
 #include "reports/cell_format.h"
 #include "reports/writers.h"
@@ -27,10 +29,24 @@ using OrderedJson = nlohmann::ordered_json;
 constexpr auto kReplace = nlohmann::ordered_json::error_handler_t::replace;
 
 // Columns in table order (an ordered object, unlike Json's sorted keys).
-OrderedJson row_columns_json(const ResultRow& row) {
-  OrderedJson j = OrderedJson::object();
-  for (const Column& c : result_columns()) j[c.name] = cell_to_json(c.get(row));
-  return j;
+// The columns as members of an open object, in column order, each value as
+// cell_to_json gives it.
+void write_column_members(JsonTextWriter& w, const ResultRow& row) {
+  for (const Column& c : result_columns()) {
+    w.key(c.name);
+    const Cell cell = c.get(row);
+    if (const auto* s = std::get_if<std::string>(&cell)) {
+      w.string(*s);
+    } else if (const auto* v = std::get_if<double>(&cell); v != nullptr && std::isfinite(*v)) {
+      if (*v == std::floor(*v) && std::fabs(*v) < 9.007199254740992e15) {
+        w.integer(static_cast<std::int64_t>(*v));
+      } else {
+        w.number(*v);
+      }
+    } else {
+      w.null();
+    }
+  }
 }
 
 }  // namespace
@@ -74,24 +90,18 @@ void write_json_to(const RunResults& r, const TextSink& emit) {
   head += "\"rows\": [\n";
   emit(head);
   // A row is its record's members in key order (row_to_json's map sorts
-  // them), then "columns": the record's dump with "columns" spliced in before
-  // its closing brace (no second tree in insertion order per row).
+  // them), then "columns", written straight from the row (no tree).
   std::string one;
-  auto indented = [&one](const std::string& text, const char* indent) {
-    for (char c : text) {  // dumped strings hold no raw newline
-      one += c;
-      if (c == '\n') one += indent;
-    }
-  };
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
-    std::string record = row_to_json(r.rows[i]).dump(2, ' ', false, kReplace);
-    assert(record.size() > 2 && record.compare(record.size() - 2, 2, "\n}") == 0);  // a record always has members
-    record.resize(record.size() - 2);  // "\n}"
     one = "    ";
-    indented(record, "    ");
-    one += ",\n      \"columns\": ";
-    indented(row_columns_json(r.rows[i]).dump(2, ' ', false, kReplace), "      ");
-    one += "\n    }";
+    JsonTextWriter w(one, 2, 4);
+    w.begin_object();
+    write_row_members(w, r.rows[i]);
+    w.key("columns");
+    w.begin_object();
+    write_column_members(w, r.rows[i]);
+    w.end_object();
+    w.end_object();
     one += i + 1 < r.rows.size() ? ",\n" : "\n";
     emit(one);
   }
@@ -99,11 +109,17 @@ void write_json_to(const RunResults& r, const TextSink& emit) {
 }
 
 void write_jsonl_to(const RunResults& r, const TextSink& emit) {
+  std::string line;
   for (const ResultRow& row : r.rows) {
-    OrderedJson j = OrderedJson::object();
-    j["sweep"] = r.sweep.name;
-    j.update(row_columns_json(row));
-    emit(j.dump(-1, ' ', false, kReplace) + "\n");
+    line.clear();
+    JsonTextWriter w(line);
+    w.begin_object();
+    w.key("sweep");
+    w.string(r.sweep.name);
+    write_column_members(w, row);
+    w.end_object();
+    line += '\n';
+    emit(line);
   }
 }
 

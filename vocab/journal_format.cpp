@@ -8,6 +8,7 @@
 #include <set>
 
 #include "vocab/file_io.h"
+#include "vocab/row_text.h"
 #include "vocab/sweep_spec.h"
 #include "vocab/units.h"
 
@@ -240,6 +241,44 @@ struct FirstRow {
   std::size_t at;  // index in p.results.rows
 };
 
+// A decoded row line taken into the prefix: refused when it belongs to
+// another journal or contradicts an earlier row for its point; a retry of a
+// failed point replaces it; a repeat of the same line changes nothing.
+Status take_row(ResultRow row, bool replaces, std::string_view line, std::size_t line_no, const std::string& where,
+                const std::set<std::string>& runs, const std::set<std::string>& shard_ids,
+                std::map<std::string, FirstRow>& seen, JournalPrefix& p) {
+  if (const std::string why = foreign_row_reason(row, p, runs, shard_ids); !why.empty()) {
+    return make_error(where + ": a row that does not belong to this journal (" + why + "); " + kDamaged);
+  }
+  const std::string id = row.point.id();
+  const std::size_t hash = std::hash<std::string_view>{}(line);
+  auto [it, fresh] = seen.emplace(id, FirstRow{line_no, hash, p.results.rows.size()});
+  if (fresh) {
+    p.results.rows.push_back(std::move(row));
+  } else if (replaces && p.results.rows[it->second.at].status == RowStatus::kFailed) {
+    p.results.rows[it->second.at] = std::move(row);  // a retry of a failed point
+    it->second = FirstRow{line_no, hash, it->second.at};
+  } else if (hash != it->second.hash) {
+    return make_error(where + ": a second, different row for point " + id + " (the first is line " +
+                      std::to_string(it->second.line_no) +
+                      "): the journal holds two answers to one question and moebench will not pick one; " + kDamaged);
+  }
+  return Status::success();
+}
+
+// A row line as journal_row_line writes it, read on the fast path
+// (vocab/row_text.h): `replaces` says whether it retries a failed point.
+// nullopt: read the line the strict way.
+std::optional<ResultRow> fast_row_line(std::string_view line, bool& replaces) {
+  constexpr std::string_view kRow = R"({"row":)", kRetry = R"({"replaces_failed":true,"row":)",
+                             kEnd = R"(,"type":"row"})";
+  if (line.size() < kRetry.size() + kEnd.size() || line.substr(line.size() - kEnd.size()) != kEnd) return std::nullopt;
+  replaces = line.substr(0, kRetry.size()) == kRetry;
+  const std::size_t start = replaces ? kRetry.size() : line.substr(0, kRow.size()) == kRow ? kRow.size() : 0;
+  if (start == 0) return std::nullopt;
+  return fast_row_from_text(line.substr(start, line.size() - kEnd.size() - start));
+}
+
 }  // namespace
 
 Expected<JournalPrefix> parse_journal_prefix(const std::string& path, const std::string& text) {
@@ -254,6 +293,16 @@ Expected<JournalPrefix> parse_journal_prefix(const std::string& path, const std:
     ++line_no;
     const std::string_view line(text.data() + pos, nl - pos);
     const std::string where = path + ":" + std::to_string(line_no);
+    bool fast_replaces = false;
+    std::optional<ResultRow> fast = line_no > 1 ? fast_row_line(line, fast_replaces) : std::nullopt;
+    if (fast) {
+      if (Status st = take_row(std::move(*fast), fast_replaces, line, line_no, where, runs, shard_ids, seen, p); !st) {
+        return st.error();
+      }
+      pos = nl + 1;
+      p.good_bytes = pos;
+      continue;
+    }
     auto parsed = parse_json_text(line, path, line_no);
     if (!parsed) {
       // Only the last line can be torn by a crash; damage before it is real.
@@ -311,22 +360,8 @@ Expected<JournalPrefix> parse_journal_prefix(const std::string& path, const std:
       if (!row) return make_error(where + ": " + row.error().message + "; " + kDamaged);
       const bool replaces = r.boolean("replaces_failed", false).value_or(false);
       if (!d.ok()) return make_error(d.render() + "; " + kDamaged);
-      if (const std::string why = foreign_row_reason(*row, p, runs, shard_ids); !why.empty()) {
-        return make_error(where + ": a row that does not belong to this journal (" + why + "); " + kDamaged);
-      }
-      const std::string id = row->point.id();
-      const std::size_t hash = std::hash<std::string_view>{}(line);
-      auto [it, fresh] = seen.emplace(id, FirstRow{line_no, hash, p.results.rows.size()});
-      if (fresh) {
-        p.results.rows.push_back(std::move(*row));
-      } else if (replaces && p.results.rows[it->second.at].status == RowStatus::kFailed) {
-        p.results.rows[it->second.at] = std::move(*row);  // a retry of a failed point
-        it->second = FirstRow{line_no, hash, it->second.at};
-      } else if (hash != it->second.hash) {
-        return make_error(where + ": a second, different row for point " + id + " (the first is line " +
-                          std::to_string(it->second.line_no) +
-                          "): the journal holds two answers to one question and moebench will not pick one; " +
-                          kDamaged);
+      if (Status st = take_row(std::move(*row), replaces, line, line_no, where, runs, shard_ids, seen, p); !st) {
+        return st.error();
       }
     } else {
       return make_error(where + ": /type: unknown journal record type \"" + sanitize_utf8(utf8_prefix(type, 40)) +
@@ -367,9 +402,22 @@ std::string journal_segment_line(const Environment& env) {
 }
 
 std::string journal_row_line(const ResultRow& row, bool replaces_failed) {
-  Json j{{"type", "row"}, {"row", row_to_json(row)}};
-  if (replaces_failed) j["replaces_failed"] = true;
-  return dump_untrusted(j) + "\n";
+  std::string line;  // {"replaces_failed":true,"row":{...},"type":"row"}: keys in order, as dump sorts them
+  JsonTextWriter w(line);
+  w.begin_object();
+  if (replaces_failed) {
+    w.key("replaces_failed");
+    line += "true";
+  }
+  w.key("row");
+  w.begin_object();
+  write_row_members(w, row);
+  w.end_object();
+  w.key("type");
+  w.string("row");
+  w.end_object();
+  line += '\n';
+  return line;
 }
 
 }  // namespace moebench

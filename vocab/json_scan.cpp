@@ -4,6 +4,8 @@
 // line), and the array's elements are cut out one at a time.
 #include "vocab/json_scan.h"
 
+#include <algorithm>
+#include <array>
 #include <vector>
 
 #include "vocab/json_reader.h"
@@ -36,6 +38,27 @@ class Source {
     }
     return c;
   }
+  // Copies bytes up to the next one marked in `stop` (or the end), keeping
+  // the line and column: the fast run through a row's text.
+  void copy_until(std::string& out, const std::array<bool, 256>& stop) {
+    for (;;) {
+      if (pos_ == len_ && !refill()) return;
+      const char* start = data_ + pos_;
+      const char* end = data_ + len_;
+      const char* p = start;
+      for (; p < end && !stop[static_cast<unsigned char>(*p)]; ++p) {
+        if (*p == '\n') {
+          ++line_;
+          column_ = 1;
+        } else {
+          ++column_;
+        }
+      }
+      out.append(start, static_cast<std::size_t>(p - start));
+      pos_ += static_cast<std::size_t>(p - start);
+      if (p < end) return;
+    }
+  }
   std::size_t line() const { return line_; }
   std::size_t column() const { return column_; }
   bool read_error() const { return file_ != nullptr && std::ferror(file_) != 0; }
@@ -57,9 +80,19 @@ class Source {
 
 bool is_space(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+constexpr std::array<bool, 256> stops(std::string_view chars) {
+  std::array<bool, 256> t{};
+  for (char c : chars) t[static_cast<unsigned char>(c)] = true;
+  return t;
+}
+constexpr auto kStringStops = stops("\"\\");
+constexpr auto kElementStops = stops("\"{}[],/");
+
 // Copies the rest of a string whose opening quote was copied.
 void copy_string(Source& in, std::string& out) {
-  for (int c = in.get(); c != kEnd; c = in.get()) {
+  for (in.copy_until(out, kStringStops); true; in.copy_until(out, kStringStops)) {
+    const int c = in.get();
+    if (c == kEnd) return;
     out += static_cast<char>(c);
     if (c == '"') return;
     if (c == '\\') {
@@ -97,11 +130,16 @@ bool cut_element(Source& in, std::string& out) {
   out.clear();
   int depth = 0;
   bool value = false;
-  for (int c = in.peek(); c != kEnd; c = in.peek()) {
+  for (;;) {
+    const std::size_t before = out.size();
+    in.copy_until(out, kElementStops);  // blanks, numbers, literals, a row's indentation
+    if (!value) value = std::any_of(out.begin() + static_cast<std::ptrdiff_t>(before), out.end(),
+                                    [](char b) { return !is_space(static_cast<unsigned char>(b)); });
+    const int c = in.peek();
+    if (c == kEnd) break;
     if (depth == 0 && (c == ',' || c == ']')) break;
     in.get();
     out += static_cast<char>(c);
-    if (is_space(c)) continue;
     if (c == '/' && copy_comment(in, out)) continue;
     value = true;
     if (c == '"') {

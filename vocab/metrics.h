@@ -59,8 +59,8 @@ std::optional<std::string> check_measurement(const Measurement& m);
 RepMetrics derive_metrics(const Measurement& m);
 
 struct Aggregate {
-  std::map<std::string, Summary> summaries;              // per metric
-  std::map<std::string, std::vector<double>> samples;    // per metric, per repetition
+  SummaryMap summaries;  // per metric
+  SampleMap samples;     // per metric, per repetition
   RowStatus status = RowStatus::kOk;
   std::string reason;
   std::vector<std::string> notes;

@@ -1,6 +1,7 @@
 // point.cpp — see point.h.
 #include "vocab/point.h"
 
+#include "vocab/json_text_writer.h"
 #include "vocab/text.h"
 #include "vocab/units.h"
 
@@ -60,7 +61,69 @@ Json Point::key_json() const {
   return k;
 }
 
-std::string Point::id() const { return hex64(fnv1a64(key_json().dump())); }
+// key_json().dump(), written without the tree (ids are taken per row, often).
+void write_point_key(JsonTextWriter& w, const Point& p) {
+  w.begin_object();
+  w.key("cache_policy");
+  w.string(p.cache_policy);
+  w.key("context_tokens");
+  w.integer(p.context_tokens);
+  w.key("drives");
+  w.begin_object();
+  w.key("count");
+  w.integer(p.drives.count);
+  w.key("layout");
+  w.string(p.drives.layout);
+  w.key("throttle_bytes_s");
+  if (p.drives.throttle_bytes_s) {
+    w.number(*p.drives.throttle_bytes_s);
+  } else {
+    w.null();
+  }
+  w.end_object();
+  w.key("engine");
+  w.string(p.engine.to_string());
+  w.key("gen_tokens");
+  w.integer(p.gen_tokens);
+  w.key("model");
+  w.string(p.model);
+  w.key("prefetch");
+  w.string(p.prefetch);
+  w.key("prompt_tokens");
+  w.integer(p.prompt_tokens);
+  w.key("quant");
+  w.string(p.quant);
+  w.key("ram_budget_bytes");
+  if (p.ram_budget_bytes) {
+    w.unsigned_integer(*p.ram_budget_bytes);
+  } else {
+    w.string("unlimited");
+  }
+  w.key("routing");
+  w.string(p.routing);
+  w.key("scale");
+  w.string(p.scale.to_string());
+  w.key("threads");
+  if (p.threads == 0) {
+    w.string("all");
+  } else {
+    w.integer(p.threads);
+  }
+  if (!p.trunk_quant_is_card && !p.trunk_quant.empty()) {
+    w.key("trunk_quant");
+    w.string(p.trunk_quant);
+  }
+  w.end_object();
+}
+
+std::string Point::key_text() const {
+  std::string out;
+  JsonTextWriter w(out);
+  write_point_key(w, *this);
+  return out;
+}
+
+std::string Point::id() const { return hex64(fnv1a64(key_text())); }
 
 std::string Point::label() const {
   std::string s = engine.name + " " + model;

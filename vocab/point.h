@@ -32,6 +32,8 @@ struct DriveSpec {
   std::string to_string() const;            // "2×replicate", "2×stripe@200MB/s"
 };
 
+class JsonTextWriter;
+
 struct Point {
   std::size_t index = 0;  // position in sweep order (0-based)
   EngineSpec engine;
@@ -56,6 +58,7 @@ struct Point {
 
   // Canonical key: an object with every axis, fixed key order.
   Json key_json() const;
+  std::string key_text() const;   // key_json().dump(), without the tree
   std::string id() const;         // 16 hex digits, stable across runs
   std::string label() const;      // short, for progress lines
   std::string setup_key() const;  // container + drive identity
@@ -67,5 +70,8 @@ Expected<Point> point_from_key_json(const Json& key);
 // trunk quant (when set) as its trunk_quant — so the container, its trunk
 // file name and identity, and every derived byte count follow the axis.
 Expected<ModelCard> point_card(const ModelCard& card, const Point& p);
+
+// The point's key (key_json's members, in its order) into a writer.
+void write_point_key(JsonTextWriter& w, const Point& p);
 
 }  // namespace moebench

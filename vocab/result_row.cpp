@@ -7,7 +7,7 @@
 
 namespace moebench {
 
-std::optional<double> ResultRow::median(const std::string& metric) const {
+std::optional<double> ResultRow::median(std::string_view metric) const {
   auto it = metrics.find(metric);
   if (it == metrics.end() || it->second.n == 0 || !std::isfinite(it->second.median)) {
     return std::nullopt;

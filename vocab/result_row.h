@@ -30,11 +30,11 @@ struct ResultRow {
   int repetitions = 0;              // recorded repetitions (warm-ups excluded)
   int warmup = 0;
   double wall_s = 0;                // whole point, warm-ups and load included
-  std::map<std::string, Summary> metrics;
-  std::map<std::string, std::vector<double>> samples;
+  SummaryMap metrics;
+  SampleMap samples;
 
   // Median of `metric`, or nullopt when absent / not finite.
-  std::optional<double> median(const std::string& metric) const;
+  std::optional<double> median(std::string_view metric) const;
 };
 
 Json row_to_json(const ResultRow& row);

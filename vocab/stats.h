@@ -12,6 +12,8 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "vocab/json_reader.h"
@@ -38,6 +40,10 @@ struct Summary {
   double median = 0, min = 0, max = 0, mean = 0, stddev = 0, p10 = 0, p90 = 0, mad = 0;
   double rel_mad_pct() const;
 };
+
+// Per metric name, looked up by any string (a literal costs no allocation).
+using SummaryMap = std::map<std::string, Summary, std::less<>>;
+using SampleMap = std::map<std::string, std::vector<double>, std::less<>>;
 
 Summary summarize(const std::vector<double>& xs);
 Json summary_to_json(const Summary& s);  // NaN → null

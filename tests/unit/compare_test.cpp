@@ -63,7 +63,7 @@ Point point(std::uint64_t budget_mib) {
   return p;
 }
 
-ResultRow row(const Point& p, const Environment& e, std::map<std::string, std::vector<double>> samples) {
+ResultRow row(const Point& p, const Environment& e, SampleMap samples) {
   ResultRow r;
   r.point = p;
   r.run_id = e.run_id;

@@ -1,0 +1,118 @@
+// json_text_writer.cpp — see json_text_writer.h.
+#include "vocab/json_text_writer.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace moebench {
+
+void JsonTextWriter::newline() {
+  if (indent_ < 0) return;
+  out_ += '\n';
+  out_.append(base_ + in_array_.size() * static_cast<std::size_t>(indent_), ' ');
+}
+
+// Before a value: in an array, the comma and line before it (a member's
+// value follows its key, which wrote them).
+void JsonTextWriter::value_start() {
+  if (in_array_.empty() || !in_array_.back()) return;
+  if (!first_) out_ += ',';
+  newline();
+  first_ = false;
+}
+
+void JsonTextWriter::begin_object() {
+  value_start();
+  out_ += '{';
+  in_array_.push_back(false);
+  first_ = true;
+}
+
+void JsonTextWriter::begin_array() {
+  value_start();
+  out_ += '[';
+  in_array_.push_back(true);
+  first_ = true;
+}
+
+void JsonTextWriter::end_object() {
+  const bool empty = first_;
+  in_array_.pop_back();
+  if (!empty) newline();
+  out_ += '}';
+  first_ = false;
+}
+
+void JsonTextWriter::end_array() {
+  const bool empty = first_;
+  in_array_.pop_back();
+  if (!empty) newline();
+  out_ += ']';
+  first_ = false;
+}
+
+void JsonTextWriter::key(std::string_view k) {
+  if (!first_) out_ += ',';
+  newline();
+  first_ = false;
+  string(k);
+  out_ += indent_ < 0 ? ":" : ": ";
+}
+
+void JsonTextWriter::string(std::string_view s) {
+  if (!in_array_.empty() && in_array_.back()) value_start();
+  const bool plain = std::all_of(s.begin(), s.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  });
+  if (plain) {
+    out_ += '"';
+    out_.append(s);
+    out_ += '"';
+    return;
+  }
+  out_ += Json(std::string(s)).dump(-1, ' ', false, Json::error_handler_t::replace);  // escapes and UTF-8 as nlohmann
+}
+
+void JsonTextWriter::number(double v) {
+  value_start();
+  if (!std::isfinite(v)) {
+    out_ += "null";
+    return;
+  }
+  std::array<char, 64> buf{};
+  const char* end = nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), v);  // the digits dump writes
+  out_.append(buf.data(), static_cast<std::size_t>(end - buf.data()));
+}
+
+void JsonTextWriter::integer(std::int64_t v) {
+  value_start();
+  out_ += std::to_string(v);
+}
+
+void JsonTextWriter::unsigned_integer(std::uint64_t v) {
+  value_start();
+  out_ += std::to_string(v);
+}
+
+void JsonTextWriter::null() {
+  value_start();
+  out_ += "null";
+}
+
+void JsonTextWriter::tree(const Json& j) {
+  value_start();
+  const std::string text = j.dump(indent_, ' ', false, Json::error_handler_t::replace);
+  if (indent_ < 0) {
+    out_ += text;
+    return;
+  }
+  const std::string pad(base_ + in_array_.size() * static_cast<std::size_t>(indent_), ' ');
+  for (char c : text) {  // dumped strings hold no raw line feed
+    out_ += c;
+    if (c == '\n') out_ += pad;
+  }
+}
+
+}  // namespace moebench
