@@ -391,13 +391,26 @@ std::string status_changes_phrase(const Comparison& c, std::size_t max_listed) {
 // ---------------------------------------------------------------- markdown
 
 std::string comparison_to_markdown(const Comparison& c) {
+  std::string out;
+  comparison_to_markdown_to(c, [&out](std::string_view piece) { out.append(piece); });
+  return out;
+}
+
+// Handed over in pieces of about 64 KiB (10^5 rows make 240 MB of table).
+void comparison_to_markdown_to(const Comparison& c, const TextSink& emit) {
   const CompareOptions& o = c.options;
+  std::string out;
+  auto flush = [&out, &emit](std::size_t at_least) {
+    if (out.size() < at_least) return;
+    emit(out);
+    out.clear();
+  };
   std::string floors;
   for (const MetricRule& r : compared_metrics()) {
     if (r.min_abs_change > 0) floors += (floors.empty() ? "" : ", ") + r.name + " " + fmt_value(r.name, r.min_abs_change);
   }
   if (!floors.empty()) floors = " and by at least " + floors + " absolute";
-  std::string out = "# moebench compare\n\n";
+  out = "# moebench compare\n\n";
   out += "Base: `" + c.base.path + "` — sweep **" + c.base.sweep + "** (" + c.base.digest + "), " +
          std::to_string(c.base.rows) + " rows; " + c.base.summary + "\n";
   out += "New: `" + c.now.path + "` — sweep **" + c.now.sweep + "** (" + c.now.digest + "), " +
@@ -444,7 +457,11 @@ std::string comparison_to_markdown(const Comparison& c) {
              ", ratio " + fmt_interval(m.ratio_ci) + ")\n";
       }
     }
-    if (!s.empty()) out += std::string("\n## ") + title + "\n\n" + s;
+    if (!s.empty()) {
+      out += std::string("\n## ") + title + "\n\n";
+      flush(0);
+      emit(s);
+    }
   };
   list(Verdict::kRegressed, "Regressions");
   list(Verdict::kImproved, "Improvements");
@@ -475,6 +492,7 @@ std::string comparison_to_markdown(const Comparison& c) {
                                          ? ": " + m.reason : "") +
              " |\n";
     }
+    flush(1 << 16);
   }
   if (!c.only_in_base.empty()) {
     out += "\n## Only in base (not in new)\n\n";
@@ -484,7 +502,7 @@ std::string comparison_to_markdown(const Comparison& c) {
     out += "\n## Only in new (not in base)\n\n";
     for (const std::string& l : c.only_in_new) out += "- " + l + "\n";
   }
-  return out;
+  flush(0);
 }
 
 // ---------------------------------------------------------------- json

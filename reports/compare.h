@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "vocab/expected.h"
+#include "vocab/file_io.h"
 #include "vocab/run_results.h"
 #include "reports/stats_tests.h"
 
@@ -141,6 +142,7 @@ Expected<Comparison> compare_results(const RunResults& base, const RunResults& n
                                      const std::string& base_path, const std::string& new_path);
 
 std::string comparison_to_markdown(const Comparison& c);
+void comparison_to_markdown_to(const Comparison& c, const TextSink& emit);  // the same, piece by piece
 std::string comparison_to_json(const Comparison& c);
 
 }  // namespace moebench
