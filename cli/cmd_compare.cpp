@@ -90,7 +90,9 @@ int compare_command(const CompareArgs& a) {
   if (!c) return error(c.error().message);
 
   // Printed and, with --out, written as it is made (markdown of 10^5 rows is 240 MB).
+  bool printed = false;
   auto produce = [&](const TextSink& emit) {
+    printed = true;
     const TextSink both = [&emit](std::string_view piece) {
       std::fwrite(piece.data(), 1, piece.size(), stdout);
       if (emit) emit(piece);
@@ -104,6 +106,8 @@ int compare_command(const CompareArgs& a) {
   if (a.out.empty()) {
     produce(TextSink{});
   } else if (Status st = write_files_atomic({FileContent{a.out, "", produce}}); !st) {
+    if (!printed) produce(TextSink{});  // the file could not even be created: the report still goes to the screen
+    std::fflush(stdout);
     return error(st.error().message);
   }
   std::fflush(stdout);

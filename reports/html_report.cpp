@@ -755,7 +755,8 @@ std::string conditions_html(const HtmlReportInput& in) {
   return out;
 }
 
-// Written a row at a time: a sweep of 10^5 points gives a table of 10^8 bytes.
+// Handed over a row at a time (a sweep of 10^5 points gives 10^8 bytes of
+// table); the report collects it while its charts are drawn beside it.
 void results_table(const RunResults& r, const TextSink& emit) {
   std::vector<const Column*> shown;
   for (const Column& c : result_columns()) {

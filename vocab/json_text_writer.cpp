@@ -61,7 +61,7 @@ void JsonTextWriter::key(std::string_view k) {
 }
 
 void JsonTextWriter::string(std::string_view s) {
-  if (!in_array_.empty() && in_array_.back()) value_start();
+  value_start();
   const bool plain = std::all_of(s.begin(), s.end(), [](char ch) {
     const auto c = static_cast<unsigned char>(ch);
     return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
@@ -99,20 +99,6 @@ void JsonTextWriter::unsigned_integer(std::uint64_t v) {
 void JsonTextWriter::null() {
   value_start();
   out_ += "null";
-}
-
-void JsonTextWriter::tree(const Json& j) {
-  value_start();
-  const std::string text = j.dump(indent_, ' ', false, Json::error_handler_t::replace);
-  if (indent_ < 0) {
-    out_ += text;
-    return;
-  }
-  const std::string pad(base_ + in_array_.size() * static_cast<std::size_t>(indent_), ' ');
-  for (char c : text) {  // dumped strings hold no raw line feed
-    out_ += c;
-    if (c == '\n') out_ += pad;
-  }
 }
 
 }  // namespace moebench

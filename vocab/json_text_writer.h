@@ -34,7 +34,6 @@ class JsonTextWriter {
   void integer(std::int64_t v);
   void unsigned_integer(std::uint64_t v);
   void null();
-  void tree(const Json& j);  // a small value built as a tree
 
  private:
   void value_start();

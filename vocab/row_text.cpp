@@ -330,6 +330,9 @@ bool flat_object(Scanner& s) {
 
 }  // namespace
 
+// A row record has 17 keys and "columns"; more is a row for the strict reader.
+constexpr std::size_t kMaxRowKeys = 32;
+
 std::optional<ResultRow> fast_row_from_text(std::string_view text) {
   Scanner s(text);
   SummaryMap row_metrics;
@@ -340,7 +343,9 @@ std::optional<ResultRow> fast_row_from_text(std::string_view text) {
   do {
     std::string_view key;
     if (!s.plain_string(key) || !s.eat(':')) return std::nullopt;
-    if (std::find(keys.begin(), keys.end(), key) != keys.end()) return std::nullopt;  // a duplicate key
+    // A duplicate key; and a row of many keys is not one moebench wrote (the
+    // linear check must not cost what the file's author chose).
+    if (keys.size() >= kMaxRowKeys || std::find(keys.begin(), keys.end(), key) != keys.end()) return std::nullopt;
     keys.push_back(key);
     bool ok = true;
     if (key == "metrics") {

@@ -128,6 +128,17 @@ TEST_CASE("run --io-throttle keeps point ids and bytes read, compare flags a slo
   CHECK(json.exit_code == 1);
   CHECK(Json::parse(json.out)["verdict"] == "regressed");
 
+  // --out holds what was printed; an --out that cannot be written still leaves the report on screen.
+  const std::string written = dir.file("cmp.md");
+  Finished to_file = run_moebench({"compare", base, slower, "--out", written}, dir.path(), "to_file");
+  CHECK(to_file.exit_code == 1);
+  CHECK(read_file(written).value_or("") == to_file.out);
+  Finished unwritable = run_moebench({"compare", base, slower, "--out", dir.file("no/such/dir/cmp.md")}, dir.path(),
+                                     "unwritable");
+  CHECK(unwritable.exit_code == 1);
+  CHECK(unwritable.out == to_file.out);
+  CHECK_THAT(unwritable.err, Catch::Contains("cmp.md"));
+
   Finished missing = run_moebench({"compare", base, dir.file("nope.json")}, dir.path(), "missing");
   CHECK(missing.exit_code == 1);
   CHECK(missing.out.empty());

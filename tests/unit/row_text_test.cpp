@@ -159,6 +159,7 @@ TEST_CASE("the fast path hands back what it does not read: the strict reader rea
       {"text after the row", "\"warmup\":1}", "\"warmup\":1} x", false},
       {"a row without samples", "\"samples\":", "\"samples_\":", false},
       {"a point_id that is not its point's", "\"point_id\":\"", "\"point_id\":\"0", false},
+      {"forty keys more than a row has", "{\"build\"", "{\"k0\":0,\"k1\":0,\"k2\":0,\"k3\":0,\"k4\":0,\"k5\":0,\"k6\":0,\"k7\":0,\"k8\":0,\"k9\":0,\"k10\":0,\"k11\":0,\"k12\":0,\"k13\":0,\"k14\":0,\"k15\":0,\"k16\":0,\"k17\":0,\"k18\":0,\"k19\":0,\"k20\":0,\"k21\":0,\"k22\":0,\"k23\":0,\"k24\":0,\"k25\":0,\"k26\":0,\"k27\":0,\"k28\":0,\"k29\":0,\"k30\":0,\"k31\":0,\"k32\":0,\"k33\":0,\"k34\":0,\"k35\":0,\"k36\":0,\"k37\":0,\"k38\":0,\"k39\":0,\"build\"", true},
   };
   for (const Case& c : cases) {
     INFO(c.what);
