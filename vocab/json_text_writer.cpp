@@ -13,49 +13,42 @@ void JsonTextWriter::newline() {
   out_.append(base_ + in_array_.size() * static_cast<std::size_t>(indent_), ' ');
 }
 
-// Before a value: in an array, the comma and line before it (a member's
-// value follows its key, which wrote them).
-void JsonTextWriter::value_start() {
-  if (in_array_.empty() || !in_array_.back()) return;
+// Before an array element or a member's key: the comma after the one
+// before, and its line.
+void JsonTextWriter::next_item() {
   if (!first_) out_ += ',';
   newline();
   first_ = false;
 }
 
-void JsonTextWriter::begin_object() {
+// Before a value: in an array, its item separator (a member's value follows
+// its key, which wrote it).
+void JsonTextWriter::value_start() {
+  if (!in_array_.empty() && in_array_.back()) next_item();
+}
+
+void JsonTextWriter::open(char bracket, bool array) {
   value_start();
-  out_ += '{';
-  in_array_.push_back(false);
+  out_ += bracket;
+  in_array_.push_back(array);
   first_ = true;
 }
 
-void JsonTextWriter::begin_array() {
-  value_start();
-  out_ += '[';
-  in_array_.push_back(true);
-  first_ = true;
-}
-
-void JsonTextWriter::end_object() {
+void JsonTextWriter::close(char bracket) {
   const bool empty = first_;
   in_array_.pop_back();
   if (!empty) newline();
-  out_ += '}';
+  out_ += bracket;
   first_ = false;
 }
 
-void JsonTextWriter::end_array() {
-  const bool empty = first_;
-  in_array_.pop_back();
-  if (!empty) newline();
-  out_ += ']';
-  first_ = false;
-}
+void JsonTextWriter::begin_object() { open('{', false); }
+void JsonTextWriter::begin_array() { open('[', true); }
+void JsonTextWriter::end_object() { close('}'); }
+void JsonTextWriter::end_array() { close(']'); }
 
 void JsonTextWriter::key(std::string_view k) {
-  if (!first_) out_ += ',';
-  newline();
-  first_ = false;
+  next_item();
   string(k);
   out_ += indent_ < 0 ? ":" : ": ";
 }

@@ -36,8 +36,11 @@ class JsonTextWriter {
   void null();
 
  private:
+  void next_item();
   void value_start();
   void newline();
+  void open(char bracket, bool array);
+  void close(char bracket);
   std::string& out_;
   int indent_;
   std::size_t base_;

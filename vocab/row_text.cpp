@@ -382,11 +382,7 @@ std::optional<ResultRow> fast_row_from_text(std::string_view text) {
   return std::move(*row);
 }
 
-}  // namespace moebench
-
 // ------------------------------------------------------------ the writer
-
-namespace moebench {
 
 namespace {
 
