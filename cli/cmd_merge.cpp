@@ -59,7 +59,7 @@ int merge_command(const MergeArgs& args, const CliState& state) {
   }
   // The merge is a run segment of its own: its run id files the merged set
   // in `history` apart from the shards' runs.
-  auto report = merge_runs(inputs, capture_environment("", state.command_line));
+  auto report = merge_runs(std::move(inputs), capture_environment("", state.command_line));
   if (!report) return fail(report.error().message);
   for (const std::string& line : merge_summary(*report)) fmt::print(stderr, "moebench merge: {}\n", line);
 
@@ -68,7 +68,9 @@ int merge_command(const MergeArgs& args, const CliState& state) {
   if (!lock) return fail(lock.error().message);
   if (Status st = check_results_paths(args.out, args.formats); !st) return fail(st.error().message);
   if (Status st = check_output_path(journal); !st) return fail(st.error().message);
-  if (Status st = write_file_atomic(journal, merged_journal_text(report->merged)); !st) {
+  const RunResults& merged = report->merged;
+  if (Status st = write_files_atomic({{journal, {}, [&merged](const TextSink& emit) { write_merged_journal(merged, emit); }}});
+      !st) {
     return fail(st.error().message + " (nothing was replaced; free space and merge again)");
   }
   if (Status st = write_results_files(report->merged, args.out, args.formats, "merge again"); !st) {

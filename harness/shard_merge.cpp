@@ -55,7 +55,7 @@ Expected<MergeInput> read_merge_input(const std::string& path) {
   return MergeInput{path, std::move(*results)};
 }
 
-Expected<MergeReport> merge_runs(const std::vector<MergeInput>& inputs, const std::optional<Environment>& merge_env) {
+Expected<MergeReport> merge_runs(std::vector<MergeInput> inputs, const std::optional<Environment>& merge_env) {
   if (inputs.empty()) return make_error("nothing to merge: name the shards' results directories");
   const MergeInput& first = inputs.front();
   const std::set<std::string> build = builds_of(first.results);
@@ -105,7 +105,7 @@ Expected<MergeReport> merge_runs(const std::vector<MergeInput>& inputs, const st
 
   // The rows: by point id, the kept one and every holder.
   struct Held {
-    const ResultRow* row;
+    ResultRow* row;  // in `inputs`, moved out at the end
     std::vector<std::string> labels;
   };
   std::map<std::string, Held> by_id;
@@ -116,13 +116,13 @@ Expected<MergeReport> merge_runs(const std::vector<MergeInput>& inputs, const st
     rep.merged.environments.push_back(*merge_env);
     env_ids.insert(merge_env->run_id);
   }
-  for (const MergeInput& in : inputs) {
+  for (MergeInput& in : inputs) {
     MergeInputStatus st{in.label, in.results.sweep.shard, in.results.rows.size(), {}};
     std::set<std::string> here;
     const std::set<std::string> shard_ids =
         st.shard ? std::set<std::string>(st.shard->point_ids.begin(), st.shard->point_ids.end())
                  : std::set<std::string>();
-    for (const ResultRow& row : in.results.rows) {
+    for (ResultRow& row : in.results.rows) {
       const std::string id = row.point.id();
       // A results.json is not checked line by line as a journal is: a row of
       // another sweep is refused here, before it is counted.
@@ -154,8 +154,9 @@ Expected<MergeReport> merge_runs(const std::vector<MergeInput>& inputs, const st
     }
     rep.inputs.push_back(std::move(st));
   }
+  rep.merged.rows.reserve(by_id.size());
   for (const auto& [id, held] : by_id) {
-    rep.merged.rows.push_back(*held.row);
+    rep.merged.rows.push_back(std::move(*held.row));
     if (held.labels.size() > 1) rep.duplicates.push_back(DuplicatePoint{id, held.row->point.index, held.labels});
   }
   std::sort(rep.merged.rows.begin(), rep.merged.rows.end(),
@@ -195,11 +196,16 @@ std::vector<std::string> merge_summary(const MergeReport& r) {
   return out;
 }
 
+void write_merged_journal(const RunResults& merged, const TextSink& emit) {
+  if (merged.environments.empty()) return;
+  emit(journal_header_line(merged.sweep, merged.environments.front()));
+  for (std::size_t i = 1; i < merged.environments.size(); ++i) emit(journal_segment_line(merged.environments[i]));
+  for (const ResultRow& row : merged.rows) emit(journal_row_line(row));
+}
+
 std::string merged_journal_text(const RunResults& merged) {
-  if (merged.environments.empty()) return {};
-  std::string text = journal_header_line(merged.sweep, merged.environments.front());
-  for (std::size_t i = 1; i < merged.environments.size(); ++i) text += journal_segment_line(merged.environments[i]);
-  for (const ResultRow& row : merged.rows) text += journal_row_line(row);
+  std::string text;
+  write_merged_journal(merged, [&text](std::string_view piece) { text += piece; });
   return text;
 }
 

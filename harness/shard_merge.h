@@ -12,10 +12,11 @@
 //                     ok row over a failed one, else the first given; the
 //                     same row reached twice — an earlier merge given with
 //                     its shards — is one row)
-//   merged_journal_text  the merged set as a journal (header without a
-//                     shard, every run segment, every row), so that `run
-//                     SWEEP --out MERGED --resume` runs exactly the points
-//                     still missing
+//   write_merged_journal  the merged set as a journal (header without a
+//                     shard, every run segment, every row), piece by piece,
+//                     so that `run SWEEP --out MERGED --resume` runs exactly
+//                     the points still missing; merged_journal_text, the same
+//                     as one string
 // Rows keep their own machine, build and run id; the merged set lists every
 // shard's run segments.
 #pragma once
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "vocab/expected.h"
+#include "vocab/file_io.h"
 #include "vocab/run_results.h"
 
 namespace moebench {
@@ -63,12 +65,14 @@ struct MergeReport {
 // `merge_env`, when given, is the merge's own run segment, put first: the
 // merged set is then a run of its own (its run id files it in `history`
 // apart from the shards' runs); rows keep pointing at the shards' segments.
-Expected<MergeReport> merge_runs(const std::vector<MergeInput>& inputs,
+// The kept rows are moved out of `inputs` (10^5 rows are not copied).
+Expected<MergeReport> merge_runs(std::vector<MergeInput> inputs,
                                  const std::optional<Environment>& merge_env = std::nullopt);
 
 // Lines for the terminal: one per input, then the gaps and duplicates.
 std::vector<std::string> merge_summary(const MergeReport& report);
 
+void write_merged_journal(const RunResults& merged, const TextSink& emit);
 std::string merged_journal_text(const RunResults& merged);
 
 }  // namespace moebench

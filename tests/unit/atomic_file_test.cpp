@@ -12,10 +12,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "vocab/file_io.h"
 #include "vocab/json_reader.h"
@@ -345,4 +348,32 @@ TEST_CASE("a streamed file of the set is written through a 1 MiB buffer, and a f
   const std::string json = read_file(dir.file("results.json")).value();
   CHECK(json.size() == pieces * piece.size());
   CHECK(json.find_first_not_of('x') == std::string::npos);
+}
+
+TEST_CASE("the files of a set are written two at a time with each file's own bytes", "[atomic]") {
+  // Without the fault seams the set's files are written on two threads: each
+  // file gets exactly its own pieces, each writer is called once.
+  TempDir dir;
+  std::vector<FileContent> set;
+  std::vector<std::string> expected;
+  auto calls = std::make_shared<std::vector<std::atomic<int>>>(6);
+  for (int f = 0; f < 6; ++f) {
+    std::string text;
+    for (int i = 0; i < 20000 * (f + 1); ++i) text += std::to_string(f) + ":" + std::to_string(i) + "\n";
+    expected.push_back(text);
+    if (f == 2) {
+      set.push_back({dir.file("f" + std::to_string(f)), text});  // one whole text among streamed ones
+      continue;
+    }
+    set.push_back({dir.file("f" + std::to_string(f)), {}, [calls, f](const TextSink& emit) {
+                     ++(*calls)[f];
+                     for (int i = 0; i < 20000 * (f + 1); ++i) emit(std::to_string(f) + ":" + std::to_string(i) + "\n");
+                   }});
+  }
+  REQUIRE(write_files_atomic(set).ok());
+  for (int f = 0; f < 6; ++f) {
+    CHECK(read_file(dir.file("f" + std::to_string(f))).value() == expected[f]);
+    if (f != 2) CHECK((*calls)[f] == 1);
+  }
+  CHECK(dir_entries(dir.path()).size() == 6);  // no temporary left
 }

@@ -247,3 +247,47 @@ TEST_CASE("a row with more samples than runs is refused before any statistic see
   CHECK(back.error().message.find("/row/samples/decode_tok_s: 100000 samples, but the row ran 2 repetitions") !=
         std::string::npos);
 }
+
+TEST_CASE("a journal of thousands of lines is decoded on two threads and read as in order", "[journal]") {
+  // Past 512 lines the row lines are decoded in chunks on two threads before
+  // the in-order pass: the rows, their order, a retry replacing a failed row
+  // and the line a problem names must be those of a one-line-at-a-time read.
+  constexpr std::size_t kPoints = 3000;
+  const SweepInfo big{"s", "", "d1", kPoints, 2, 1, 42};
+  std::string text = journal_header_line(big, journal_env());
+  for (std::size_t i = kPoints; i-- > 0;) {  // written backwards: the read sorts by point
+    ResultRow r = row(i);
+    if (i == 1700) r.status = RowStatus::kFailed;
+    text += journal_row_line(r);
+  }
+  ResultRow retried = row(1700);
+  retried.samples[metric::kDecodeTokS] = {7.0, 8.0};
+  retried.metrics[metric::kDecodeTokS] = summarize({7.0, 8.0});
+  text += journal_row_line(retried, true);
+
+  auto back = parse_journal_text(text, "big.jsonl");
+  REQUIRE(back.ok());
+  REQUIRE(back->rows.size() == kPoints);
+  for (std::size_t i = 0; i < kPoints; ++i) REQUIRE(back->rows[i].point.index == i);
+  CHECK(back->rows[1700].status == RowStatus::kOk);
+  CHECK(back->rows[1700].samples.at(metric::kDecodeTokS) == std::vector<double>{7.0, 8.0});
+  CHECK(back->rows[2999].samples.at(metric::kDecodeTokS) == std::vector<double>{1.5, 2.5});
+
+  // Line 2,501 (point 500) damaged, line 2,801 (point 200) from another run:
+  // the first problem in line order is the one named.
+  std::vector<std::size_t> starts = {0};
+  for (std::size_t at = 0; (at = text.find('\n', at)) != std::string::npos; ++at) starts.push_back(at + 1);
+  std::string damaged = text;
+  ResultRow foreign = row(200);
+  foreign.run_id = "another-run";
+  const std::string foreign_line = journal_row_line(foreign);
+  damaged.replace(starts[2800], starts[2801] - starts[2800], foreign_line);
+  damaged.replace(starts[2500], 10, "garbage...");
+  auto bad = parse_journal_text(damaged, "big.jsonl");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("big.jsonl:2501: damaged journal line") != std::string::npos);
+  damaged.replace(starts[2500], 10, text.substr(starts[2500], 10));
+  auto foreign_only = parse_journal_text(damaged, "big.jsonl");
+  REQUIRE_FALSE(foreign_only.ok());
+  CHECK(foreign_only.error().message.find("big.jsonl:2801: a row that does not belong") != std::string::npos);
+}
