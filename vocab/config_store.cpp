@@ -3,7 +3,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "vocab/file_io.h"
 #include "vocab/json_reader.h"
@@ -67,11 +71,38 @@ std::vector<std::string> ConfigStore::names(std::string_view kind) const {
   return {out.begin(), out.end()};
 }
 
+// Cards decoded and checked, by source label and text.
+struct ConfigStore::CardMemo {
+  std::mutex mutex;
+  std::map<std::pair<std::string, std::string>, ModelCard> cards;
+  std::size_t decoded = 0;
+};
+
+ConfigStore::ConfigStore(std::vector<std::string> dirs)
+    : dirs_(std::move(dirs)), memo_(std::make_shared<CardMemo>()) {}
+
+std::size_t ConfigStore::cards_decoded() const {
+  std::lock_guard<std::mutex> lock(memo_->mutex);
+  return memo_->decoded;
+}
+
 Expected<ModelCard> ConfigStore::card(const std::string& name) const {
   auto src = find("models", name);
   if (!src) return src.error();
-  auto card = load_config_text<ModelCard>(src->text, src->label, load_model_card);
-  if (!card) return card.error();
+  std::pair<std::string, std::string> key{src->label, std::move(src->text)};
+  std::optional<ModelCard> card;
+  {
+    std::lock_guard<std::mutex> lock(memo_->mutex);
+    if (auto it = memo_->cards.find(key); it != memo_->cards.end()) card = it->second;
+  }
+  if (!card) {
+    auto loaded = load_config_text<ModelCard>(key.second, key.first, load_model_card);
+    std::lock_guard<std::mutex> lock(memo_->mutex);
+    ++memo_->decoded;
+    if (!loaded) return loaded.error();
+    card = std::move(*loaded);
+    if (memo_->cards.size() < 256) memo_->cards.emplace(std::move(key), *card);  // a bound: hostile sweeps name many
+  }
   if (name.find('/') == std::string::npos && card->name != name) {
     return make_error(src->label + ": /name: card is named \"" + card->name + "\" but is stored as \"" +
                       name + "\"; the name and the file name must agree");

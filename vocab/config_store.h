@@ -9,6 +9,7 @@
 // and the label of each source says which one was used.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,14 +33,20 @@ struct ConfigSource {
 
 class ConfigStore {
  public:
-  explicit ConfigStore(std::vector<std::string> dirs) : dirs_(std::move(dirs)) {}
+  explicit ConfigStore(std::vector<std::string> dirs);
   // kind: "models", "hardware", "sweeps", "claims".
   Expected<ConfigSource> find(std::string_view kind, const std::string& name_or_path) const;
   std::vector<std::string> names(std::string_view kind) const;
+  // The card's file is read on every call (an edited card is seen); a text
+  // already decoded and checked is not decoded again (a sweep of 10^4
+  // points asks for its card 10^4 times). Copies of a store share that memo.
   Expected<ModelCard> card(const std::string& name) const;
+  std::size_t cards_decoded() const;  // card texts decoded so far (by this store and its copies)
 
  private:
+  struct CardMemo;
   std::vector<std::string> dirs_;
+  std::shared_ptr<CardMemo> memo_;
 };
 
 }  // namespace moebench

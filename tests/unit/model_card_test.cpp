@@ -273,3 +273,36 @@ TEST_CASE("moebench card show: output and exit codes", "[card][cli]") {
   CHECK(scaled.exit_code == 0);
   CHECK(scaled.out.find("scale: layers=4,experts=112") != std::string::npos);
 }
+
+TEST_CASE("a store decodes a card text once and sees an edited card", "[card]") {
+  // The store reads the card's file on every call; a text it has decoded is
+  // not decoded again, and copies of the store share what was decoded.
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir.file("models"));
+  const std::string text = *read_file(std::string(MOEBENCH_SOURCE_DIR) + "/configs/models/tiny-moe.json");
+  REQUIRE(write_file_atomic(dir.file("models/tiny-moe.json"), text).ok());
+  const ConfigStore store({dir.path()});
+  const ConfigStore copy = store;
+  auto first = store.card("tiny-moe");
+  auto again = copy.card("tiny-moe");
+  REQUIRE(first.ok());
+  REQUIRE(again.ok());
+  CHECK(again->hidden_size == first->hidden_size);
+  CHECK(again->moe.experts == first->moe.experts);
+  CHECK(store.cards_decoded() == 1);
+
+  // Edited: the new text is decoded (and checked) again.
+  std::string edited = text;
+  const std::size_t at = edited.find("\"name\"");
+  REQUIRE(at != std::string::npos);
+  edited.replace(edited.find('"', edited.find(':', at)) + 1, std::string("tiny-moe").size(), "tiny-mox");
+  REQUIRE(write_file_atomic(dir.file("models/tiny-moe.json"), edited).ok());
+  auto renamed = store.card("tiny-moe");
+  REQUIRE_FALSE(renamed.ok());
+  CHECK(renamed.error().message.find("card is named \"tiny-mox\"") != std::string::npos);
+  CHECK(store.cards_decoded() == 2);
+  REQUIRE(write_file_atomic(dir.file("models/tiny-moe.json"), "{").ok());
+  CHECK_FALSE(store.card("tiny-moe").ok());
+  CHECK_FALSE(store.card("tiny-moe").ok());  // a text that fails is decoded each time (and not kept)
+  CHECK(copy.cards_decoded() == 4);
+}
