@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "vocab/file_io.h"
 #include "vocab/text.h"
+#include "vocab/units.h"
 #include "reports/compare.h"
 #include "reports/results_reader.h"
 
@@ -34,29 +35,6 @@ struct CompareArgs {
   std::string out;
 };
 
-// "5%" → 0.05; "0.05" → 0.05. A bare number of 1 or more is refused: "5"
-// could mean 5 % or 500 %.
-Expected<double> parse_threshold(const std::string& text) {
-  std::string t(trim(text));
-  const bool percent = !t.empty() && t.back() == '%';
-  if (percent) t = std::string(trim(t.substr(0, t.size() - 1)));
-  double v = 0;
-  std::size_t used = 0;
-  try {
-    v = std::stod(t, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (t.empty() || used != t.size() || !std::isfinite(v) || v < 0) {
-    return make_error("--threshold \"" + text + "\": expected a relative change such as 5% or 0.05");
-  }
-  if (!percent && v >= 1) {
-    return make_error("--threshold " + text + ": ambiguous; write " + t + "% for a percentage or a fraction below 1 "
-                      "(0.05 = 5 %)");
-  }
-  return percent ? v / 100 : v;
-}
-
 // A results.json, or a run's --out directory holding one.
 std::string results_path(const std::string& arg) {
   std::error_code ec;
@@ -70,7 +48,7 @@ int compare_command(const CompareArgs& a) {
                        "verdict)\n", m);
     return 1;
   };
-  auto threshold = parse_threshold(a.threshold);
+  auto threshold = parse_relative_change(a.threshold, "--threshold");
   if (!threshold) return error(threshold.error().message);
   const std::string base_path = results_path(a.base), new_path = results_path(a.now);
   // The two files are read side by side (a reader uses one core).

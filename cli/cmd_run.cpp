@@ -13,6 +13,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstdio>
+#include <limits>
 #include <memory>
 
 #include <fmt/format.h>
@@ -195,6 +196,16 @@ void add_run_command(CLI::App& app, CliState& state) {
                 "or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with MOEBENCH_SHARD_COUNT set to its "
                 "completions)")
       ->excludes(shard);
+  cmd->add_option("--points", args->req.points,
+                  "run only these points (1-based, sweep order, comma-separated), e.g. one at a time for a paired "
+                  "A/B gate (moebench compare-builds)")
+      ->delimiter(',')
+      ->check(CLI::Range(std::size_t{1}, std::numeric_limits<std::size_t>::max()));
+  cmd->add_option("--repetitions", args->req.repetitions,
+                  "measured repetitions per point, instead of the sweep's (the run's sweep digest says so)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--warmup", args->req.warmup, "warm-up runs per point, instead of the sweep's")
+      ->check(CLI::Range(0, 100));
   cmd->callback([args, &state] { state.exit_code = run_command(*args, state); });
 }
 

@@ -46,6 +46,7 @@ void add_claims_command(CLI::App& app, CliState& state);
 void add_validate_model_command(CLI::App& app, CliState& state);
 void add_plan_command(CLI::App& app, CliState& state);
 void add_compare_command(CLI::App& app, CliState& state);
+void add_compare_builds_command(CLI::App& app, CliState& state);
 void add_history_command(CLI::App& app, CliState& state);
 void add_report_command(CLI::App& app, CliState& state);
 void add_validate_command(CLI::App& app, CliState& state);

@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   moebench::add_validate_model_command(app, state);
   moebench::add_plan_command(app, state);
   moebench::add_compare_command(app, state);
+  moebench::add_compare_builds_command(app, state);
   moebench::add_history_command(app, state);
   moebench::add_report_command(app, state);
   moebench::add_probe_command(app, state);

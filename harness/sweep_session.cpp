@@ -108,6 +108,27 @@ Status load_machine(const SweepRequest& r, const ConfigStore& store, SweepPlan& 
   return {};
 }
 
+// --points: the plan narrowed to the points named (1-based, sweep order),
+// each of which must be in the sweep (and in the shard, when one is run).
+Status keep_points(const SweepRequest& r, SweepPlan& plan) {
+  std::vector<Point> kept;
+  for (std::size_t n : r.points) {
+    if (n < 1 || n > plan.points_total) {
+      return make_error(fmt::format("{}: --points: point {} is not in the sweep, which has points 1 to {}", r.command,
+                                    n, plan.points_total));
+    }
+    auto it = std::find_if(plan.points.begin(), plan.points.end(), [n](const Point& p) { return p.index + 1 == n; });
+    if (it == plan.points.end()) {
+      return make_error(fmt::format("{}: --points: point {} is not in shard {}", r.command, n,
+                                    plan.shard ? plan.shard->label() : std::string("?")));
+    }
+    if (std::none_of(kept.begin(), kept.end(), [n](const Point& p) { return p.index + 1 == n; })) kept.push_back(*it);
+  }
+  std::sort(kept.begin(), kept.end(), [](const Point& a, const Point& b) { return a.index < b.index; });
+  plan.points = std::move(kept);
+  return Status::success();
+}
+
 }  // namespace
 
 const EngineInfo* SweepPlan::runs_point(const std::string& name) const {
@@ -137,6 +158,12 @@ Expected<SweepPlan> plan_sweep(const SweepRequest& r, const ConfigStore& store, 
   plan.spec = std::move(*spec);
   plan.points = std::move(*points);
   plan.points_total = plan.points.size();
+  if (r.repetitions || r.warmup) {
+    if (r.repetitions) plan.spec.repetitions = *r.repetitions;
+    if (r.warmup) plan.spec.warmup = *r.warmup;
+    plan.spec.digest = hex64(fnv1a64(fmt::format("{} repetitions={} warmup={}", plan.spec.digest,
+                                                 plan.spec.repetitions, plan.spec.warmup)));
+  }
   if (r.shard) {
     ShardSelection sel = select_shard(plan.spec, plan.points, store, ctx.base_dir, *r.shard);
     std::vector<Point> mine;
@@ -148,6 +175,9 @@ Expected<SweepPlan> plan_sweep(const SweepRequest& r, const ConfigStore& store, 
                       plan.points.size(), plan.points_total, format_duration_s(sel.info.predicted_cost_s), sel.how));
     }
     plan.shard = std::move(sel.info);
+  }
+  if (!r.points.empty()) {
+    if (Status st = keep_points(r, plan); !st) return st.error();
   }
   if (Status st = prepare_drive_dirs(r, plan, say); !st) return st.error();
   if (Status st = check_disk_need(r, plan, store, say); !st) return st.error();

@@ -58,6 +58,12 @@ struct SweepRequest {
   // messages; `sweep` is then not looked up.
   std::string sweep_text, sweep_label;
   std::optional<ShardSpec> shard;        // run one shard of the sweep (harness/shard_plan.h)
+  // --points: only these points (1-based, sweep order), e.g. one point at a
+  // time for a paired A/B gate; empty: all (of the shard).
+  std::vector<std::size_t> points;
+  // --repetitions / --warmup: the sweep's counts replaced (its digest then
+  // says so, so a journal of the sweep as written is not resumed by it).
+  std::optional<int> repetitions, warmup;
   bool dry_run = false;                  // plan only: no drive directory is created
   std::string provenance;                // rows' provenance ("" = the engine's): RunnerOptions
   std::function<std::optional<FullModelTarget>(const Point&)> full_model_target;  // RunnerOptions

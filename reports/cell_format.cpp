@@ -63,3 +63,22 @@ nlohmann::ordered_json cell_to_json(const Cell& cell) {
 }
 
 }  // namespace moebench
+
+namespace moebench {
+
+std::string escape_markdown_cell(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace moebench

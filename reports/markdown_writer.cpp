@@ -13,20 +13,6 @@
 namespace moebench {
 namespace {
 
-std::string escape_md(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 void conditions(std::string& out, const RunResults& r) {
   const SweepInfo& s = r.sweep;
   out += "Sweep: **" + s.name + "** (digest " + s.digest + ") — " + std::to_string(r.rows.size()) +
@@ -75,7 +61,7 @@ std::string write_markdown(const RunResults& r) {
   out += "\n";
   for (const ResultRow& row : r.rows) {
     out += "|";
-    for (const Column* c : shown) out += " " + escape_md(human_cell(*c, c->get(row))) + " |";
+    for (const Column* c : shown) out += " " + escape_markdown_cell(human_cell(*c, c->get(row))) + " |";
     out += "\n";
   }
   if (r.rows.empty()) out += "\n(no finished points yet)\n";
@@ -91,10 +77,10 @@ std::string write_markdown(const RunResults& r) {
   out += first ? " none\n" : "\n";
   for (const ResultRow& row : r.rows) {
     if (row.status != RowStatus::kOk || !row.notes.empty()) {
-      out += "- point " + std::to_string(row.point.index) + " (" + escape_md(row.point.label()) + "): " +
+      out += "- point " + std::to_string(row.point.index) + " (" + escape_markdown_cell(row.point.label()) + "): " +
              to_string(row.status);
-      if (!row.reason.empty()) out += " — " + escape_md(row.reason);
-      for (const std::string& n : row.notes) out += "; note: " + escape_md(n);
+      if (!row.reason.empty()) out += " — " + escape_markdown_cell(row.reason);
+      for (const std::string& n : row.notes) out += "; note: " + escape_markdown_cell(n);
       out += "\n";
     }
   }

@@ -36,6 +36,13 @@ Slowdowns slowdowns(const PairedSeries& s, bool with_disturbed) {
 
 std::string pct(double ratio) { return fmt::format("{:+.1f} %", 100.0 * (ratio - 1.0)); }
 
+// The fewest pairs whose exact two-sided signed-rank test can reach p < `level`.
+std::size_t min_pairs(double level) {
+  std::size_t n = 1;
+  while (n < 64 && signed_rank_min_p_value(n) >= level) ++n;
+  return n;
+}
+
 // The median of the finite values (NaN when there are none).
 double finite_median(const std::vector<double>& v) {
   std::vector<double> f;
@@ -94,10 +101,13 @@ std::vector<PairedJudgement> judge_paired(const std::vector<PairedSeries>& serie
       j.verdict = GateVerdict::kImproved;
       j.why = fmt::format("B faster: {} (interval {} .. {}), adjusted p = {:.2g}", pct(m.median), pct(m.low),
                           pct(m.high), j.p_adjusted);
-    } else if (signed_rank_min_p_value(j.test.n) >= per_test) {
+    } else if (j.test.n == 0 && j.test.zeros > 0 && j.test.zeros >= min_pairs(per_test)) {
+      j.verdict = GateVerdict::kUnchanged;
+      j.why = fmt::format("every one of the {} pairs is equal", j.test.zeros);
+    } else if (signed_rank_min_p_value(j.test.n + j.test.zeros) >= per_test) {
       j.verdict = GateVerdict::kInconclusive;
-      j.why = fmt::format("{} undisturbed pair{} cannot reach p < {:.2g} ({} series share alpha {:.2g}){}", j.test.n,
-                          j.test.n == 1 ? "" : "s", per_test, series.size(), o.alpha,
+      j.why = fmt::format("{} undisturbed pair{} cannot reach p < {:.2g} ({} series share alpha {:.2g}){}", j.pairs,
+                          j.pairs == 1 ? "" : "s", per_test, series.size(), o.alpha,
                           j.disturbed > 0 ? fmt::format("; {} disturbed pairs set aside", j.disturbed) : "");
     } else if (j.disturbed > 0 && adjusted_all[k] < o.alpha && finite_median(all_pairs[k].ratios) >= slower) {
       j.verdict = GateVerdict::kInconclusive;

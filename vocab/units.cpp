@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -150,5 +151,27 @@ std::string format_duration_s(double seconds) {
   if (total >= 3600) return fmt::format("{}h{:02}m{:02}s", total / 3600, (total / 60) % 60, total % 60);
   return fmt::format("{}m{:02}s", total / 60, total % 60);
 }
+
+Expected<double> parse_relative_change(const std::string& text, const std::string& flag) {
+  std::string t(trim(text));
+  const bool percent = !t.empty() && t.back() == '%';
+  if (percent) t = std::string(trim(t.substr(0, t.size() - 1)));
+  double v = 0;
+  std::size_t used = 0;
+  try {
+    v = std::stod(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (t.empty() || used != t.size() || !std::isfinite(v) || v < 0) {
+    return make_error(flag + " \"" + text + "\": expected a relative change such as 5% or 0.05");
+  }
+  if (!percent && v >= 1) {
+    return make_error(flag + " " + text + ": ambiguous; write " + t + "% for a percentage or a fraction below 1 "
+                      "(0.05 = 5 %)");
+  }
+  return percent ? v / 100 : v;
+}
+
 
 }  // namespace moebench

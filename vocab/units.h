@@ -32,6 +32,10 @@ Expected<std::uint64_t> parse_size_bytes(std::string_view text);
 // Rejects zero, negative, non-finite and rates above kMaxRateBytesS.
 Expected<double> parse_rate_bytes_s(std::string_view text);
 
+// A relative change: "5%" → 0.05, "0.05" → 0.05. A bare number of 1 or more
+// is refused ("5" could mean 5 % or 500 %); `flag` names the option in errors.
+Expected<double> parse_relative_change(const std::string& text, const std::string& flag);
+
 // Printing: binary prefixes for sizes, decimal for rates (as drives are sold).
 // All locale-independent. Below one unit a size is whole bytes ("1023 B").
 std::string format_bytes(double bytes);           // "8.00 GiB", "512 B"

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 
@@ -33,6 +34,7 @@ double unit_from(std::uint64_t x) { return static_cast<double>(splitmix64(x) >> 
 
 struct NullOptions {
   double sleep_s = 0;
+  double slowdown = 0;  // MOEBENCH_NULL_SLOWDOWN
   std::optional<std::uint64_t> fail_at, throw_at, hang_at, hang_hard_at, infeasible_below;
   bool over_budget = false;
   std::string fail_while;  // a file: the point fails while it exists
@@ -49,6 +51,15 @@ NullOptions parse_options(const EngineSpec& spec) {
   n.infeasible_below = o.size_if_given("infeasible_below");
   n.over_budget = o.flag("over_budget");
   n.fail_while = o.text("fail_while");
+  if (const char* slow = std::getenv("MOEBENCH_NULL_SLOWDOWN"); slow != nullptr && *slow != '\0') {
+    char* end = nullptr;
+    const double f = std::strtod(slow, &end);
+    if (end == nullptr || *end != '\0' || !(f >= 0 && f <= 10)) {
+      throw std::invalid_argument(std::string("MOEBENCH_NULL_SLOWDOWN=\"") + slow +
+                                  "\": expected a number from 0 to 10 (the share of extra time per token)");
+    }
+    n.slowdown = f;
+  }
   return n;
 }
 
@@ -97,7 +108,7 @@ class NullEngine final : public Engine {
     const double io_s = read_token / drive_bw;
     const double mem_s = routed_token / kMemBytesS;
     const double attn_s = kAttnSPerCtxTokenLayer * static_cast<double>(p.context_tokens) * card.total_layers();
-    const double token_s = std::max(io_s, mem_s) + attn_s;
+    const double token_s = (std::max(io_s, mem_s) + attn_s) * (1.0 + opts_.slowdown);
 
     m.load_reused = p.setup_key() == last_setup_;
     m.load_s = m.load_reused ? 0 : kLoadS;

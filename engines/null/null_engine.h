@@ -16,6 +16,9 @@
 //   infeasible_below=S   budgets below size S are declared infeasible
 //   over_budget=1        report a peak RSS 1.5 × the budget (invalid-row test)
 //   fail_while=PATH      every point fails while PATH exists (--retry-failed test)
+// And one from the environment, so that a copy of this binary behaves as a
+// slowed build (the compare-builds tests; the points stay the same):
+//   MOEBENCH_NULL_SLOWDOWN=F   every token takes (1 + F) times as long (F in 0..10)
 #pragma once
 
 #include <memory>

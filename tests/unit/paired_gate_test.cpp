@@ -137,3 +137,21 @@ TEST_CASE("counters that do not depend on time are compared exactly", "[paired][
   CHECK(one[0].what.find("1 of 4 samples differ") != std::string::npos);
   CHECK(work_changes({{"p1", metric::kExpertHitRate, {0.5, 0.5}, {0.5}}}).size() == 1);  // a sample missing
 }
+
+TEST_CASE("pairs that are all exactly equal pass, too few of them are inconclusive", "[paired][gate]") {
+  // A deterministic metric (the same build twice): every ratio is 1, the
+  // signed-rank test has nothing to rank, and 12 equal pairs are evidence enough.
+  PairedSeries same{"p1", metric::kDecodeTokS, Direction::kHigherIsBetter, {}, {}, {}};
+  for (int i = 0; i < 12; ++i) {
+    same.a.push_back(100.0 + i);
+    same.b.push_back(100.0 + i);
+  }
+  const std::vector<PairedJudgement> js = judge_paired({same});
+  CHECK(js[0].test.n == 0);
+  CHECK(js[0].test.zeros == 12);
+  CHECK(js[0].verdict == GateVerdict::kUnchanged);
+  CHECK(js[0].why == "every one of the 12 pairs is equal");
+  same.a.resize(4);
+  same.b.resize(4);
+  CHECK(judge_paired({same})[0].verdict == GateVerdict::kInconclusive);
+}
