@@ -29,7 +29,9 @@ std::vector<double> grid_of(const RegimeParam& p, int n) {
   std::vector<double> g;
   for (int i = 0; i < n; ++i) {
     const double t = static_cast<double>(i) / (n - 1);
-    g.push_back(p.log_scale ? p.low * std::pow(p.high / p.low, t) : p.low + (p.high - p.low) * t);
+    // Clamped: the arithmetic of the last step can land an ulp past the end.
+    g.push_back(std::clamp(p.log_scale ? p.low * std::pow(p.high / p.low, t) : p.low + (p.high - p.low) * t, p.low,
+                           p.high));
   }
   return g;
 }
