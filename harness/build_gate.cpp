@@ -65,12 +65,18 @@ const std::vector<double>& samples_of(const RunRow& row, const std::string& metr
 
 void append(std::vector<double>& to, const std::vector<double>& from) { to.insert(to.end(), from.begin(), from.end()); }
 
-// Pairs two runs' repetitions i with i (the shorter run sets the count).
+// Pairs two runs' repetitions i with i (the shorter run sets the count); a
+// pair is disturbed when either repetition was (the runs' "disturbed"
+// samples: probes/machine_activity.h).
 void add_pairs(PairedSeries& s, const RunRow& a, const RunRow& b) {
   const std::vector<double>&va = samples_of(a, s.metric), &vb = samples_of(b, s.metric);
+  const std::vector<double>&da = samples_of(a, metric::kDisturbed), &db = samples_of(b, metric::kDisturbed);
   const std::size_t n = std::min(va.size(), vb.size());
-  s.a.insert(s.a.end(), va.begin(), va.begin() + static_cast<std::ptrdiff_t>(n));
-  s.b.insert(s.b.end(), vb.begin(), vb.begin() + static_cast<std::ptrdiff_t>(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    s.a.push_back(va[i]);
+    s.b.push_back(vb[i]);
+    s.disturbed.push_back((i < da.size() && da[i] > 0) || (i < db.size() && db[i] > 0) ? 1 : 0);
+  }
 }
 
 }  // namespace

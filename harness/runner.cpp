@@ -1,6 +1,7 @@
 // runner.cpp — see runner.h.
 #include "harness/runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "harness/full_model.h"
+#include "probes/machine_activity.h"
 #include "vocab/deadline.h"
 #include "vocab/metrics.h"
 #include "vocab/stats.h"
@@ -126,6 +128,7 @@ Expected<Prepared> prepare_point(const Point& p, RunnerDeps& deps, EngineTable& 
 
 struct Repetitions {
   std::vector<Measurement> warmups, recorded;
+  std::vector<std::optional<Disturbance>> activity;  // per recorded repetition: what other work did
   std::string failure;       // non-empty: the point failed (reason)
   bool interrupted = false;  // the point is not recorded; --resume re-runs it
   bool stopped = false;      // the engine declared the point infeasible/invalid
@@ -148,6 +151,7 @@ Repetitions run_repetitions(const Point& p, const SweepSpec& spec, Engine& engin
         : "repetition " + std::to_string(ctx.repetition + 1) + "/" + std::to_string(spec.repetitions);
     deps.progress.phase(what, -1);
     Expected<Measurement> m = make_error("engine returned nothing");
+    const std::optional<ActivitySnapshot> before = ctx.warmup ? std::nullopt : take_activity_snapshot();
     try {
       m = engine.run(p, ctx);
     } catch (const std::exception& e) {
@@ -183,6 +187,10 @@ Repetitions run_repetitions(const Point& p, const SweepSpec& spec, Engine& engin
       return reps;
     }
     reps.provenance = m->provenance;
+    if (!ctx.warmup) {
+      const std::optional<ActivitySnapshot> after = before ? take_activity_snapshot() : std::nullopt;
+      reps.activity.push_back(after ? std::optional<Disturbance>(disturbance_between(*before, *after)) : std::nullopt);
+    }
     (ctx.warmup ? reps.warmups : reps.recorded).push_back(std::move(*m));
   }
   return reps;
@@ -219,6 +227,42 @@ void add_full_model(ResultRow& row, const Repetitions& reps, const Point& p, con
   row.notes.push_back("full model (" + full.name + ", repetition 1): " + join(steps, "; "));
 }
 
+// What other work did, one sample per recorded repetition, for measured
+// rows (a synthetic or predicted number is a formula, not a timing), and a
+// note when any repetition was disturbed.
+void add_activity(ResultRow& row, const Repetitions& reps) {
+  if (reps.provenance == "synthetic" || reps.provenance == "predicted" || reps.recorded.empty() ||
+      reps.activity.size() != reps.recorded.size()) {
+    return;
+  }
+  std::vector<double> other, steal, load, csw, disturbed;
+  std::string first_why;
+  for (const std::optional<Disturbance>& d : reps.activity) {
+    if (!d) return;  // /proc/stat unreadable: nothing recorded
+    other.push_back(d->other_cpu_frac);
+    steal.push_back(d->steal_frac);
+    load.push_back(d->load_avg_1m);
+    csw.push_back(d->invol_ctx_switches);
+    disturbed.push_back(d->disturbed ? 1 : 0);
+    if (d->disturbed && first_why.empty()) first_why = d->why;
+  }
+  const std::pair<const char*, std::vector<double>*> series[] = {{metric::kOtherCpuFrac, &other},
+                                                                  {metric::kStealFrac, &steal},
+                                                                  {metric::kLoadAvg1m, &load},
+                                                                  {metric::kInvolCtxSwitches, &csw},
+                                                                  {metric::kDisturbed, &disturbed}};
+  for (const auto& [name, values] : series) {
+    row.metrics[name] = summarize(*values);
+    row.samples[name] = std::move(*values);
+  }
+  const auto n = static_cast<std::size_t>(std::count(row.samples[metric::kDisturbed].begin(),
+                                                     row.samples[metric::kDisturbed].end(), 1.0));
+  if (n > 0) {
+    row.notes.push_back(fmt::format("{} of {} repetitions disturbed by other work on the machine (the first: {})", n,
+                                    reps.recorded.size(), first_why));
+  }
+}
+
 void fold(ResultRow& row, Repetitions& reps, const Point& p) {
   if (!reps.provenance.empty()) row.provenance = reps.provenance;
   if (reps.stopped) {
@@ -233,6 +277,7 @@ void fold(ResultRow& row, Repetitions& reps, const Point& p) {
     row.samples = std::move(agg.samples);
     row.notes.insert(row.notes.end(), agg.notes.begin(), agg.notes.end());
     row.repetitions = static_cast<int>(reps.recorded.size());
+    add_activity(row, reps);
     if (!reps.stopped && reps.failure.empty() && agg.status != RowStatus::kOk) {
       row.status = agg.status;
       row.reason = agg.reason;

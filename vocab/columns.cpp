@@ -180,6 +180,20 @@ std::vector<Column> build() {
   add(metric::kJPerPromptToken, "J/token", T::kNumber, G::kMetric,
       "package energy per prompt token over the prefill window (powercap/RAPL), median",
       median_of(metric::kJPerPromptToken));
+  add(metric::kOtherCpuFrac, "fraction", T::kFraction, G::kMetric,
+      "share of the machine's CPU time other work used during a repetition (/proc/stat busy time minus this "
+      "process's), median; empty for synthetic and predicted rows",
+      median_of(metric::kOtherCpuFrac));
+  add("disturbed_repetitions", "count", T::kInteger, G::kMetric,
+      "recorded repetitions disturbed by other work (its CPU share over 10 %, or steal over 5 %: "
+      "probes/machine_activity.h); empty for synthetic and predicted rows",
+      [](const ResultRow& r) -> Cell {
+        auto it = r.samples.find(metric::kDisturbed);
+        if (it == r.samples.end()) return Cell();
+        double n = 0;
+        for (double v : it->second) n += v > 0 ? 1 : 0;
+        return num(n);
+      });
   add("repetitions", "count", T::kInteger, G::kMetric, "recorded repetitions (warm-ups excluded)",
       [](const ResultRow& r) { return num(r.repetitions); });
   // Conditions.

@@ -39,6 +39,12 @@ inline constexpr const char* kTrunkReadBytesPerToken = "trunk_read_bytes_per_tok
 inline constexpr const char* kLoadS = "load_s";
 inline constexpr const char* kJPerDecodeToken = "j_per_decode_token";
 inline constexpr const char* kJPerPromptToken = "j_per_prompt_token";
+// What other work did to a measured repetition (probes/machine_activity.h).
+inline constexpr const char* kOtherCpuFrac = "other_cpu_frac";   // others' CPU time ÷ the machine's
+inline constexpr const char* kStealFrac = "steal_frac";          // hypervisor steal ÷ the machine's time
+inline constexpr const char* kLoadAvg1m = "load_avg_1m";         // /proc/loadavg at the repetition's end
+inline constexpr const char* kInvolCtxSwitches = "invol_ctx_switches";  // this process's, during it
+inline constexpr const char* kDisturbed = "disturbed";           // 1: the repetition was disturbed
 // A scaled row carried to the full model (harness/full_model.h).
 inline constexpr const char* kFullDecodeTokS = "full_decode_tok_s";
 inline constexpr const char* kFullTtftS = "full_ttft_s";
