@@ -6,7 +6,8 @@
 //
 // Exit codes: 0 nothing regressed; 1 something regressed (stdout says
 // REGRESSED, stderr "moebench compare: regression: ..."), or the command could
-// not compare (stderr "moebench compare: error: ...", nothing on stdout).
+// not compare (stderr "moebench compare: error: ...", nothing on stdout);
+// 3 inconclusive (a regression only with disturbed repetitions counted).
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -101,6 +102,12 @@ int compare_command(const CompareArgs& a) {
                "missing is not unchanged; exit 1\n", c->metrics_missing, escape_control_bytes(c->missing.front()));
     return 1;
   }
+  if (c->inconclusive()) {
+    fmt::print(stderr, "moebench compare: inconclusive: {} of {} rows regressed only with repetitions disturbed by other "
+               "work on the machine counted; run both again on a quiet machine; exit 3\n",
+               c->rows_inconclusive, c->rows.size());
+    return 3;
+  }
   fmt::print(stderr, "moebench compare: no regression in {} rows ({} improved, {} insufficient samples)\n",
              c->rows.size(), c->rows_improved, c->rows_insufficient);
   return 0;
@@ -122,7 +129,8 @@ void add_compare_command(CLI::App& app, CliState& state) {
       "(ok -> failed is a regression). The interval is a bootstrap of median(new)/median(base): exact when both sides have at most 4 samples, else seeded draws. Results "
       "of different machines (row machine, host, CPU, CPU count, memory) are refused unless --cross-machine.\n\n"
       "Exit codes: 0 no regression; 1 a regression (stdout says REGRESSED) or an input error (stderr says "
-      "\"error:\", stdout stays empty).\n\n"
+      "\"error:\", stdout stays empty); 3 inconclusive: a regression shows only when the repetitions disturbed by "
+      "other work on the machine (the rows' disturbed marks) are counted.\n\n"
       "Example:\n"
       "  moebench run ci --out results/base && moebench run ci --out results/new\n"
       "  moebench compare results/base results/new                 # directories or results.json files\n"

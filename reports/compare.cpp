@@ -138,6 +138,7 @@ const char* to_string(Verdict v) {
     case Verdict::kRegressed: return "regressed";
     case Verdict::kUnchanged: return "unchanged";
     case Verdict::kInsufficient: return "insufficient samples";
+    case Verdict::kInconclusive: return "inconclusive";
   }
   return "?";
 }
@@ -194,6 +195,43 @@ MetricComparison compare_metric(const MetricRule& rule, const std::vector<double
     c.reason = pct(c.rel_change) + ", " + p_text;
   }
   return c;
+}
+
+namespace {
+
+// A row's repetitions marked disturbed (its "disturbed" samples).
+std::size_t disturbed_count(const ResultRow& r) {
+  auto it = r.samples.find(metric::kDisturbed);
+  if (it == r.samples.end()) return 0;
+  return static_cast<std::size_t>(std::count_if(it->second.begin(), it->second.end(), [](double v) { return v > 0; }));
+}
+
+// The samples of the repetitions not marked disturbed (all of them when the
+// row has no marks, or marks of another length).
+std::vector<double> quiet_samples(const ResultRow& r, const std::string& metric_name) {
+  auto s = r.samples.find(metric_name);
+  if (s == r.samples.end()) return {};
+  auto d = r.samples.find(metric::kDisturbed);
+  if (d == r.samples.end() || d->second.size() != s->second.size()) return s->second;
+  std::vector<double> out;
+  for (std::size_t i = 0; i < s->second.size(); ++i) {
+    if (!(d->second[i] > 0)) out.push_back(s->second[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+void recheck_without_disturbed(MetricComparison& mc, const MetricRule& rule, const ResultRow& b, const ResultRow& n,
+                               const CompareOptions& o) {
+  const std::size_t disturbed = disturbed_count(b) + disturbed_count(n);
+  if (disturbed == 0) return;
+  const MetricComparison quiet = compare_metric(rule, quiet_samples(b, rule.name), quiet_samples(n, rule.name), o);
+  if (quiet.verdict == Verdict::kRegressed) return;  // it holds on the quiet repetitions too
+  mc.verdict = Verdict::kInconclusive;
+  mc.reason = "regressed only with the " + std::to_string(disturbed) +
+              " repetitions disturbed by other work counted; without them " + to_string(quiet.verdict) + " (" +
+              quiet.reason + "): run both again on a quiet machine";
 }
 
 std::string row_label(const Point& p) {
@@ -324,13 +362,15 @@ Expected<Comparison> compare_results(const RunResults& base, const RunResults& n
     } else if (b.status != RowStatus::kOk) {
       rc.verdict = Verdict::kUnchanged;  // still not ok: nothing measured to compare
     } else {
-      bool any_regressed = false, any_improved = false, all_insufficient = true, any = false;
+      bool any_regressed = false, any_improved = false, all_insufficient = true, any = false, any_inconclusive = false;
+      c.disturbed_repetitions += disturbed_count(b) + disturbed_count(n);
       for (const MetricRule& rule : compared_metrics()) {
         const auto sb = b.samples.find(rule.name), sn = n.samples.find(rule.name);
         if (sb == b.samples.end() && sn == n.samples.end()) continue;  // not applicable on either side
         static const std::vector<double> kNone;
         MetricComparison mc = compare_metric(rule, sb == b.samples.end() ? kNone : sb->second,
                                              sn == n.samples.end() ? kNone : sn->second, o);
+        if (mc.verdict == Verdict::kRegressed) recheck_without_disturbed(mc, rule, b, n, o);
         any = true;
         if (mc.n_base > 0 && mc.n_new == 0) {
           ++c.metrics_missing;
@@ -339,15 +379,18 @@ Expected<Comparison> compare_results(const RunResults& base, const RunResults& n
         any_regressed = any_regressed || mc.verdict == Verdict::kRegressed;
         any_improved = any_improved || mc.verdict == Verdict::kImproved;
         all_insufficient = all_insufficient && mc.verdict == Verdict::kInsufficient;
+        any_inconclusive = any_inconclusive || mc.verdict == Verdict::kInconclusive;
         switch (mc.verdict) {
           case Verdict::kRegressed: ++c.metrics_regressed; break;
           case Verdict::kImproved: ++c.metrics_improved; break;
           case Verdict::kUnchanged: ++c.metrics_unchanged; break;
           case Verdict::kInsufficient: ++c.metrics_insufficient; break;
+          case Verdict::kInconclusive: ++c.metrics_inconclusive; break;
         }
         rc.metrics.push_back(std::move(mc));
       }
       rc.verdict = any_regressed               ? Verdict::kRegressed
+                   : any_inconclusive          ? Verdict::kInconclusive
                    : any_improved              ? Verdict::kImproved
                    : (any && all_insufficient) ? Verdict::kInsufficient
                                                : Verdict::kUnchanged;
@@ -357,6 +400,7 @@ Expected<Comparison> compare_results(const RunResults& base, const RunResults& n
       case Verdict::kImproved: ++c.rows_improved; break;
       case Verdict::kUnchanged: ++c.rows_unchanged; break;
       case Verdict::kInsufficient: ++c.rows_insufficient; break;
+      case Verdict::kInconclusive: ++c.rows_inconclusive; break;
     }
     c.rows.push_back(std::move(rc));
   }
@@ -431,10 +475,16 @@ void comparison_to_markdown_to(const Comparison& c, const TextSink& emit) {
   for (const std::string& n : c.notes) out += "Note: " + n + "\n";
   if (!c.notes.empty()) out += "\n";
 
-  out += std::string("**") + (c.regressed() ? "REGRESSED" : c.incomplete() ? "INCOMPLETE" : "NO REGRESSION") + "** — " +
-         std::to_string(c.rows.size()) + " rows compared: " + std::to_string(c.rows_regressed) + " regressed, " +
+  out += std::string("**") +
+         (c.regressed() ? "REGRESSED" : c.incomplete() ? "INCOMPLETE" : c.inconclusive() ? "INCONCLUSIVE" : "NO REGRESSION") +
+         "** — " + std::to_string(c.rows.size()) + " rows compared: " + std::to_string(c.rows_regressed) + " regressed, " +
          std::to_string(c.rows_improved) + " improved, " + std::to_string(c.rows_unchanged) + " unchanged, " +
-         std::to_string(c.rows_insufficient) + " insufficient samples; metrics: " +
+         std::to_string(c.rows_insufficient) + " insufficient samples" +
+         (c.rows_inconclusive > 0 ? ", " + std::to_string(c.rows_inconclusive) + " inconclusive" : std::string()) +
+         (c.disturbed_repetitions > 0
+              ? " (" + std::to_string(c.disturbed_repetitions) + " repetitions disturbed by other work)"
+              : std::string()) +
+         "; metrics: " +
          std::to_string(c.metrics_regressed) + " regressed, " + std::to_string(c.metrics_improved) + " improved, " +
          std::to_string(c.metrics_unchanged) + " unchanged, " + std::to_string(c.metrics_insufficient) +
          " insufficient; status changes: " + std::to_string(c.status_regressed) + " worse, " +
@@ -488,7 +538,8 @@ void comparison_to_markdown_to(const Comparison& c, const TextSink& emit) {
              std::to_string(m.n_new) + ") | " + (std::isnan(m.rel_change) ? "-" : pct(m.rel_change)) + " | " +
              fmt_interval(m.ratio_ci) + " | " +
              (no_test ? "-" : fmt_p(m.test.p_value) + (m.test.exact ? "" : " (normal)")) + " | " +
-             to_string(m.verdict) + (m.verdict == Verdict::kUnchanged || m.verdict == Verdict::kInsufficient
+             to_string(m.verdict) + (m.verdict == Verdict::kUnchanged || m.verdict == Verdict::kInsufficient ||
+                                             m.verdict == Verdict::kInconclusive
                                          ? ": " + m.reason : "") +
              " |\n";
     }
@@ -522,8 +573,8 @@ std::string comparison_to_json(const Comparison& c) {
   const CompareOptions& o = c.options;
   OrderedJson doc = OrderedJson::object();
   doc["moebench_compare_version"] = 1;
-  doc["verdict"] = c.regressed() ? "regressed" : c.incomplete() ? "incomplete" : "no regression";
-  doc["exit_code"] = c.regressed() || c.incomplete() ? 1 : 0;
+  doc["verdict"] = c.regressed() ? "regressed" : c.incomplete() ? "incomplete" : c.inconclusive() ? "inconclusive" : "no regression";
+  doc["exit_code"] = c.regressed() || c.incomplete() ? 1 : c.inconclusive() ? 3 : 0;
   doc["base"] = side_json(c.base);
   doc["new"] = side_json(c.now);
   doc["rule"] = OrderedJson{{"test", "Mann-Whitney U, two-sided; exact without ties when both n <= " +
@@ -543,9 +594,11 @@ std::string comparison_to_json(const Comparison& c) {
   doc["summary"] = OrderedJson{
       {"rows", OrderedJson{{"compared", c.rows.size()}, {"regressed", c.rows_regressed}, {"improved", c.rows_improved},
                            {"unchanged", c.rows_unchanged}, {"insufficient", c.rows_insufficient},
+                           {"inconclusive", c.rows_inconclusive}, {"disturbed_repetitions", c.disturbed_repetitions},
                            {"only_in_base", c.only_in_base.size()}, {"only_in_new", c.only_in_new.size()}}},
       {"metrics", OrderedJson{{"regressed", c.metrics_regressed}, {"improved", c.metrics_improved},
                               {"unchanged", c.metrics_unchanged}, {"insufficient", c.metrics_insufficient},
+                              {"inconclusive", c.metrics_inconclusive},
                               {"missing_in_new", c.metrics_missing}}},
       {"missing_in_new", c.missing},
       {"status_changes", OrderedJson{{"worse", c.status_regressed}, {"better", c.status_improved}}}};

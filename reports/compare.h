@@ -52,7 +52,10 @@ struct MetricRule {
 // them; decode_tok_s covers the same timestamps.
 const std::vector<MetricRule>& compared_metrics();
 
-enum class Verdict { kImproved, kRegressed, kUnchanged, kInsufficient };
+// kInconclusive: regressed only when the repetitions disturbed by other
+// work on the machine (the rows' "disturbed" samples) are counted; without
+// them it is not: never a regression from disturbed repetitions alone.
+enum class Verdict { kImproved, kRegressed, kUnchanged, kInsufficient, kInconclusive };
 const char* to_string(Verdict v);
 
 struct CompareOptions {
@@ -80,6 +83,11 @@ struct MetricComparison {
 // values are dropped).
 MetricComparison compare_metric(const MetricRule& rule, const std::vector<double>& base,
                                 const std::vector<double>& now, const CompareOptions& options);
+
+// A regressed metric of two rows checked again on the repetitions not
+// marked disturbed: when it does not regress there, it is inconclusive.
+void recheck_without_disturbed(MetricComparison& mc, const MetricRule& rule, const ResultRow& base,
+                               const ResultRow& now, const CompareOptions& options);
 
 struct RowComparison {
   std::string point_id;
@@ -111,8 +119,10 @@ struct Comparison {
   std::vector<std::string> notes;                      // provenance/build/sweep differences
   std::vector<RowComparison> rows;                     // matched, in base order
   std::vector<std::string> only_in_base, only_in_new;  // labels
-  std::size_t rows_regressed = 0, rows_improved = 0, rows_unchanged = 0, rows_insufficient = 0;
-  std::size_t metrics_regressed = 0, metrics_improved = 0, metrics_unchanged = 0, metrics_insufficient = 0;
+  std::size_t rows_regressed = 0, rows_improved = 0, rows_unchanged = 0, rows_insufficient = 0, rows_inconclusive = 0;
+  std::size_t metrics_regressed = 0, metrics_improved = 0, metrics_unchanged = 0, metrics_insufficient = 0,
+              metrics_inconclusive = 0;
+  std::size_t disturbed_repetitions = 0;  // over both files' compared rows
   std::size_t status_regressed = 0, status_improved = 0;  // rows whose status changed
   // Metrics the base row measured and the new row (still ok) does not hold:
   // missing is not unchanged, and fails the gate as a regression does.
@@ -120,6 +130,7 @@ struct Comparison {
   std::vector<std::string> missing;  // "label: metric", in row order
 
   bool regressed() const { return rows_regressed > 0; }
+  bool inconclusive() const { return rows_inconclusive > 0; }
   bool incomplete() const { return metrics_missing > 0; }
 };
 

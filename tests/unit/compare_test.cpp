@@ -410,3 +410,45 @@ TEST_CASE("the bootstrap of three samples a side enumerates their resamples", "[
   CHECK(one.low == Approx(1.25));
   CHECK(one.high == Approx(1.25));
 }
+
+TEST_CASE("a regression that rests on disturbed repetitions is inconclusive", "[compare]") {
+  // Base: 9 quiet repetitions at about 10 tok/s. New: 7 of 9 repetitions
+  // disturbed by other work at about 7 tok/s, the 2 quiet ones at 10. All
+  // counted, decode regressed 30 %; the quiet ones alone (9 against 2) can
+  // never reach p < 0.01, so the verdict is inconclusive, exit 3.
+  const Environment e = env("vm");
+  const Point p = point(64);
+  std::vector<double> now_rates = noisy(7, 0.02, 7, 11);
+  now_rates.push_back(10.05);
+  now_rates.push_back(9.95);
+  const std::vector<double> marks = {1, 1, 1, 1, 1, 1, 1, 0, 0};
+  const RunResults base = results(e, {row(p, e, {{metric::kDecodeTokS, noisy(10, 0.02, 9, 12)}})});
+  const RunResults now =
+      results(e, {row(p, e, {{metric::kDecodeTokS, now_rates}, {metric::kDisturbed, marks}})});
+  auto c = compare_results(base, now, CompareOptions{}, "base.json", "new.json");
+  REQUIRE(c);
+  CHECK_FALSE(c->regressed());
+  CHECK(c->inconclusive());
+  CHECK(c->rows_inconclusive == 1);
+  CHECK(c->disturbed_repetitions == 7);
+  REQUIRE(c->rows.size() == 1);
+  const MetricComparison& m = c->rows[0].metrics.at(0);
+  CHECK(m.verdict == Verdict::kInconclusive);
+  CHECK_THAT(m.reason, Catch::Contains("regressed only with the 7 repetitions disturbed by other work counted"));
+  const std::string md = comparison_to_markdown(*c);
+  CHECK_THAT(md, Catch::Contains("**INCONCLUSIVE**"));
+  CHECK_THAT(md, Catch::Contains("7 repetitions disturbed by other work"));
+  CHECK(Json::parse(comparison_to_json(*c))["exit_code"] == 3);
+
+  // The same new rates without marks: a regression.
+  const RunResults unmarked = results(e, {row(p, e, {{metric::kDecodeTokS, now_rates}})});
+  auto r = compare_results(base, unmarked, CompareOptions{}, "base.json", "new.json");
+  REQUIRE(r);
+  CHECK(r->regressed());
+  // Marked, but the quiet repetitions regress too (9 quiet at 7 tok/s, 0 disturbed marks set): a regression.
+  const RunResults quiet_slow = results(
+      e, {row(p, e, {{metric::kDecodeTokS, noisy(7, 0.02, 9, 13)}, {metric::kDisturbed, std::vector<double>(9, 0.0)}})});
+  auto q = compare_results(base, quiet_slow, CompareOptions{}, "base.json", "new.json");
+  REQUIRE(q);
+  CHECK(q->regressed());
+}
