@@ -36,6 +36,7 @@ int fail(const std::string& message) {
 
 int compare_builds_command(CompareBuildsArgs args, const CliState& state) {
   BuildGateRequest& r = args.req;
+  r.config_dirs = state.config_dirs;
   auto effect = parse_relative_change(args.min_effect, "--min-effect");
   if (!effect) return fail(effect.error().message);
   r.gate.min_effect = *effect;
@@ -94,7 +95,7 @@ void add_compare_builds_command(CLI::App& app, CliState& state) {
       ->delimiter(',')
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40));
   cmd->add_option("--blocks", args->req.blocks, "ABBA blocks per point (default 2)")->check(CLI::Range(1, 100));
-  cmd->add_option("--repetitions", args->req.repetitions, "measured repetitions per run (default 3)")
+  cmd->add_option("--repetitions", args->req.repetitions, "measured repetitions per run (default 4)")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--warmup", args->req.warmup, "warm-up runs per run (default 1)")->check(CLI::Range(0, 100));
   cmd->add_option("--alpha", args->req.gate.alpha, "family-wise false-alarm rate over every series (default 0.05)")

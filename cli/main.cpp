@@ -76,7 +76,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version exit 0; every malformed command line exits 1 like
     // any other bad input (CLI11's own codes, 105-109, are not documented).
-    return app.exit(e) == 0 ? 0 : 1;
+    // compare-builds keeps 1 for "regressed": its bad input exits 2.
+    const int code = app.exit(e);
+    if (code == 0) return 0;
+    for (const CLI::App* sub : app.get_subcommands()) {
+      if (sub->get_name() == "compare-builds") return 2;
+    }
+    return 1;
   } catch (const std::exception& e) {
     // Every expected failure is an error value with its own message; this is
     // the last guard, so that a defect still ends in words and exit 1.

@@ -26,10 +26,15 @@ struct RunRow {
 // `BIN run SWEEP --points K …` into `dir`, and its row.
 Expected<RunRow> run_point(const BuildGateRequest& r, const std::string& bin, const std::string& side,
                            std::size_t point, const std::string& dir) {
-  std::vector<std::string> argv = {bin, "run", r.sweep, "--points", std::to_string(point),
+  std::vector<std::string> argv = {bin};
+  for (const std::string& d : r.config_dirs) {
+    argv.push_back("--configs");
+    argv.push_back(d);
+  }
+  argv.insert(argv.end(), {"run", r.sweep, "--points", std::to_string(point),
                                    "--repetitions", std::to_string(r.repetitions), "--warmup",
                                    std::to_string(r.warmup), "--fresh", "-q", "--print", "none",
-                                   "--format", "json", "--out", dir};
+                                   "--format", "json", "--out", dir});
   for (const std::string& d : r.drive_dirs) {
     argv.push_back("--drive-dir");
     argv.push_back(d);

@@ -30,8 +30,12 @@ struct BuildGateRequest {
   std::string sweep = "ci";       // file, or a configs/sweeps name both builds know
   std::string out_dir = "results/compare-builds";
   std::vector<std::string> drive_dirs;  // passed to both builds' runs (--drive-dir)
+  std::vector<std::string> config_dirs;  // passed to both builds (--configs), as this build read them
   int blocks = 2;       // ABBA blocks per point: 2 · blocks · repetitions pairs
-  int repetitions = 3;  // measured repetitions per run
+  // 4: 16 pairs a series, so that a few disturbed pairs set aside still
+  // leave the exact test able to pass Holm's first step over the ci sweep's
+  // 32 series (2/2^14 < 0.05/32; 12 pairs would need all 12).
+  int repetitions = 4;  // measured repetitions per run
   int warmup = 1;       // warm-up runs per run
   double timeout_s = 600;  // per run
   std::vector<std::size_t> points;  // 1-based; empty: every point of the sweep

@@ -156,8 +156,8 @@ Expected<MergeReport> merge_runs(std::vector<MergeInput> inputs, const std::opti
   }
   rep.merged.rows.reserve(by_id.size());
   for (const auto& [id, held] : by_id) {
-    rep.merged.rows.push_back(std::move(*held.row));
     if (held.labels.size() > 1) rep.duplicates.push_back(DuplicatePoint{id, held.row->point.index, held.labels});
+    rep.merged.rows.push_back(std::move(*held.row));
   }
   std::sort(rep.merged.rows.begin(), rep.merged.rows.end(),
             [](const ResultRow& a, const ResultRow& b) { return a.point.index < b.point.index; });

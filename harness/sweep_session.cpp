@@ -158,7 +158,9 @@ Expected<SweepPlan> plan_sweep(const SweepRequest& r, const ConfigStore& store, 
   plan.spec = std::move(*spec);
   plan.points = std::move(*points);
   plan.points_total = plan.points.size();
-  if (r.repetitions || r.warmup) {
+  // Only a count that differs from the sweep's changes the digest: the same
+  // value given again is the same sweep (and resumes its journal).
+  if ((r.repetitions && *r.repetitions != plan.spec.repetitions) || (r.warmup && *r.warmup != plan.spec.warmup)) {
     if (r.repetitions) plan.spec.repetitions = *r.repetitions;
     if (r.warmup) plan.spec.warmup = *r.warmup;
     plan.spec.digest = hex64(fnv1a64(fmt::format("{} repetitions={} warmup={}", plan.spec.digest,

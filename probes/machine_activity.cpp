@@ -38,12 +38,18 @@ std::optional<ActivitySnapshot> take_activity_snapshot() {
   s.cpu = *cpu;
   const long hz = ::sysconf(_SC_CLK_TCK);
   s.ticks_per_s = hz > 0 ? static_cast<double>(hz) : 100.0;
-  rusage ru{};
+  // This process's CPU time, and its reaped children's (llama-bench runs as
+  // a child of the llama.cpp engine: its work is the run's, not other work).
+  auto cpu_s = [](const rusage& ru) {
+    return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  };
+  rusage ru{}, children{};
   if (::getrusage(RUSAGE_SELF, &ru) == 0) {
-    s.self_cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-                   static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    s.self_cpu_s = cpu_s(ru);
     s.invol_ctx_switches = static_cast<double>(ru.ru_nivcsw);
   }
+  if (::getrusage(RUSAGE_CHILDREN, &children) == 0) s.self_cpu_s += cpu_s(children);
   if (auto load = read_file("/proc/loadavg")) std::sscanf(load->c_str(), "%lf", &s.load_avg_1m);
   return s;
 }

@@ -36,7 +36,7 @@ std::optional<CpuTicks> parse_proc_stat_cpu(std::string_view proc_stat);
 struct ActivitySnapshot {
   CpuTicks cpu;
   double ticks_per_s = 100;   // sysconf(_SC_CLK_TCK)
-  double self_cpu_s = 0;      // this process: user + system
+  double self_cpu_s = 0;      // this process and its reaped children: user + system
   double invol_ctx_switches = 0;
   double load_avg_1m = 0;
 };

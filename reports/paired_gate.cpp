@@ -104,10 +104,10 @@ std::vector<PairedJudgement> judge_paired(const std::vector<PairedSeries>& serie
     } else if (j.test.n == 0 && j.test.zeros > 0 && j.test.zeros >= min_pairs(per_test)) {
       j.verdict = GateVerdict::kUnchanged;
       j.why = fmt::format("every one of the {} pairs is equal", j.test.zeros);
-    } else if (signed_rank_min_p_value(j.test.n + j.test.zeros) >= per_test) {
+    } else if (signed_rank_min_p_value(j.test.n) >= per_test) {
       j.verdict = GateVerdict::kInconclusive;
-      j.why = fmt::format("{} undisturbed pair{} cannot reach p < {:.2g} ({} series share alpha {:.2g}){}", j.pairs,
-                          j.pairs == 1 ? "" : "s", per_test, series.size(), o.alpha,
+      j.why = fmt::format("{} undisturbed, unequal pair{} cannot reach p < {:.2g} ({} series share alpha {:.2g}){}",
+                          j.test.n, j.test.n == 1 ? "" : "s", per_test, series.size(), o.alpha,
                           j.disturbed > 0 ? fmt::format("; {} disturbed pairs set aside", j.disturbed) : "");
     } else if (j.disturbed > 0 && adjusted_all[k] < o.alpha && finite_median(all_pairs[k].ratios) >= slower) {
       j.verdict = GateVerdict::kInconclusive;

@@ -10,8 +10,8 @@
 // on the machine: see the per-repetition marks):
 // - inconclusive: the undisturbed pairs are too few for any outcome to be
 //   significant after Holm's adjustment (the exact two-sided signed-rank
-//   minimum 2/2^n is at least alpha/m for m series and n pairs; pairs of
-//   exactly equal values count: enough of them, all equal, is unchanged),
+//   minimum 2/2^n is at least alpha/m for m series and n unequal pairs;
+//   enough pairs all exactly equal — a deterministic metric — is unchanged),
 //   or the slowdown is
 //   significant only when the disturbed pairs are counted;
 // - regressed: the two-sided Wilcoxon signed-rank test of ln s gives a

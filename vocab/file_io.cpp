@@ -308,8 +308,13 @@ Status write_files_atomic(const std::vector<FileContent>& files, const AtomicFil
       if (!written[i]) break;  // the files after a failure are not written
     }
   } else {
-    share_work(files.size(), 1, [&write_one](std::size_t from, std::size_t to) {
-      for (std::size_t i = from; i < to; ++i) write_one(i);
+    // After a failure the set is not replaced: no further file is started.
+    std::atomic<bool> failed{false};
+    share_work(files.size(), 1, [&write_one, &written, &failed](std::size_t from, std::size_t to) {
+      for (std::size_t i = from; i < to && !failed.load(); ++i) {
+        write_one(i);
+        if (!written[i]) failed.store(true);
+      }
     });
   }
   for (const Status& st : written) {

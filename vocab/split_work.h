@@ -30,7 +30,12 @@ void share_work(std::size_t n, std::size_t chunk, const Work& work) {
   }
   std::atomic<std::size_t> next{0};
   auto take = [&next, &work, n, chunk] {
-    for (std::size_t from; (from = next.fetch_add(chunk)) < n;) work(from, std::min(n, from + chunk));
+    try {
+      for (std::size_t from; (from = next.fetch_add(chunk)) < n;) work(from, std::min(n, from + chunk));
+    } catch (...) {
+      next.store(n);  // the other thread takes no new chunk
+      throw;
+    }
   };
   std::future<void> other;
   try {

@@ -2,6 +2,7 @@
 #include "engines/executor/executor.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -9,6 +10,33 @@
 #include "engines/quant/dequantize.h"
 
 namespace moebench {
+
+#ifdef MOEBENCH_INJECT_SLOWDOWN
+namespace {
+// Benchmark-only build (cmake -DMOEBENCH_INJECT_SLOWDOWN=ON): each layer's
+// time stretched by MOEBENCH_INJECT_SLOWDOWN_PCT percent of itself, spinning
+// on the calling thread — a calibrated, known slowdown of every engine that
+// runs this executor, for measuring the CI gate's power (bench/gate_power.sh).
+double injected_fraction() {
+  static const double f = [] {
+    const char* pct = std::getenv("MOEBENCH_INJECT_SLOWDOWN_PCT");
+    const double v = pct != nullptr ? std::strtod(pct, nullptr) : 0.0;
+    return v > 0 && v < 1000 ? v / 100 : 0.0;
+  }();
+  return f;
+}
+
+std::chrono::steady_clock::time_point stretched(std::chrono::steady_clock::time_point start,
+                                               std::chrono::steady_clock::time_point end) {
+  const double f = injected_fraction();
+  if (f <= 0) return end;
+  const auto until = end + std::chrono::duration_cast<std::chrono::steady_clock::duration>((end - start) * f);
+  auto now = std::chrono::steady_clock::now();
+  while (now < until) now = std::chrono::steady_clock::now();
+  return now;
+}
+}  // namespace
+#endif
 
 namespace {
 std::string blk(int layer, const char* suffix) { return "blk." + std::to_string(layer) + "." + suffix; }
@@ -239,6 +267,9 @@ Status Executor::forward(std::size_t batch) {
     if (trunk_source_ != nullptr) trunk_source_->layer_done(static_cast<int>(li));
     for (std::size_t i = 0; i < x_.size(); ++i) x_[i] += a_[i];
     now = Clock::now();
+#ifdef MOEBENCH_INJECT_SLOWDOWN
+    now = stretched(mark, now);
+#endif
     layer_s_[li] += seconds(mark, now);
     mark = now;
   }

@@ -35,6 +35,7 @@ double unit_from(std::uint64_t x) { return static_cast<double>(splitmix64(x) >> 
 struct NullOptions {
   double sleep_s = 0;
   double slowdown = 0;  // MOEBENCH_NULL_SLOWDOWN
+  std::string slowdown_error;  // its value cannot be read: every point fails with this
   std::optional<std::uint64_t> fail_at, throw_at, hang_at, hang_hard_at, infeasible_below;
   bool over_budget = false;
   std::string fail_while;  // a file: the point fails while it exists
@@ -55,10 +56,11 @@ NullOptions parse_options(const EngineSpec& spec) {
     char* end = nullptr;
     const double f = std::strtod(slow, &end);
     if (end == nullptr || *end != '\0' || !(f >= 0 && f <= 10)) {
-      throw std::invalid_argument(std::string("MOEBENCH_NULL_SLOWDOWN=\"") + slow +
-                                  "\": expected a number from 0 to 10 (the share of extra time per token)");
+      n.slowdown_error = std::string("MOEBENCH_NULL_SLOWDOWN=\"") + slow +
+                         "\": expected a number from 0 to 10 (the share of extra time per token); unset it or fix it";
+    } else {
+      n.slowdown = f;
     }
-    n.slowdown = f;
   }
   return n;
 }
@@ -69,6 +71,7 @@ class NullEngine final : public Engine {
   std::string_view name() const override { return "null"; }
 
   Expected<Measurement> run(const Point& p, RunContext& ctx) override {
+    if (!opts_.slowdown_error.empty()) return make_error("null engine: " + opts_.slowdown_error);
     const std::uint64_t index = p.index;
     if (opts_.fail_at && *opts_.fail_at == index) {
       return make_error("null engine: injected failure at point " + std::to_string(index));

@@ -106,4 +106,7 @@ TEST_CASE("compare-builds refuses builds that read different sweeps", "[integrat
   Finished missing = run_moebench({"compare-builds", a, dir.file("nope"), sweep, "-q"}, dir.path(), "missing");
   CHECK(missing.exit_code == 2);
   CHECK_THAT(missing.err, Catch::Contains("no such file"));
+  // A malformed command line is bad input too: 2, never 1 ("regressed").
+  Finished malformed = run_moebench({"compare-builds", a, a, sweep, "--blocks", "0"}, dir.path(), "malformed");
+  CHECK(malformed.exit_code == 2);
 }

@@ -81,7 +81,7 @@ TEST_CASE("too few pairs are inconclusive, never a pass or a failure", "[paired]
   // 5 pairs, even all slower by 20 %: the best two-sided p is 2/32 = 0.0625 ≥ 0.05.
   const std::vector<PairedJudgement> js = judge_paired({rate_series("p1", 5, 1 / 1.2)});
   CHECK(js[0].verdict == GateVerdict::kInconclusive);
-  CHECK(js[0].why.find("5 undisturbed pairs cannot reach") != std::string::npos);
+  CHECK(js[0].why.find("5 undisturbed, unequal pairs cannot reach") != std::string::npos);
   CHECK(gate_verdict(js) == GateVerdict::kInconclusive);
 }
 
@@ -154,4 +154,15 @@ TEST_CASE("pairs that are all exactly equal pass, too few of them are inconclusi
   same.a.resize(4);
   same.b.resize(4);
   CHECK(judge_paired({same})[0].verdict == GateVerdict::kInconclusive);
+}
+
+TEST_CASE("a few unequal pairs among many equal ones are inconclusive", "[paired][gate]") {
+  // 8 pairs exactly equal, 4 differ by 20 %: only the 4 are ranked, and 4
+  // can never reach p < 0.05 (2/16): not a pass, not a failure.
+  PairedSeries s = rate_series("p1", 12, 1.0);
+  for (std::size_t i = 0; i < 12; ++i) s.b[i] = i < 8 ? s.a[i] : s.a[i] / 1.2;
+  const std::vector<PairedJudgement> js = judge_paired({s});
+  CHECK(js[0].test.n == 4);
+  CHECK(js[0].test.zeros == 8);
+  CHECK(js[0].verdict == GateVerdict::kInconclusive);
 }
