@@ -1,7 +1,6 @@
 // runner.cpp — see runner.h.
 #include "harness/runner.h"
 
-#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -255,9 +254,7 @@ void add_activity(ResultRow& row, const Repetitions& reps) {
     row.metrics[name] = summarize(*values);
     row.samples[name] = std::move(*values);
   }
-  const auto n = static_cast<std::size_t>(std::count(row.samples[metric::kDisturbed].begin(),
-                                                     row.samples[metric::kDisturbed].end(), 1.0));
-  if (n > 0) {
+  if (const std::size_t n = row.disturbed_repetitions().value_or(0); n > 0) {
     row.notes.push_back(fmt::format("{} of {} repetitions disturbed by other work on the machine (the first: {})", n,
                                     reps.recorded.size(), first_why));
   }

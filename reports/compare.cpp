@@ -199,12 +199,8 @@ MetricComparison compare_metric(const MetricRule& rule, const std::vector<double
 
 namespace {
 
-// A row's repetitions marked disturbed (its "disturbed" samples).
-std::size_t disturbed_count(const ResultRow& r) {
-  auto it = r.samples.find(metric::kDisturbed);
-  if (it == r.samples.end()) return 0;
-  return static_cast<std::size_t>(std::count_if(it->second.begin(), it->second.end(), [](double v) { return v > 0; }));
-}
+// A row's repetitions marked disturbed (0 without marks).
+std::size_t disturbed_count(const ResultRow& r) { return r.disturbed_repetitions().value_or(0); }
 
 // The samples of the repetitions not marked disturbed (all of them when the
 // row has no marks, or marks of another length).

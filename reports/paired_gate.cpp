@@ -11,7 +11,7 @@
 namespace moebench {
 namespace {
 
-// ln of each slowdown ratio, over the pairs chosen by `keep`.
+// The slowdown ratios and their logs, over the undisturbed pairs or all.
 struct Slowdowns {
   std::vector<double> ratios, logs;
   std::size_t dropped = 0;

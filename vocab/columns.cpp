@@ -188,11 +188,8 @@ std::vector<Column> build() {
       "recorded repetitions disturbed by other work (its CPU share over 10 %, or steal over 5 %: "
       "probes/machine_activity.h); empty for synthetic and predicted rows",
       [](const ResultRow& r) -> Cell {
-        auto it = r.samples.find(metric::kDisturbed);
-        if (it == r.samples.end()) return Cell();
-        double n = 0;
-        for (double v : it->second) n += v > 0 ? 1 : 0;
-        return num(n);
+        const auto n = r.disturbed_repetitions();
+        return n ? num(static_cast<double>(*n)) : Cell();
       });
   add("repetitions", "count", T::kInteger, G::kMetric, "recorded repetitions (warm-ups excluded)",
       [](const ResultRow& r) { return num(r.repetitions); });

@@ -302,20 +302,18 @@ Status write_files_atomic(const std::vector<FileContent>& files, const AtomicFil
     written[i] = write_content(files[i], temps[i]);
     if (written[i]) written[i] = temps[i].sync();
   };
-  if (options.pwrite_fn || options.fsync_fn) {
-    for (std::size_t i = 0; i < files.size(); ++i) {
+  // After a failure the set is not replaced: no further file is started.
+  std::atomic<bool> failed{false};
+  auto write_range = [&write_one, &written, &failed](std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to && !failed.load(); ++i) {
       write_one(i);
-      if (!written[i]) break;  // the files after a failure are not written
+      if (!written[i]) failed.store(true);
     }
+  };
+  if (options.pwrite_fn || options.fsync_fn) {
+    write_range(0, files.size());
   } else {
-    // After a failure the set is not replaced: no further file is started.
-    std::atomic<bool> failed{false};
-    share_work(files.size(), 1, [&write_one, &written, &failed](std::size_t from, std::size_t to) {
-      for (std::size_t i = from; i < to && !failed.load(); ++i) {
-        write_one(i);
-        if (!written[i]) failed.store(true);
-      }
-    });
+    share_work(files.size(), 1, write_range);
   }
   for (const Status& st : written) {
     if (!st) return unchanged(st.error());

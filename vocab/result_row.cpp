@@ -2,8 +2,11 @@
 // being lossless for every field a writer prints).
 #include "vocab/result_row.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include "vocab/metrics.h"
 
 namespace moebench {
 
@@ -13,6 +16,12 @@ std::optional<double> ResultRow::median(std::string_view metric) const {
     return std::nullopt;
   }
   return it->second.median;
+}
+
+std::optional<std::size_t> ResultRow::disturbed_repetitions() const {
+  auto it = samples.find(metric::kDisturbed);
+  if (it == samples.end()) return std::nullopt;
+  return static_cast<std::size_t>(std::count_if(it->second.begin(), it->second.end(), [](double v) { return v > 0; }));
 }
 
 Json row_to_json(const ResultRow& row) {

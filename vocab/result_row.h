@@ -35,6 +35,9 @@ struct ResultRow {
 
   // Median of `metric`, or nullopt when absent / not finite.
   std::optional<double> median(std::string_view metric) const;
+  // Recorded repetitions marked disturbed by other work (its "disturbed"
+  // samples, probes/machine_activity.h); nullopt when the row has no marks.
+  std::optional<std::size_t> disturbed_repetitions() const;
 };
 
 Json row_to_json(const ResultRow& row);
