@@ -213,7 +213,7 @@ std::string write_regime_validation(const RegimeValidation& v, bool rows) {
                        : p.at_edge ? "at the edge of its range: a term the model lacks"
                                    : "inside its range");
   }
-  out += "\nBand spread per regime (80th percentile of |log residual|; the band is the plausible cases widened by it each way):\n\n";
+  out += "\nBand spread per regime (80th percentile of how far the measured figures fall outside their plausible cases; the band is those cases widened by it each way):\n\n";
   for (const auto& [name, s] : v.full.spread) out += fmt::format("- {}: ×{:.2f} each way\n", name, std::exp(s));
   if (rows) {
     out += "\n| figure | source | family | regime | measured tok/s | predicted | band | ratio | error | in band |\n"

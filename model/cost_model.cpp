@@ -268,17 +268,9 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
                          2.0 * static_cast<double>(card.linear_state_bytes());
   const double routed_active = static_cast<double>(k) * L * expert_bytes;
   // Attention over the cached context is arithmetic on the cache, not a
-  // weight read: MLA (absorbed) scores each cached latent per head and sums
-  // the latents back, GQA does q·k and p·v per head; 2 flops per MAC.
-  double attn_flops = 0;
+  // weight read (ModelCard::attention_flops_per_position).
   const double ctx_avg = context + static_cast<double>(prompt) + static_cast<double>(gen) / 2;
-  for (const LayerGroup& g : card.layers) {
-    if (g.attention == AttentionKind::kMla && card.mla) {
-      attn_flops += g.count * 2.0 * card.mla->heads * (2.0 * card.mla->kv_lora_rank + card.mla->qk_rope_head_dim) * ctx_avg;
-    } else if (g.attention == AttentionKind::kGqa && card.gqa) {
-      attn_flops += g.count * 2.0 * card.gqa->heads * 2.0 * card.gqa->head_dim * ctx_avg;
-    }
-  }
+  const double attn_flops = static_cast<double>(card.attention_flops_per_position()) * ctx_avg;
   step("trunk bytes before routing / token", split.pre_bytes, "B", "attention, routers, norms, dense FFNs, lm_head, embedding row");
   step("trunk bytes after routing / token", split.post_bytes, "B", "shared experts, latent projection in");
   step("routed expert bytes / token", routed_active, "B", std::to_string(k) + " × " + std::to_string(L) + " layers × expert");

@@ -180,40 +180,53 @@ RegimeFit fit_regimes(const std::vector<const RegimeFigure*>& figures, const Reg
       if (param.per_family) fit_families(param, figures, mine, weight, fit);
     }
   }
-  // Spread per regime from the final residuals.
+  // Spread per regime: how far the measured figures fall outside the range
+  // of their plausible cases (0 inside it). A figure whose conditions are
+  // all stated has one case, and its distance is its |log residual|; one
+  // with unstated conditions is judged against the case nearest to it, so
+  // the width the unstated conditions already give is not counted twice.
   std::map<std::string, std::vector<double>> resid;
   std::vector<double> all;
   for (std::size_t i = 0; i < figures.size(); ++i) {
-    const double pred = figure_tok_s(*figures[i], fit.params);
-    if (!(pred > 0)) continue;
-    const double r = std::fabs(std::log(pred / figures[i]->measured_tok_s));
-    resid[figure_regime(*figures[i], fit.params)].push_back(r);
-    all.push_back(r);
+    const CaseRange r = case_range(*figures[i], fit.params);
+    if (!(r.tok_s > 0)) continue;
+    const double m = figures[i]->measured_tok_s;
+    const double d = std::max({0.0, std::log(r.low / m), std::log(m / r.high)});
+    resid[figure_regime(*figures[i], fit.params)].push_back(d);
+    all.push_back(d);
   }
-  fit.pooled_spread = all.empty() ? 0.5 : quantile(all, 0.8);
+  fit.pooled_spread = all.empty() ? 0.5 : quantile(all, kSpreadQuantile);
   for (const auto& [name, rs] : resid) {
-    fit.spread[name] = static_cast<int>(rs.size()) >= kMinSpreadFigures ? quantile(rs, 0.8) : fit.pooled_spread;
+    fit.spread[name] = static_cast<int>(rs.size()) >= kMinSpreadFigures ? quantile(rs, kSpreadQuantile) : fit.pooled_spread;
   }
   return fit;
 }
 
-FigureBand figure_band(const RegimeFigure& f, const RegimeFit& fit) {
-  FigureBand b;
-  b.tok_s = figure_tok_s(f, fit.params);
-  b.regime = figure_regime(f, fit.params);
-  const double s = fit.spread_of(b.regime);
-  double lo = b.tok_s, hi = b.tok_s;
-  const RegimeParams q = fit.params.for_family(f.family);
+CaseRange case_range(const RegimeFigure& f, const RegimeParams& all) {
+  CaseRange r;
+  r.tok_s = figure_tok_s(f, all);
+  double lo = r.tok_s, hi = r.tok_s;
+  const RegimeParams q = all.for_family(f.family);
   for (const CaseParts& c : f.all) {
     const double t = regime_token_s(c, q, 1);
     if (!(t > 0)) continue;
-    const double r = f.streams / t / std::max(1.0, f.run_average);
-    lo = std::min(lo, r);
+    lo = std::min(lo, f.streams / t / std::max(1.0, f.run_average));
     // A run average's fast end: start-up may cost it nothing.
     hi = std::max(hi, f.streams / t);
   }
-  b.low_tok_s = lo * std::exp(-s);
-  b.high_tok_s = hi * std::exp(s);
+  r.low = lo;
+  r.high = hi;
+  return r;
+}
+
+FigureBand figure_band(const RegimeFigure& f, const RegimeFit& fit) {
+  FigureBand b;
+  const CaseRange r = case_range(f, fit.params);
+  b.tok_s = r.tok_s;
+  b.regime = figure_regime(f, fit.params);
+  const double s = fit.spread_of(b.regime);
+  b.low_tok_s = r.low * std::exp(-s);
+  b.high_tok_s = r.high * std::exp(s);
   return b;
 }
 

@@ -19,8 +19,12 @@
 //              is then fitted again, in the same range, on each engine
 //              family's own figures where it has kMinFamilyFigures from two
 //              sources or more (other families keep the pooled value);
-//   spread     per regime, the 80th percentile of the fit's |log residuals|
-//              (the pooled one below kMinSpreadFigures);
+//   spread     per regime, the 80th percentile of how far (in log) the
+//              measured figures fall outside the range of their plausible
+//              cases under the fit (0 inside; for a figure with every
+//              condition stated, its |log residual|), the pooled one below
+//              kMinSpreadFigures: the model's own error once the unstated
+//              conditions are allowed for, not counted on top of them;
 //   band       from the slowest to the fastest plausible case, widened by
 //              the regime's spread each way: low = min × e^−s, high =
 //              max × e^+s. Its ratio high ÷ low is printed with every answer.
@@ -39,6 +43,8 @@ inline constexpr int kMinSpreadFigures = 5;
 // A family gets its own value of a per-family parameter with at least this
 // many figures of the parameter's regimes, from at least two sources.
 inline constexpr int kMinFamilyFigures = 6;
+// The share of fitted figures a band's widening covers.
+inline constexpr double kSpreadQuantile = 0.8;
 
 struct RegimeFigure {
   std::string id, source, family;
@@ -73,6 +79,13 @@ struct RegimeFit {
 };
 
 RegimeFit fit_regimes(const std::vector<const RegimeFigure*>& figures, const RegimeParams& prior = RegimeParams::defaults());
+
+// The slowest, realistic and fastest of a figure's plausible cases under
+// `params` (no widening).
+struct CaseRange {
+  double low = 0, tok_s = 0, high = 0;
+};
+CaseRange case_range(const RegimeFigure& f, const RegimeParams& params);
 
 struct FigureBand {
   double low_tok_s = 0, tok_s = 0, high_tok_s = 0;

@@ -10,8 +10,16 @@ namespace {
 
 // The priced parts of one case at end k.
 struct Priced {
-  double cpu = 0, gpu = 0, flops = 0, fixed = 0, io = 0, paged = 0;
+  double cpu = 0, gpu = 0, flops = 0, attn = 0, fixed = 0, io = 0, paged = 0;
 };
+
+// The share of the CPU cores' peak the engine's threads can reach: the
+// stated threads over the machine's cores (threads past the cores, SMT
+// siblings, add no multiply units); every core when unstated.
+double core_share(const CaseParts& p) {
+  if (p.threads <= 0 || p.cores <= 0) return 1.0;
+  return static_cast<double>(std::min(p.threads, p.cores)) / p.cores;
+}
 
 Priced price(const CaseParts& p, const RegimeParams& q, int k) {
   Priced r;
@@ -24,7 +32,10 @@ Priced price(const CaseParts& p, const RegimeParams& q, int k) {
   if (p.cores > 0 && threads > p.cores) threads = p.cores;
   if (p.cpu_bytes_tok > 0 && threads > 0) r.cpu = std::max(r.cpu, p.cpu_bytes_tok / (threads * q.get("core_bw")));
   r.gpu = p.mem_gpu_s[k] / q.get("mem_eff_gpu");
-  r.flops = p.flops_peak_s[k] / q.get("compute_eff");
+  // Decode compute on the CPU cores runs on the threads the engine was given.
+  const double threads_share = p.gpu_computes ? 1.0 : core_share(p);
+  r.flops = p.flops_peak_s[k] / q.get("compute_eff") / threads_share;
+  r.attn = p.attn_peak_s / q.get("attn_eff") / threads_share;
   // Hybrid: each layer hands its activations from the GPU to the CPU's
   // experts and back (two synchronisations and PCIe round trips): a cost of
   // its own, beside neither side's.
@@ -53,7 +64,7 @@ PrefillPriced price_prefill(const CaseParts& p, const RegimeParams& q, int k) {
   x.fixed = r.fixed;
   x.io = r.io;
   x.gpu = p.flops_gpu_peak_s / q.get("prefill_eff_gpu");
-  x.cpu = p.flops_cpu_peak_s / q.get("prefill_eff_cpu");
+  x.cpu = p.flops_cpu_peak_s / q.get("prefill_eff_cpu") / core_share(p);
   if (p.link_s > 0) {
     const double copied = p.link_s / q.get("link_eff"), on_gpu = p.flops_offload_peak_s / q.get("prefill_eff_gpu");
     // The copy of one layer's experts overlaps the GPU's work on another.
@@ -137,6 +148,8 @@ RegimeParams RegimeParams::defaults() {
        "fixed seconds per layer of a hybrid decode: GPU work, hand-off to the CPU's experts and back"},
       {"compute_eff", 0.3, 0.05, 0.9, true, "compute",
        "share of the FLOP peak a compute-bound decode reaches"},
+      {"attn_eff", 0.3, 0.02, 0.9, true, "attention,memory-cpu,numa,memory-gpu,hybrid",
+       "share of the FLOP peak a decode's attention over its context reaches (small matrix-vector products per head, a softmax between them)"},
       {"prefill_eff_cpu", 0.3, 0.05, 1.0, true, "prefill-cpu",
        "share of the CPU cores' matmul peak a prefill reaches (quantized weights: the int8 dot peak, or twice FP32 without one; wide weights: FP32 FMA)", false, true},
       {"prefill_eff_gpu", 0.3, 0.05, 1.0, true, "prefill-gpu",
@@ -154,7 +167,7 @@ RegimeParams RegimeParams::defaults() {
 double regime_token_s(const CaseParts& p, const RegimeParams& q, int k) {
   if (p.prefill) return prefill_pass_s(p, q, k) / std::max(1, p.batch);
   const Priced r = price(p, q, k);
-  const double compute = std::max(r.cpu + r.gpu, r.flops) + r.fixed;
+  const double compute = std::max(r.cpu + r.gpu, r.flops) + r.attn + r.fixed;
   const double t = decode_token_time_s(0, compute, r.io, 0, q.get("overlap")) + p.sync_s[k];
   return t / std::max(1.0, p.speculative);
 }
@@ -162,9 +175,10 @@ double regime_token_s(const CaseParts& p, const RegimeParams& q, int k) {
 std::string case_regime(const CaseParts& p, const RegimeParams& q) {
   if (p.prefill) return prefill_regime(p, q);
   const Priced r = price(p, q, 1);
-  const double compute = std::max(r.cpu + r.gpu, r.flops) + r.fixed;
+  const double compute = std::max(r.cpu + r.gpu, r.flops) + r.attn + r.fixed;
   if (r.io > compute) return r.paged > 0.5 * r.io ? "paging" : "io";
   const double mem = r.cpu + r.gpu;
+  if (r.attn > mem && r.attn > r.flops && r.attn > r.fixed) return "attention";
   if (r.fixed > mem && r.fixed > r.flops) return "fixed";
   if (r.flops > mem) return "compute";
   if (p.experts_on_cpu && r.cpu > 0 && r.gpu > 0) return "hybrid";
@@ -173,7 +187,7 @@ std::string case_regime(const CaseParts& p, const RegimeParams& q) {
 }
 
 const std::vector<std::string>& regime_names() {
-  static const std::vector<std::string> kNames = {"memory-cpu", "numa",        "memory-gpu",     "hybrid",       "compute",     "io",
+  static const std::vector<std::string> kNames = {"memory-cpu", "numa",        "memory-gpu",     "hybrid",       "compute",     "attention",   "io",
                                                      "paging",     "fixed",       "prefill-cpu",    "prefill-gpu",  "prefill-link",
                                                      "prefill-memory", "prefill-io"};
   return kNames;

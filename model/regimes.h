@@ -18,12 +18,18 @@
 //                the two memory times add, and each layer pays a hand-off
 //                (layer_s_handoff) instead of either side's fixed cost;
 //   compute      flops ÷ (peak × compute_eff) exceeds the memory time;
+//   attention    the attention's arithmetic over the context, flops ÷ (peak
+//                × attn_eff), a phase after each layer's weight reads (it
+//                adds to them, never hides behind them), is the largest
+//                term: long contexts;
 //   io           reads from the drives: bytes ÷ (drive rate × io_eff),
 //                overlapped with compute by `overlap`;
 //   paging       the same, where page faults (small reads) dominate;
 //   fixed        per-layer fixed costs (dispatch, synchronisation):
 //                layers × layer_s_cpu or layer_s_gpu.
-// A token takes max(memory, compute) + fixed, then the I/O joins through
+// CPU compute runs on the threads the engine was given: stated threads ÷
+// the machine's cores (at most 1) of the peak.
+// A token takes max(memory, compute) + attention + fixed, then the I/O joins through
 // decode_token_time_s; linked nodes add their sync; speculative decoding
 // divides.
 //

@@ -327,11 +327,14 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   if (c.memory_is_rss && need_resident <= 1.15 * ram && ram < usable) ram = std::min(usable, need_resident);
   double pinned_layers_trunk = tr.layers, cache = 0, slots = L * E;
   double hit = 1, hit_uniform = 1;
+  double stream_held = 0;  // streaming: what the engine holds in RAM and GPU memory
   if (need_resident <= ram + gpu_cap) {
     e.resident = true;
     step("placement", need_resident, "B", "everything resident in " + format_bytes_decimal(ram + gpu_cap) + " (" + c.memory_how + ")");
   } else {
     // Streaming: KV, the head and a token's working set of experts must stay.
+    // The engine holds those, the pinned trunk and its cache, no more (a
+    // stated cache below the memory leaves the rest free).
     const double fixed = kv_total + overhead + tr.head;
     // The engines' own plan (engines/cache/memory_plan.h: plan_trunk_split,
     // trunk first): pin whole layers while k expert slots and the staging
@@ -345,8 +348,8 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     in.moe_layers = static_cast<int>(L);
     in.experts = static_cast<int>(E);
     in.k = static_cast<int>(k);
-    if (c.cache_bytes && *c.cache_bytes > 0) {
-      // The stated cache: the trunk may pin what it leaves of the memory.
+    if (c.cache_bytes) {
+      // The stated cache (0: none): the trunk may pin what it leaves of the memory.
       const double avail = std::max(1.0, ram + gpu_cap - fixed);
       in.split.kind = TrunkSplitPolicy::Kind::kFraction;
       in.split.fraction = std::clamp((avail - *c.cache_bytes) / avail, 1e-6, 1 - 1e-6);
@@ -362,8 +365,9 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     pinned_layers_trunk = static_cast<double>(plan.pinned_bytes);
     slots = static_cast<double>(plan.slots);
     // The engine ran the cache it states, even where more memory was free.
-    if (c.cache_bytes && *c.cache_bytes > 0) slots = std::max(k, std::min(slots, std::floor(*c.cache_bytes / std::max(1.0, expert_bytes))));
+    if (c.cache_bytes) slots = std::max(k, std::min(slots, std::floor(*c.cache_bytes / std::max(1.0, expert_bytes))));
     cache = slots * expert_bytes;
+    stream_held = fixed + pinned_layers_trunk + cache;
     const CacheShape shape{static_cast<int>(L), static_cast<int>(E), static_cast<int>(k), static_cast<std::size_t>(slots)};
     hit_uniform = L * E > 0 ? uniform_lru_hit_rate(shape) : 1;
     hit = c.routing == "uniform" ? hit_uniform : memo_hit_rate(shape, c.routing);
@@ -425,7 +429,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   //    reclaim least recently used pages first), and resident: the share of
   //    the weights held beyond usable memory.
   // What RAM holds (GPU memory first when GPUs hold weights).
-  const double held = e.resident ? std::min(ram, std::max(0.0, need_resident - gpu_cap)) : ram;
+  const double held = e.resident ? std::min(ram, std::max(0.0, need_resident - gpu_cap)) : std::min(ram, stream_held);
   double paged_fast = 0;
   if (held > usable) {
     const double over = held - usable;
@@ -513,8 +517,10 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     P.flops_s[0] = at(rest, peak, peak.eff_lo) + at(cpu_flops, cpu_peak, cpu_peak.eff_lo);
     P.flops_s[1] = at(rest, peak, peak.eff) + at(cpu_flops, cpu_peak, cpu_peak.eff);
     P.flops_s[2] = at(rest, peak, peak.eff_hi) + at(cpu_flops, cpu_peak, cpu_peak.eff_hi);
-    const double at_peak = at(rest, peak, 1) + at(cpu_flops, cpu_peak, 1);  // the peak has no range
+    const double attn = b * c.context * static_cast<double>(card.attention_flops_per_position());
+    const double at_peak = at(rest - attn, peak, 1) + at(cpu_flops, cpu_peak, 1);  // the peak has no range
     std::fill(std::begin(P.flops_peak_s), std::end(P.flops_peak_s), at_peak);
+    P.attn_peak_s = at(attn, peak, 1);
     step("compute / token", P.flops_s[1], "s",
          format_fixed(rest / 1e9, 1) + " GFLOP at " + format_fixed(peak.flops / 1e12, 1) + " TFLOP/s, " + peak.how +
              (cpu_flops > 0 ? "; routed experts " + format_fixed(cpu_flops / 1e9, 1) + " GFLOP at " +

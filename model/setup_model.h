@@ -110,7 +110,9 @@ struct CaseParts {
   double mem_cpu_s[3] = {0, 0, 0};    // of mem_s: bytes the CPU cores read, at every socket's bandwidth summed
   double cpu_bytes_tok = 0;           // bytes the CPU cores read per token (the per-thread cap)
   double paged_io_s[3] = {0, 0, 0};   // of io_s: page faults (small reads)
-  double flops_peak_s[3] = {0, 0, 0}; // flops ÷ the peak alone (no efficiency), 0 without a peak
+  double flops_peak_s[3] = {0, 0, 0}; // matmul flops ÷ the peak alone (no efficiency), 0 without a peak
+  double attn_peak_s = 0;             // attention flops over the context ÷ the same peak: a phase of its own,
+                                      // after the weights it reads are streamed, not overlapped with them
   int sockets = 1;                    // CPU sockets whose memory mem_cpu_s sums
   int threads = 0;                    // CPU threads the engine ran (0: not stated)
   int cores = 0;                      // CPU cores of the machine (the share used)

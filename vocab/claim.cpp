@@ -188,7 +188,18 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
       c.hit_rate = *v;
     }
   }
-  c.cache_bytes = r.size("cache_bytes", false);
+  // An expert cache of 0 is a stated condition (the engine ran without
+  // one), unlike every other size.
+  if (const Json* cb = r.get("cache_bytes", false)) {
+    // "0", "0MiB", "0 GB": a zero count in any unit (parse_size_bytes refuses zero).
+    const bool zero = (cb->is_number() && cb->get<double>() == 0) ||
+                      (cb->is_string() && [&] {
+                        const std::string t = cb->get<std::string>();
+                        const std::size_t n = t.find_first_not_of("0. ");
+                        return t.find('0') != std::string::npos && (n == std::string::npos || std::isalpha(static_cast<unsigned char>(t[n])));
+                      }());
+    c.cache_bytes = zero ? std::optional<std::uint64_t>(0) : read_size(*cb, r.path_of("cache_bytes"), d);
+  }
   if (const Json* mb = r.get("measured_by", false)) {
     c.measured_by = read_enum(*mb, r.path_of("measured_by"), d, {"engine authors", "third party", "user report"}, "measurer");
   }

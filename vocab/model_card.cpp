@@ -163,7 +163,7 @@ std::uint64_t ModelCard::attention_flops_per_position() const {
   for (const LayerGroup& g : layers) {
     const u64 n = static_cast<u64>(g.count);
     if (g.attention == AttentionKind::kMla && mla) {
-      const u64 dims = static_cast<u64>(mla->qk_nope_head_dim) + static_cast<u64>(mla->qk_rope_head_dim) + static_cast<u64>(mla->v_head_dim);
+      const u64 dims = 2 * static_cast<u64>(mla->kv_lora_rank) + static_cast<u64>(mla->qk_rope_head_dim);
       total = sat_add(total, sat_mul(n, sat_mul(2 * static_cast<u64>(mla->heads), dims)));
     } else if (g.attention == AttentionKind::kGqa && gqa) {
       total = sat_add(total, sat_mul(n, sat_mul(4 * static_cast<u64>(gqa->heads), static_cast<u64>(gqa->head_dim))));

@@ -198,8 +198,12 @@ struct ModelCard {
   // (conv_kernel - 1) past inputs of every q/k/v channel x 4 B.
   std::uint64_t linear_state_bytes() const;
   // FLOPs one token's attention spends per context position it attends to,
-  // summed over layers: QK and PV products, 2 × heads × (key + value head
-  // dims) (MLA: the decompressed heads; linear layers: none).
+  // summed over layers, 2 flops per multiply-add: GQA's QK and PV products,
+  // 2 × heads × 2 × head_dim; MLA in its absorbed form (what llama.cpp,
+  // ik_llama.cpp and moebench's executor decode with: the cache holds the
+  // latent, never decompressed heads), each head scores the latent and its
+  // rope key and sums the latents back, 2 × heads × (2 × kv_lora_rank +
+  // qk_rope_head_dim); linear layers: none.
   std::uint64_t attention_flops_per_position() const;
   // KV at `context` tokens plus the fixed state.
   std::uint64_t cache_bytes(std::uint64_t context) const;

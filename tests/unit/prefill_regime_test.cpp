@@ -85,8 +85,9 @@ TEST_CASE("a prompt's tokens share one sequence's KV: read once per pass, attend
   // 48 layers × 4 × 32 heads × 128 dims of QK and PV per position.
   CHECK(card.attention_flops_per_position() == 48ull * 4 * 32 * 128);
   const ModelCard ds = *testing::shipped_store().card("deepseek-v3-671b");
-  // 61 MLA layers × 2 × 128 heads × (128 + 64 + 128) dims.
-  CHECK(ds.attention_flops_per_position() == 61ull * 2 * 128 * (128 + 64 + 128));
+  // 61 MLA layers × 2 × 128 heads × (2 × 512 latent + 64 rope) dims: the
+  // absorbed form scores the latent and sums it back per head.
+  CHECK(ds.attention_flops_per_position() == 61ull * 2 * 128 * (2 * 512 + 64));
   const MachineProfile m = testing::catalog_profile("epyc-9965-1s-768gb");
   SetupCase c;
   c.expert_bits = 4.5;
