@@ -206,6 +206,19 @@ TEST_CASE("the optional claim fields load", "[claims]") {
   CHECK(!got.decode_tok_s);
   CHECK(got.rss_bytes == 420'800'000'000ULL);
 
+  // An expert cache of 0 is a stated condition (the engine ran without
+  // one), in any unit; other sizes must be positive.
+  for (const Json& zero : {Json("0MiB"), Json("0 GB"), Json(0)}) {
+    Json z = valid_claim();
+    z["cache_bytes"] = zero;
+    Json zf = {{"claims", Json::array({z})}};
+    Diagnostics dz("t.json");
+    auto zc = load_claims(zf, dz);
+    INFO(dz.render());
+    REQUIRE(zc);
+    CHECK(zc->at(0).cache_bytes == std::optional<std::uint64_t>(0));
+  }
+
   // Absent optional fields stay absent.
   Json plain = {{"claims", Json::array({valid_claim()})}};
   Diagnostics d2("t.json");
@@ -273,6 +286,8 @@ TEST_CASE("a bad claim value names its JSON path", "[claims][config]") {
       {"trunk bits against its quant", R"({"trunk_quant": "bf16", "trunk_bits_per_weight": 2})",
        "/claims/0/trunk_bits_per_weight: 2.00 bits per weight disagrees with trunk_quant bf16"},
       {"a size below a byte", R"({"container_bytes": "0.0001KB"})", "/claims/0/container_bytes: expected a size of at least one byte"},
+      {"a cache below a byte", R"({"cache_bytes": "0.0001KB"})", "/claims/0/cache_bytes: expected a size of at least one byte"},
+      {"a negative cache", R"({"cache_bytes": -4})", "/claims/0/cache_bytes: expected a size greater than zero"},
       {"unknown trunk quant", R"({"trunk_quant": "q9_z"})",
        "/claims/0/trunk_quant: unknown trunk quant \"q9_z\": use one of"},
   };

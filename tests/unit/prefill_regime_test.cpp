@@ -56,6 +56,11 @@ TEST_CASE("prefill-cpu: the pass's flops ÷ (peak × prefill_eff_cpu), plus fixe
   small.flops_cpu_peak_s = 0.1;  // 0.4 s of compute < 2 s of reads
   CHECK(regime_token_s(small, params()) == Approx((2.0 + 0.001) / 512));
   CHECK(case_regime(small, params()) == "prefill-memory");
+  // Run on 64 threads of a 128-core machine, the pass gets half the peak.
+  CaseParts half = p;
+  half.cores = 128;
+  half.threads = 64;
+  CHECK(regime_token_s(half, params()) == Approx((16.0 + 0.001) / 512));
 }
 
 TEST_CASE("hybrid prefill: CPU-held experts copied over the host link where that beats the CPU cores", "[regimes][prefill]") {

@@ -5,9 +5,11 @@
 // cases and the regime's spread.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "model/regime_fit.h"
+#include "vocab/stats.h"
 
 using namespace moebench;
 
@@ -25,6 +27,7 @@ RegimeParams params() {
   q.set("layer_s_gpu", 5e-6);
   q.set("layer_s_handoff", 15e-6);
   q.set("compute_eff", 0.25);
+  q.set("attn_eff", 0.2);
   q.set("io_eff", 0.5);
   q.set("overlap", 0.5);
   return q;
@@ -84,6 +87,26 @@ TEST_CASE("compute: flops at the peak ÷ compute_eff when above the memory time"
   for (double& x : p.flops_peak_s) x = 0.1;  // 0.1 / 0.25 = 0.4 s > 0.2 s
   CHECK(regime_token_s(p, params()) == Approx(0.401));
   CHECK(case_regime(p, params()) == "compute");
+  // The engine's threads are its share of the cores: 16 of 64 take 4 × as long.
+  p.threads = 16;
+  CHECK(regime_token_s(p, params()) == Approx(1.601));
+  // Threads past the cores (SMT siblings) add no multiply units.
+  p.threads = 256;
+  CHECK(regime_token_s(p, params()) == Approx(0.401));
+}
+
+TEST_CASE("attention: the context's flops ÷ (peak × attn_eff), added after the weight reads", "[regimes]") {
+  CaseParts p = cpu_case();
+  p.attn_peak_s = 0.01;  // 0.01 / 0.2 = 0.05 s: it adds to the 0.2 s of reads, never hides behind them
+  CHECK(regime_token_s(p, params()) == Approx(0.2 + 0.05 + 0.001));
+  CHECK(case_regime(p, params()) == "memory-cpu");
+  p.attn_peak_s = 0.06;  // 0.3 s, more than the reads: a long context binds
+  CHECK(regime_token_s(p, params()) == Approx(0.2 + 0.3 + 0.001));
+  CHECK(case_regime(p, params()) == "attention");
+  // On half the cores the CPU's arithmetic takes twice as long; the reads
+  // (32 threads × 10 GB/s) still reach 0.5 × 100 GB/s.
+  p.threads = 32;
+  CHECK(regime_token_s(p, params()) == Approx(0.2 + 0.6 + 0.001));
 }
 
 TEST_CASE("io and paging: reads ÷ io_eff, overlapped with compute by `overlap`", "[regimes]") {
@@ -131,6 +154,49 @@ TEST_CASE("the fit recovers the efficiency that made the figures, inside its ran
   CHECK(b.low_tok_s < figs[3].measured_tok_s);
   CHECK(b.high_tok_s > figs[3].measured_tok_s);
   CHECK(b.ratio() == Approx(std::exp(2 * fit.spread.at("memory-cpu"))));
+}
+
+TEST_CASE("the band widens the plausible cases by how far figures fall outside them, not by the residual again", "[regimes]") {
+  // Ten figures with two plausible cases each, 0.1 s and 0.4 s of reads
+  // (the realistic value is their median): eight measured between the two
+  // cases, two 1.5 × beyond the fast one. Inside the range some case
+  // answers the figure: it adds nothing to the spread.
+  std::vector<RegimeFigure> figs;
+  for (int i = 0; i < 10; ++i) {
+    RegimeFigure f;
+    f.id = "b" + std::to_string(i);
+    f.source = "s" + std::to_string(i);
+    CaseParts fast = cpu_case(), slow = cpu_case();
+    for (double& x : slow.mem_cpu_s) x = 0.4;
+    slow.cpu_bytes_tok = 40e9;
+    f.realistic = {fast, slow};
+    f.all = {fast, slow};
+    const double hi = 1 / regime_token_s(fast, params()), lo = 1 / regime_token_s(slow, params());
+    f.measured_tok_s = i < 8 ? std::sqrt(hi * lo) : 1.5 * hi;
+    figs.push_back(f);
+  }
+  std::vector<const RegimeFigure*> ptrs;
+  for (const RegimeFigure& f : figs) ptrs.push_back(&f);
+  const RegimeFit fit = fit_regimes(ptrs, params());
+  // The definition, under the fitted parameters: each figure's distance
+  // outside its cases' range, 0 inside; the regime's spread is their 80th percentile.
+  std::vector<double> outside;
+  int inside = 0;
+  for (const RegimeFigure& f : figs) {
+    const CaseRange r = case_range(f, fit.params);
+    REQUIRE(r.high / r.low > 1.5);  // the cases alone span a range
+    const double d = std::max({0.0, std::log(r.low / f.measured_tok_s), std::log(f.measured_tok_s / r.high)});
+    inside += d == 0;
+    outside.push_back(d);
+  }
+  CHECK(inside >= 8);
+  const double s = fit.spread.at("memory-cpu");
+  CHECK(s == Approx(quantile(outside, kSpreadQuantile)));
+  CHECK(s < std::log(1.5));  // the residual from the realistic value would be wider than that
+  const CaseRange r0 = case_range(figs[0], fit.params);
+  const FigureBand b = figure_band(figs[0], fit);
+  CHECK(b.low_tok_s == Approx(r0.low * std::exp(-s)));
+  CHECK(b.high_tok_s == Approx(r0.high * std::exp(s)));
 }
 
 TEST_CASE("the fit never leaves a physical range, however the figures pull", "[regimes]") {

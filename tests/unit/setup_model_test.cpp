@@ -127,6 +127,33 @@ TEST_CASE("memory counted on past usable memory pages: hits become small reads a
   CHECK(cpu.paged_bytes_tok == 0);
 }
 
+TEST_CASE("a streaming engine pages only what it holds: a stated cache that fits usable memory faults nothing", "[setup]") {
+  const ModelCard card = k3();
+  const MachineProfile m = catalog("macbook-pro-m5-pro-64gb");
+  SetupCase c = mxfp4_case("q4_0", 4.5);
+  c.routing = default_real_routing();
+  c.on_cpu = true;
+  const double usable = usable_for(m, "kimi-k3-in-c");
+  c.memory_bytes = 1.3 * usable;  // the budget (a whole machine's RAM) is above usable memory ...
+  c.cache_bytes = 4e9;            // ... but the engine holds its 4 GB cache, the head and KV
+  const CaseEstimate small = estimate_case(card, m, c, EngineEfficiency{});
+  REQUIRE(small.fits);
+  CHECK_FALSE(small.resident);
+  CHECK(small.cache_bytes <= 4e9);
+  CHECK(small.paged_bytes_tok == 0);
+  // With no cache stated it fills the budget, and what lies past usable memory pages.
+  c.cache_bytes.reset();
+  const CaseEstimate filled = estimate_case(card, m, c, EngineEfficiency{});
+  REQUIRE(filled.fits);
+  CHECK(filled.paged_bytes_tok > 0);
+  // A stated cache of 0 is a condition: the engine keeps only a token's working set.
+  c.cache_bytes = 0;
+  const CaseEstimate none = estimate_case(card, m, c, EngineEfficiency{});
+  REQUIRE(none.fits);
+  CHECK(none.slots == static_cast<double>(card.moe.active));
+  CHECK(none.paged_bytes_tok == 0);
+}
+
 TEST_CASE("a budget above usable memory is not memory: the resident case pages too", "[setup]") {
   const ModelCard card = k3();
   const MachineProfile m = catalog("epyc-7763-2s-228gb");
