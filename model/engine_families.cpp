@@ -16,12 +16,13 @@ struct FamilyFacts {
   std::string_view source;
   int prefill_chunk = 0;  // tokens one prefill pass computes by default (0: not known)
   std::string_view prefill_source = "";
+  std::string_view tensor_parallel = "";  // the source saying it splits every layer across its GPUs (empty: it does not)
 };
 
 // One row per family the published figures name. Forks that stream experts
 // themselves name their own family, so only these page through mmap.
 constexpr std::string_view kUbatch = "ggml-org/llama.cpp common/arg.cpp: -ub, --ubatch-size N, physical maximum batch size (default: 512)";
-constexpr std::array<FamilyFacts, 8> kFamilies{{
+constexpr std::array<FamilyFacts, 10> kFamilies{{
     {"kimi-k3-in-c", "cpu", Residency::kStream,
      "Speedstu/kimi-k3-in-c README.md @ 01a7334a: portable C99, CPU-only; an O_DIRECT trunk ring and expert cache"},
     {"waste", "cpu", Residency::kStream,
@@ -38,6 +39,11 @@ constexpr std::array<FamilyFacts, 8> kFamilies{{
     {"lm-studio", "", Residency::kMmap, "LM Studio: runs llama.cpp's loader, which maps the model file", 512, kUbatch},
     {"mlx-lm", "", Residency::kStream, "ml-explore/mlx-lm: computes on the Apple GPU", 2048,
      "ml-explore/mlx-lm mlx_lm/generate.py generate_step: prefill_step_size: int = 2048"},
+    {"vllm", "", Residency::kStream, "vllm-project/vllm: weights held in GPU memory", 0, "",
+     "vllm-project/vllm docs serving/distributed_serving: --tensor-parallel-size splits each layer's matrices across "
+     "the GPUs, which all-reduce their partial results every layer"},
+    {"sglang", "", Residency::kStream, "sgl-project/sglang: weights held in GPU memory", 0, "",
+     "sgl-project/sglang server arguments: --tp-size, tensor parallelism over the GPUs (an all-reduce per layer)"},
 }};
 
 const FamilyFacts* find(const std::string& family) {
@@ -92,6 +98,11 @@ std::optional<PrefillChunk> family_prefill_chunk(const std::string& family) {
   const FamilyFacts* f = find(family);
   if (!f || f->prefill_chunk <= 0) return std::nullopt;
   return PrefillChunk{f->prefill_chunk, std::string(f->prefill_source)};
+}
+
+bool family_tensor_parallel(const std::string& family) {
+  const FamilyFacts* f = find(family);
+  return f && !f->tensor_parallel.empty();
 }
 
 bool family_on_cpu(const std::string& family) {

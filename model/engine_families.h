@@ -45,6 +45,11 @@ struct PrefillChunk {
 };
 std::optional<PrefillChunk> family_prefill_chunk(const std::string& family);
 
+// Whether the family splits every layer across its GPUs (tensor
+// parallelism: vLLM, SGLang), so each layer ends in an all-reduce between
+// them; llama.cpp's default split gives each GPU whole layers instead.
+bool family_tensor_parallel(const std::string& family);
+
 // Whether the family computes on the CPU cores where a GPU shares memory
 // (its default processor is "cpu").
 bool family_on_cpu(const std::string& family);

@@ -43,6 +43,8 @@ Priced price(const CaseParts& p, const RegimeParams& q, int k) {
                            : p.gpu_computes  ? q.get("layer_s_gpu")
                                              : q.get("layer_s_cpu");
   r.fixed = p.layers * per_layer;
+  // Tensor parallelism: every layer ends in all-reduces across the GPUs.
+  if (p.tensor_parallel) r.fixed += p.layers * q.get("layer_s_tp");
   r.io = p.io_s[k] / q.get("io_eff");
   r.paged = p.paged_io_s[k] / q.get("io_eff");
   return r;
@@ -144,6 +146,8 @@ RegimeParams RegimeParams::defaults() {
        "fixed seconds per layer on CPU threads (dispatch, a barrier per operation across every thread)"},
       {"layer_s_gpu", 20e-6, 2e-6, 200e-6, true, "memory-gpu,fixed",
        "fixed seconds per layer on a GPU (kernel launches, synchronisation)"},
+      {"layer_s_tp", 30e-6, 5e-6, 200e-6, true, "fixed,memory-gpu",
+       "fixed seconds per layer a tensor-parallel engine spends on its all-reduces across GPUs (two per layer; an NVLink or PCIe round trip is 5-100 µs)"},
       {"layer_s_handoff", 60e-6, 5e-6, 500e-6, true, "hybrid",
        "fixed seconds per layer of a hybrid decode: GPU work, hand-off to the CPU's experts and back"},
       {"compute_eff", 0.3, 0.05, 0.9, true, "compute",

@@ -26,7 +26,9 @@
 //                overlapped with compute by `overlap`;
 //   paging       the same, where page faults (small reads) dominate;
 //   fixed        per-layer fixed costs (dispatch, synchronisation):
-//                layers × layer_s_cpu or layer_s_gpu.
+//                layers × layer_s_cpu or layer_s_gpu, and layers ×
+//                layer_s_tp where several GPUs split every layer (tensor
+//                parallelism: an all-reduce per layer).
 // CPU compute runs on the threads the engine was given: stated threads ÷
 // the machine's cores (at most 1) of the peak.
 // A token takes max(memory, compute) + attention + fixed, then the I/O joins through

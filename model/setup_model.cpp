@@ -499,6 +499,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   P.layers = card.total_layers();
   P.gpu_computes = in_gpu > 0 || igpu;
   P.experts_on_cpu = c.experts_on_cpu && in_gpu > 0;
+  P.tensor_parallel = in_gpu > 0 && machine.accelerators && machine.accelerators->count > 1 && family_tensor_parallel(c.family);
   step("memory time / token at full bandwidth", P.mem_s[1], "s",
        format_bytes_decimal(memory + landed) + " at " + format_rate(mbw.value) + (landed > 0 ? " (" + format_bytes_decimal(landed) + " of it read from the drives into RAM)" : "") +
            (in_gpu > 0 ? " (" + format_bytes_decimal(in_gpu) + " in GPU memory)" : ""));

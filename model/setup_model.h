@@ -118,6 +118,7 @@ struct CaseParts {
   int cores = 0;                      // CPU cores of the machine (the share used)
   int layers = 0;                     // layers one token passes
   bool gpu_computes = false;          // a GPU runs the layers (discrete or integrated)
+  bool tensor_parallel = false;       // several GPUs split every layer (family_tensor_parallel): an all-reduce per layer
   bool experts_on_cpu = false;        // hybrid: routed experts in host RAM on the CPU beside a GPU
   bool unified = false;               // one memory for CPU and GPU (Apple silicon, GB10, Strix Halo)
   // A pass of `batch` tokens (a prefill ubatch) priced on its compute

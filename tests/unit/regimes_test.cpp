@@ -95,6 +95,21 @@ TEST_CASE("compute: flops at the peak ÷ compute_eff when above the memory time"
   CHECK(regime_token_s(p, params()) == Approx(0.401));
 }
 
+TEST_CASE("tensor parallelism: every layer ends in an all-reduce across the GPUs", "[regimes]") {
+  CaseParts p;
+  for (double& x : p.mem_gpu_s) x = 0.08;  // 0.08 / 0.8 = 0.1 s
+  p.gpu_computes = true;
+  p.layers = 60;
+  RegimeParams q = params();
+  q.set("layer_s_tp", 100e-6);
+  CHECK(regime_token_s(p, q) == Approx(0.1 + 60 * 5e-6));
+  p.tensor_parallel = true;  // 60 × (5 µs of launches + 100 µs of all-reduce)
+  CHECK(regime_token_s(p, q) == Approx(0.1 + 60 * 105e-6));
+  CHECK(family_tensor_parallel("vllm"));
+  CHECK(family_tensor_parallel("sglang"));
+  CHECK_FALSE(family_tensor_parallel("llama.cpp"));  // whole layers per GPU
+}
+
 TEST_CASE("attention: the context's flops ÷ (peak × attn_eff), added after the weight reads", "[regimes]") {
   CaseParts p = cpu_case();
   p.attn_peak_s = 0.01;  // 0.01 / 0.2 = 0.05 s: it adds to the 0.2 s of reads, never hides behind them
