@@ -13,7 +13,8 @@
 #
 # Each trial runs, on a reduced ci sweep (points 1 and 7: one streaming and
 # one resident point, about 26 s of gate on a 2-core VM),
-#   new gate: moebench compare-builds A B ci --points 1,7 (2 blocks, 3 repetitions)
+#   new gate: moebench compare-builds A B ci --points 1,7 (2 ABBA blocks × 4
+#             repetitions + 1 warm-up: 16 pairs per metric)
 #   old gate: moebench run ci --points 1,7 with A, then with B, then
 #             moebench compare --threshold 10% (exit 1 = flagged)
 # and prints one markdown table: per level, the share of trials flagged by

@@ -59,7 +59,7 @@ struct ClaimJudgement {
   std::vector<CaseParts> all_parts;  // every case that fits (the spread of the unstated conditions)
   double streams = 1, run_average = 1;
   std::string regime;              // with the regime fit: the regime its realistic cases bind
-  double spread = 0;               // ... and that regime's |log residual| spread (the band's widening each way)
+  double spread = 0;               // ... and that regime's spread: the band's widening each way (regime_fit.h)
   std::vector<Step> steps;         // the derivation of the first case that fits
   double band_ratio() const {
     return predicted_low_tok_s && *predicted_low_tok_s > 0 ? predicted_high_tok_s.value_or(0) / *predicted_low_tok_s : 0;

@@ -182,7 +182,8 @@ RegimeFit fit_regimes(const std::vector<const RegimeFigure*>& figures, const Reg
   }
   // Spread per regime: how far the measured figures fall outside the range
   // of their plausible cases (0 inside it). A figure whose conditions are
-  // all stated has one case, and its distance is its |log residual|; one
+  // all stated has one case, and its distance is its |log residual| (a
+  // run average spans from its start-up-included to its steady rate); one
   // with unstated conditions is judged against the case nearest to it, so
   // the width the unstated conditions already give is not counted twice.
   std::map<std::string, std::vector<double>> resid;

@@ -22,7 +22,8 @@
 //   spread     per regime, the 80th percentile of how far (in log) the
 //              measured figures fall outside the range of their plausible
 //              cases under the fit (0 inside; for a figure with every
-//              condition stated, its |log residual|), the pooled one below
+//              condition stated and a steady figure, its |log residual|),
+//              the pooled one below
 //              kMinSpreadFigures: the model's own error once the unstated
 //              conditions are allowed for, not counted on top of them;
 //   band       from the slowest to the fastest plausible case, widened by
@@ -71,7 +72,7 @@ struct FittedParam {
 struct RegimeFit {
   RegimeParams params;
   std::vector<FittedParam> fitted;
-  std::map<std::string, double> spread;  // regime → |log residual| 80th percentile
+  std::map<std::string, double> spread;  // regime → 80th percentile of the log distance outside the plausible cases
   double pooled_spread = 0.5;
   int figures = 0;
   // A regime's spread, else the pooled one (a regime the fit never saw).

@@ -172,7 +172,10 @@ double regime_token_s(const CaseParts& p, const RegimeParams& q, int k) {
   if (p.prefill) return prefill_pass_s(p, q, k) / std::max(1, p.batch);
   const Priced r = price(p, q, k);
   const double compute = std::max(r.cpu + r.gpu, r.flops) + r.attn + r.fixed;
-  const double t = decode_token_time_s(0, compute, r.io, 0, q.get("overlap")) + p.sync_s[k];
+  // Linked nodes' sync, unless the engine splits every layer: then
+  // layer_s_tp prices those collectives (a profile's sync would count them twice).
+  const double sync = p.tensor_parallel ? 0.0 : p.sync_s[k];
+  const double t = decode_token_time_s(0, compute, r.io, 0, q.get("overlap")) + sync;
   return t / std::max(1.0, p.speculative);
 }
 

@@ -244,6 +244,7 @@ MachineProfile machine_share(const MachineProfile& machine, int nodes, int gpus)
       if (x.low) *x.low *= f;
       if (x.high) *x.high *= f;
     };
+    scale(m.cores);
     scale(m.memory_total_bytes);
     scale(m.memory_usable_bytes);
     scale(m.memory_read_bytes_s);
@@ -367,7 +368,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     // The engine ran the cache it states, even where more memory was free.
     if (c.cache_bytes) slots = std::max(k, std::min(slots, std::floor(*c.cache_bytes / std::max(1.0, expert_bytes))));
     cache = slots * expert_bytes;
-    stream_held = fixed + pinned_layers_trunk + cache;
+    stream_held = fixed + pinned_layers_trunk + cache + static_cast<double>(plan.buffer_bytes + plan.margin_bytes);
     const CacheShape shape{static_cast<int>(L), static_cast<int>(E), static_cast<int>(k), static_cast<std::size_t>(slots)};
     hit_uniform = L * E > 0 ? uniform_lru_hit_rate(shape) : 1;
     hit = c.routing == "uniform" ? hit_uniform : memo_hit_rate(shape, c.routing);
@@ -429,7 +430,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   //    reclaim least recently used pages first), and resident: the share of
   //    the weights held beyond usable memory.
   // What RAM holds (GPU memory first when GPUs hold weights).
-  const double held = e.resident ? std::min(ram, std::max(0.0, need_resident - gpu_cap)) : std::min(ram, stream_held);
+  const double held = std::min(ram, std::max(0.0, (e.resident ? need_resident : stream_held) - gpu_cap));
   double paged_fast = 0;
   if (held > usable) {
     const double over = held - usable;

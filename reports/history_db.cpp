@@ -16,12 +16,14 @@
 
 #include "vocab/build_info.h"
 #include "vocab/environment.h"
+#include "vocab/metrics.h"
+#include "vocab/stats.h"
 #include "vocab/text.h"
 
 namespace moebench {
 
 // Version 1. A later version adds a migration in migrate() and bumps
-// kHistorySchemaVersion; the README documents these columns.
+// kHistorySchemaVersion; docs/regressions.md documents these columns.
 const char* const kHistorySchemaSql = R"sql(
 CREATE TABLE schema_version (
   version     INTEGER PRIMARY KEY,
@@ -689,10 +691,68 @@ Expected<std::vector<HistoryEntry>> HistoryDb::query(const HistoryFilter& f) con
       }
       sq.reset();
     }
+    // The run's marks of other work, one per repetition.
+    sq.integer(1, row_id).text(2, metric::kDisturbed);
+    for (;;) {
+      auto got = sq.next();
+      if (!got) return db_error(path_, "cannot read samples", got.error());
+      if (!*got) break;
+      if (auto v = sq.col_real(0)) {
+        e.marks.push_back(*v);
+        e.disturbed = e.disturbed.value_or(0) + (*v > 0 ? 1 : 0);  // as ResultRow::disturbed_repetitions counts
+      }
+    }
+    sq.reset();
     out.push_back(std::move(e));
   }
   return out;
 }
+
+namespace {
+
+// The entries (indices into s.entries) where a step starts when every
+// repetition marked disturbed is left out: its sample dropped, and a run
+// whose repetitions were all disturbed left out whole. Steps of the same
+// direction are what a quiet machine would have shown.
+// An ok entry's value for the step detector; nullopt for one without.
+std::optional<SeriesEntry> value_of(const HistoryEntry& e) {
+  if (e.status != "ok" || !e.median || !std::isfinite(*e.median)) return std::nullopt;
+  SeriesEntry v;
+  v.median = *e.median;
+  v.mad = e.mad.value_or(std::nan(""));
+  v.n = std::max<std::size_t>(1, e.n);
+  v.samples = e.samples;
+  return v;
+}
+
+std::vector<std::size_t> steps_without_disturbed(const HistorySeries& s, const StepOptions& options) {
+  std::vector<SeriesEntry> values;
+  std::vector<std::size_t> index;
+  for (std::size_t i = 0; i < s.entries.size(); ++i) {
+    const HistoryEntry& e = s.entries[i];
+    std::optional<SeriesEntry> got = value_of(e);
+    if (!got) continue;
+    SeriesEntry& v = *got;
+    if (e.disturbed.value_or(0) > 0 && e.marks.size() == e.samples.size()) {
+      std::vector<double> kept;
+      for (std::size_t r = 0; r < e.samples.size(); ++r) {
+        if (!(e.marks[r] > 0)) kept.push_back(e.samples[r]);
+      }
+      if (kept.empty()) continue;
+      v.samples = kept;
+      v.median = median(kept);
+      v.mad = mad(kept);
+      v.n = kept.size();
+    }
+    values.push_back(std::move(v));
+    index.push_back(i);
+  }
+  std::vector<std::size_t> out;
+  for (const LevelStep& st : detect_steps(values, options)) out.push_back(index[st.index]);
+  return out;
+}
+
+}  // namespace
 
 std::vector<HistorySeries> build_series(const std::vector<HistoryEntry>& entries, std::size_t last_n,
                                         const StepOptions& options) {
@@ -710,21 +770,21 @@ std::vector<HistorySeries> build_series(const std::vector<HistoryEntry>& entries
     for (std::size_t i = first; i < list.size(); ++i) s.entries.push_back(*list[i]);
     std::vector<SeriesEntry> values;
     for (std::size_t i = 0; i < s.entries.size(); ++i) {
-      const HistoryEntry& e = s.entries[i];
-      if (e.status != "ok" || !e.median || !std::isfinite(*e.median)) continue;
-      SeriesEntry v;
-      v.median = *e.median;
-      v.mad = e.mad.value_or(std::nan(""));
-      v.n = std::max<std::size_t>(1, e.n);
-      v.samples = e.samples;
-      values.push_back(std::move(v));
+      std::optional<SeriesEntry> v = value_of(s.entries[i]);
+      if (!v) continue;
+      values.push_back(std::move(*v));
       s.values.push_back(i);
     }
+    const std::vector<std::size_t> quiet_steps = steps_without_disturbed(s, options);
     for (const LevelStep& st : detect_steps(values, options)) {
       HistoryStep h;
       h.stats = st;
       h.entry = s.values[st.index];
       h.prev_entry = s.values[st.index - 1];
+      // Inconclusive only when the new level starts on a disturbed run and
+      // the step is not there without the disturbed repetitions.
+      h.disturbed = s.entries[h.entry].disturbed.value_or(0) > 0 &&
+                    std::find(quiet_steps.begin(), quiet_steps.end(), h.entry) == quiet_steps.end();
       s.steps.push_back(h);
     }
     out.push_back(std::move(s));

@@ -6,7 +6,7 @@
 // found in them.
 //
 // What it stores (schema version kHistorySchemaVersion; the tables and columns
-// are documented in the README, "History across commits", and created by
+// are documented in docs/regressions.md, "History across commits", and created by
 // kHistorySchemaSql in history_db.cpp):
 //   runs     one per results.json, keyed by the run id of its first run
 //            segment; sweep, commit, build, machine, host, start time, the
@@ -44,7 +44,7 @@ class SqlConnection;
 
 inline constexpr int kHistorySchemaVersion = 1;
 
-// The CREATE statements of the current schema (for the README and tests).
+// The CREATE statements of the current schema (for docs/regressions.md and tests).
 extern const char* const kHistorySchemaSql;
 
 struct HistoryAddOptions {
@@ -104,6 +104,10 @@ struct HistoryEntry {
   std::optional<double> median, mad;
   std::size_t n = 0;
   std::vector<double> samples;
+  // Repetitions of the row marked disturbed by other work (its "disturbed"
+  // samples, probes/machine_activity.h); nullopt: the run recorded no marks.
+  std::optional<std::size_t> disturbed;
+  std::vector<double> marks;  // one per repetition, in the samples' order (1: disturbed)
 };
 
 class HistoryDb {
@@ -154,6 +158,10 @@ struct HistoryStep {
   LevelStep stats;              // indices in stats refer to the series' values
   std::size_t entry = 0;   // entries[entry] is the first run at the new level
   std::size_t prev_entry = 0;  // entries[prev_entry] is the last run at the old level
+  // The first run at the new level had repetitions other work disturbed,
+  // and without them the step is not found: the change may be the
+  // machine's, so a slowdown there is inconclusive.
+  bool disturbed = false;
 };
 
 struct HistorySeries {

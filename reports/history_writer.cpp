@@ -90,8 +90,21 @@ std::string step_sentence(const MetricView& m, const HistorySeries& s, const His
          m.value(st.stats.after) + " (" + pct_signed(st.stats.rel_change) + ")";
 }
 
+// A step's verdict: its direction, except that a slowdown next to a run
+// other work disturbed is inconclusive (the machine may have made it).
+std::string step_verdict(const MetricView& m, const HistoryStep& st) {
+  const std::string d = m.direction(st.stats.rel_change);
+  return d == "regression" && st.disturbed ? std::string("inconclusive (a disturbed run)") : d;
+}
+
+// "  (2 of 5 repetitions disturbed)" for a run with disturbed repetitions.
+std::string disturbed_note(const HistoryEntry& e) {
+  if (e.disturbed.value_or(0) == 0) return "";
+  return "  (" + std::to_string(*e.disturbed) + " of " + std::to_string(e.marks.size()) + " repetitions disturbed)";
+}
+
 std::string step_detail(const MetricView& m, const HistoryStep& st) {
-  return m.direction(st.stats.rel_change) + "; t-test p = " + p_text(st.stats.p_value) + " (t " +
+  return step_verdict(m, st) + "; t-test p = " + p_text(st.stats.p_value) + " (t " +
          (std::isfinite(st.stats.t) ? format_fixed(st.stats.t, 2) : std::string(st.stats.t > 0 ? "+inf" : "-inf")) +
          ", df " + format_fixed(st.stats.df, 1) + ")";
 }
@@ -107,7 +120,7 @@ struct ShowContext {
   bool steps_only;
   std::size_t runs;
   const std::vector<HistorySeries>& series;
-  std::size_t shown = 0, empty = 0, steps = 0, regressions = 0;
+  std::size_t shown = 0, empty = 0, steps = 0, regressions = 0, inconclusive = 0;
 
   explicit ShowContext(const HistoryView& v)
       : metric(metric_view(v.metric)), db(v.db), threshold(v.threshold), alpha(v.alpha),
@@ -156,18 +169,22 @@ std::string text_of(ShowContext& c) {
       } else {
         v = spread_text(m, e) + "  n " + std::to_string(e.n);
       }
-      out += fmt::format("  {:<{}}  {}  {}\n", e.git_commit, static_cast<int>(w), date_of(e.started_at), v);
+      out += fmt::format("  {:<{}}  {}  {}{}\n", e.git_commit, static_cast<int>(w), date_of(e.started_at), v, disturbed_note(e));
     }
     for (const HistoryStep& st : s.steps) {
       ++c.steps;
-      if (m.direction(st.stats.rel_change) == "regression") ++c.regressions;
+      const std::string verdict = step_verdict(m, st);
+      if (verdict == "regression") ++c.regressions;
+      if (verdict != m.direction(st.stats.rel_change)) ++c.inconclusive;
       out += fmt::format("  {} \u2014 {}\n", step_sentence(m, s, st), step_detail(m, st));
-      summary.push_back(step_sentence(m, s, st) + "  [" + m.direction(st.stats.rel_change) + "] " + series_label(head) +
+      summary.push_back(step_sentence(m, s, st) + "  [" + verdict + "] " + series_label(head) +
                         " \u00b7 point " + s.point_id + " \u00b7 " + s.machine);
     }
   }
-  out += fmt::format("\n{} step(s) in {} series with values ({} regression(s))", c.steps, c.series.size() - c.empty,
+  out += fmt::format("\n{} step(s) in {} series with values ({} regression(s)", c.steps, c.series.size() - c.empty,
              c.regressions);
+  if (c.inconclusive > 0) out += fmt::format(", {} slowdown(s) inconclusive: next to a run other work disturbed", c.inconclusive);
+  out += ")";
   if (c.empty > 0) out += fmt::format("; {} series without {} values (no run ok) not shown", c.empty, m.name);
   out += fmt::format("\n");
   for (const std::string& line : summary) out += fmt::format("  {}\n", line);
@@ -195,22 +212,23 @@ std::string markdown_of(ShowContext& c) {
                    s.entries[st.prev_entry].git_commit, series_label(s.entries.back()),
                    s.point_id, s.machine, m.value(st.stats.before),
                    m.value(st.stats.after), pct_signed(st.stats.rel_change),
-                   m.direction(st.stats.rel_change), p_text(st.stats.p_value));
+                   step_verdict(m, st), p_text(st.stats.p_value));
       }
     }
   }
   out += fmt::format("\n## Series\n");
   for (const HistorySeries& s : c.series) {
     if (!shown(c, s)) continue;
-    out += fmt::format("\n### {}\n\npoint `{}` on {} ({})\n\n| commit | started | {} | \u00b1 MAD | n | status |\n"
-               "|---|---|---:|---:|---:|---|\n",
+    out += fmt::format("\n### {}\n\npoint `{}` on {} ({})\n\n| commit | started | {} | \u00b1 MAD | n | disturbed | status |\n"
+               "|---|---|---:|---:|---:|---:|---|\n",
                series_label(s.entries.back()), s.point_id, s.machine, s.provenance,
                m.name);
     for (const HistoryEntry& e : s.entries) {
       const bool v = e.status == "ok" && e.median.has_value();
-      out += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", e.git_commit, date_of(e.started_at),
+      const std::string dist = e.disturbed ? std::to_string(*e.disturbed) + " of " + std::to_string(e.marks.size()) : "-";
+      out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", e.git_commit, date_of(e.started_at),
                  v ? m.value(*e.median).c_str() : "-", v && e.mad ? m.value(*e.mad).c_str() : "-",
-                 v ? std::to_string(e.n).c_str() : "-", e.status);
+                 v ? std::to_string(e.n).c_str() : "-", dist, e.status);
     }
     for (const HistoryStep& st : s.steps) {
       out += fmt::format("\n**{}** \u2014 {}\n", step_sentence(m, s, st), step_detail(m, st));
@@ -262,6 +280,7 @@ std::string json_of(const ShowContext& c) {
       je["median"] = e.median ? finite_or_null(*e.median) : Json(nullptr);
       je["mad"] = e.mad ? finite_or_null(*e.mad) : Json(nullptr);
       je["n"] = e.n;
+      je["disturbed_repetitions"] = e.disturbed ? Json(*e.disturbed) : Json(nullptr);
       Json samples = Json::array();
       for (double x : e.samples) samples.push_back(finite_or_null(x));
       je["samples"] = samples;
@@ -278,6 +297,8 @@ std::string json_of(const ShowContext& c) {
                              {"after", st.stats.after},
                              {"rel_change", finite_or_null(st.stats.rel_change)},
                              {"direction", m.direction(st.stats.rel_change)},
+                             {"verdict", step_verdict(m, st)},
+                             {"disturbed", st.disturbed},
                              {"p_value", st.stats.p_value},
                              {"t", finite_or_null(st.stats.t)},
                              {"df", st.stats.df}});

@@ -9,6 +9,7 @@
 #include "vocab/quant_format.h"
 #include "vocab/sweep_spec.h"
 #include "vocab/text.h"
+#include "vocab/units.h"
 
 namespace moebench {
 
@@ -191,12 +192,14 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
   // An expert cache of 0 is a stated condition (the engine ran without
   // one), unlike every other size.
   if (const Json* cb = r.get("cache_bytes", false)) {
-    // "0", "0MiB", "0 GB": a zero count in any unit (parse_size_bytes refuses zero).
+    // "0", "0MiB", "0 GB": a zero count in a unit the size parser knows
+    // (parse_size_bytes refuses zero itself, so its unit is checked on 1).
     const bool zero = (cb->is_number() && cb->get<double>() == 0) ||
                       (cb->is_string() && [&] {
                         const std::string t = cb->get<std::string>();
                         const std::size_t n = t.find_first_not_of("0. ");
-                        return t.find('0') != std::string::npos && (n == std::string::npos || std::isalpha(static_cast<unsigned char>(t[n])));
+                        if (t.find('0') == std::string::npos || (n != std::string::npos && !std::isalpha(static_cast<unsigned char>(t[n])))) return false;
+                        return n == std::string::npos || parse_size_bytes("1" + t.substr(n)).ok();
                       }());
     c.cache_bytes = zero ? std::optional<std::uint64_t>(0) : read_size(*cb, r.path_of("cache_bytes"), d);
   }

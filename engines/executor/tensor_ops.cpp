@@ -64,7 +64,7 @@ bool TensorOps::uses_integer_dot(const TensorView& w, std::size_t batch) const {
   if (w.rows8) return true;  // only the integer kernels read the layout
   if (dot_mode_ == DotMode::kFloat || !has_q8_kernel(w.format.name, static_cast<std::size_t>(w.row_len))) return false;
   if (dot_mode_ == DotMode::kInt8) return true;
-  // kAuto, from measurements (README, "llama.cpp beside moebench"): over
+  // kAuto, from measurements (docs/llama-cpp.md): over
   // DRAM-sized matrices the integer kernels win at ≤ 4 activation rows for
   // q4_0, q8_0 and q4_k on AVX2 (×1.05–1.68), lose for mxfp4, and lose to
   // the float register tiles from about 16 rows on; with AVX-512 the float

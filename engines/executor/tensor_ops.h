@@ -48,8 +48,7 @@ class TensorOps {
   // kernels of kernels.h:
   //   kFloat  none;
   //   kInt8   every product whose format has an integer kernel;
-  //   kAuto   where they measured faster (README, "llama.cpp beside
-  //           moebench"): every rows8 matrix (q4_0, q8_0, mxfp4, q4_k stored
+  //   kAuto   where they measured faster (docs/llama-cpp.md): every rows8 matrix (q4_0, q8_0, mxfp4, q4_k stored
   //           so); q4_0, q8_0 and q4_k in the row layout with at most 4
   //           activation rows (2 to 4 with AVX-512); the float kernels
   //           elsewhere.

@@ -7,7 +7,7 @@
 // out of bounds (ASan + UBSan, with UB fatal). A sweep that loads is also
 // expanded (when it is small), as `moebench validate` does. Seeds:
 // tests/fuzz/corpus/config_fuzz (the shipped configs with their kind byte).
-// Build and run: see the README's "Fuzzing" subsection.
+// Build and run: see docs/architecture.md, "Fuzzing".
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -7,8 +7,8 @@
 // compared with itself (reports/compare.h) and written back in every results
 // format, as the commands that read it would. Never a crash, hang, overflow
 // or out-of-bounds read (ASan + UBSan, with UB fatal). Seeds:
-// tests/fuzz/corpus/records_fuzz. Build and run: see the README's "Fuzzing"
-// subsection.
+// tests/fuzz/corpus/records_fuzz. Build and run: see docs/architecture.md,
+// "Fuzzing".
 #include <cstddef>
 #include <cstdint>
 #include <cstring>

@@ -3,7 +3,7 @@
 // both the resident engine and the llama-bench engine puts their rows in
 // one table, and `moebench bench-peer` prints both sides with the ratio.
 // Runs when MOEBENCH_LLAMA_BENCH names a llama-bench binary (build one from
-// llama.cpp: README, "llama.cpp beside moebench"); says plainly that it was
+// llama.cpp: docs/llama-cpp.md); says plainly that it was
 // skipped otherwise.
 #include <catch2/catch.hpp>
 

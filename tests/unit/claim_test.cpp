@@ -288,6 +288,7 @@ TEST_CASE("a bad claim value names its JSON path", "[claims][config]") {
       {"a size below a byte", R"({"container_bytes": "0.0001KB"})", "/claims/0/container_bytes: expected a size of at least one byte"},
       {"a cache below a byte", R"({"cache_bytes": "0.0001KB"})", "/claims/0/cache_bytes: expected a size of at least one byte"},
       {"a negative cache", R"({"cache_bytes": -4})", "/claims/0/cache_bytes: expected a size greater than zero"},
+      {"a zero cache in no unit", R"({"cache_bytes": "0 bananas"})", "/claims/0/cache_bytes"},
       {"unknown trunk quant", R"({"trunk_quant": "q9_z"})",
        "/claims/0/trunk_quant: unknown trunk quant \"q9_z\": use one of"},
   };

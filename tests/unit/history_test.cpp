@@ -15,6 +15,8 @@
 
 #include "vocab/stats.h"
 #include "reports/history_db.h"
+#include "reports/history_writer.h"
+#include "vocab/json_reader.h"
 #include "reports/step_detect.h"
 
 #include "test_support.h"
@@ -510,6 +512,73 @@ TEST_CASE("history database: filters and steps through the database", "[history]
   REQUIRE(ts.size() == 1);
   REQUIRE(ts[0].steps.size() == 1);
   CHECK(ts[0].steps[0].stats.rel_change > 0.1);
+}
+
+TEST_CASE("history shows the disturbed repetitions and calls a slowdown that needs them inconclusive", "[history]") {
+  testing::TempDir dir;
+  // Five runs of the small sweep; the streaming point's slowdown and its
+  // marks are set per case. Run 1 predates the marks (it recorded none).
+  auto fill = [&](const std::string& name, double slow4, double slow5, std::vector<double> marks4,
+                  std::vector<double> marks5) {
+    const std::string path = dir.file(name);
+    auto db = HistoryDb::open(path, HistoryDb::Mode::kReadWrite);
+    REQUIRE(db.ok());
+    for (int k = 1; k <= 5; ++k) {
+      RunResults r = run_of(k, k == 4 ? slow4 : k == 5 ? slow5 : 1.0);
+      for (ResultRow& row : r.rows) {
+        if (k == 1 || row.status != RowStatus::kOk) continue;
+        row.samples["disturbed"] = row.point.index != 2 ? std::vector<double>{0, 0} : k == 4 ? marks4 : k == 5 ? marks5 : std::vector<double>{0, 0};
+      }
+      REQUIRE(db->add(r, "/r" + std::to_string(k)).ok());
+    }
+    HistoryFilter f;
+    f.engine = "streaming";
+    auto entries = db->query(f);
+    REQUIRE(entries.ok());
+    REQUIRE(entries->size() == 5);
+    HistoryView view;
+    view.db = path;
+    view.metric = "decode_tok_s";
+    view.runs = 5;
+    view.series = build_series(*entries, 0, StepOptions{});
+    REQUIRE(view.series.size() == 1);
+    return view;
+  };
+
+  SECTION("a slowdown that holds without the disturbed repetition stays a regression, and the marks show") {
+    // Commits 4 and 5 are 15 % slower; one of commit 4's two repetitions shared the machine.
+    const HistoryView view = fill("a.sqlite", 0.85, 0.85, {1, 0}, {0, 0});
+    const auto& e = view.series[0].entries;
+    CHECK_FALSE(e[0].disturbed.has_value());  // no marks recorded
+    CHECK(e[1].disturbed == std::optional<std::size_t>(0));
+    CHECK(e[3].disturbed == std::optional<std::size_t>(1));
+    CHECK(e[3].marks.size() == 2);
+    REQUIRE(view.series[0].steps.size() == 1);
+    CHECK_FALSE(view.series[0].steps[0].disturbed);
+    const std::string text = write_history(view, HistoryFormat::kText);
+    CHECK(text.find("1 of 2 repetitions disturbed") != std::string::npos);
+    CHECK(text.find("(1 regression(s))") != std::string::npos);
+    const std::string md = write_history(view, HistoryFormat::kMarkdown);
+    CHECK(md.find("| disturbed |") != std::string::npos);
+    CHECK(md.find("| 1 of 2 |") != std::string::npos);
+    const Json js = Json::parse(write_history(view, HistoryFormat::kJson));
+    CHECK(js["series"][0]["entries"][3]["disturbed_repetitions"] == 1);
+    CHECK(js["series"][0]["entries"][0]["disturbed_repetitions"].is_null());
+    CHECK(js["series"][0]["steps"][0]["verdict"] == "regression");
+  }
+  SECTION("a slowdown only on a run whose repetitions were all disturbed is inconclusive") {
+    const HistoryView view = fill("b.sqlite", 1.0, 0.85, {0, 0}, {1, 1});
+    REQUIRE(view.series[0].steps.size() == 1);
+    CHECK(view.series[0].steps[0].entry == 4);
+    CHECK(view.series[0].steps[0].disturbed);
+    const std::string text = write_history(view, HistoryFormat::kText);
+    CHECK(text.find("2 of 2 repetitions disturbed") != std::string::npos);
+    CHECK(text.find("inconclusive (a disturbed run)") != std::string::npos);
+    CHECK(text.find("(0 regression(s), 1 slowdown(s) inconclusive") != std::string::npos);
+    const Json js = Json::parse(write_history(view, HistoryFormat::kJson));
+    CHECK(js["series"][0]["steps"][0]["verdict"] == "inconclusive (a disturbed run)");
+    CHECK(js["series"][0]["steps"][0]["disturbed"] == true);
+  }
 }
 
 TEST_CASE("a FIFO, a directory or a device given as the database is refused without opening it", "[history]") {
