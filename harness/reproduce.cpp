@@ -226,7 +226,7 @@ Expected<ReproductionPlan> plan_reproduction(const Claim& claim, const ModelCard
     ec.gen = o.gen_tokens;
     ec.prompt = claim.prompt_tokens && *claim.prompt_tokens <= o.max_prompt_tokens ? *claim.prompt_tokens : 8;
     if (o.regimes) {
-      const double t = regime_token_s(e.parts, o.regimes->params.for_family(engine_family(claim.engine.value_or(""))), 1);
+      const double t = regime_token_s(e.parts, o.regimes->params.for_family(engine_family(claim.engine.value_or("")), e.parts.gpu_kind), 1);
       ec.predicted_tok_s = t > 0 ? 1 / t : 0;
     } else {
       ec.predicted_tok_s = e.tok_s_real();

@@ -112,6 +112,12 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
     }
   }
   base.residency = family_residency(engine_family(claim.engine.value_or("")));
+  // A short run's average from an engine with its own expert cache starts
+  // cold (a mapped file's page cache may outlive the run: not counted).
+  if (claim.figure == "run_average" && base.residency == Residency::kStream && claim.gen_tokens && *claim.gen_tokens > 1) {
+    base.cold_prompt_tokens = std::max<std::int64_t>(1, claim.prompt_tokens.value_or(1));
+    base.cold_gen_tokens = *claim.gen_tokens;
+  }
   base.routing = default_real_routing();
   // Trunk: stated quant, stated bits, or the declared plausible set.
   std::vector<std::pair<std::string, double>> trunks;

@@ -69,38 +69,59 @@ double best_on_grid(const RegimeParam& param, double start, const std::vector<co
   return best;
 }
 
-// Each family with enough figures of the parameter's regimes (from two
-// sources or more) gets its own value; the others keep the pooled one.
-void fit_families(const RegimeParam& param, const std::vector<const RegimeFigure*>& figures,
-                  const std::vector<std::size_t>& mine, const std::vector<double>& weight, RegimeFit& fit) {
-  std::map<std::string, std::vector<std::size_t>> by_family;
-  for (std::size_t i : mine) by_family[figures[i]->family].push_back(i);
+// The GPU kind a figure's cases compute on ("" none).
+const std::string& figure_kind(const RegimeFigure& f) {
+  static const std::string kNone;
+  if (!f.realistic.empty()) return f.realistic.front().gpu_kind;
+  return f.all.empty() ? kNone : f.all.front().gpu_kind;
+}
+
+// Each group (an engine family; for a per-kind parameter a GPU kind, then a
+// family on that kind) with enough figures of the parameter's regimes, from
+// two sources or more, gets its own value, fitted from the value it would
+// otherwise see; the others keep that one.
+void fit_groups(const RegimeParam& param, const std::vector<const RegimeFigure*>& figures, const std::vector<std::size_t>& mine,
+                const std::vector<double>& weight, int level, RegimeFit& fit) {
+  std::map<std::string, std::vector<std::size_t>> by_group;
+  for (std::size_t i : mine) {
+    const std::vector<std::string> keys = group_keys(param, figures[i]->family, figure_kind(*figures[i]));
+    if (keys.empty()) continue;
+    if (figures[i]->family == "any" && level == 0) continue;  // an unnamed engine is what the wider value answers for
+    by_group[keys[level == 0 ? 0 : keys.size() - 1]].push_back(i);  // level 0: the most specific group
+  }
   auto& own = fit.params.family[param.name];
-  own.clear();
-  const double pooled = fit.params.get(param.name);
-  for (const auto& [family, idx] : by_family) {
-    if (family == "any") continue;  // an unnamed engine is what the pooled value answers for
+  for (const auto& [group, idx] : by_group) {
     std::set<std::string> sources;
     for (std::size_t i : idx) sources.insert(figures[i]->source);
     if (static_cast<int>(idx.size()) < kMinFamilyFigures || sources.size() < 2) continue;
-    const double v = best_on_grid(param, pooled, figures, idx, weight, [&](double x) {
+    const RegimeFigure& first = *figures[idx.front()];
+    const double start = fit.params.for_family(first.family, figure_kind(first)).get(param.name);
+    const double v = best_on_grid(param, start, figures, idx, weight, [&](double x) {
       RegimeParams t = fit.params;
-      t.family[param.name][family] = std::clamp(x, param.low, param.high);
+      t.family[param.name][group] = std::clamp(x, param.low, param.high);
       return t;
     });
-    own[family] = v;
-    FittedParam fp{param.name, family, v, param.low, param.high, static_cast<int>(idx.size()), false, at_end(param, v),
+    own[group] = v;
+    FittedParam fp{param.name, group, v, param.low, param.high, static_cast<int>(idx.size()), false, at_end(param, v),
                    param.ends_attainable};
     fit.fitted.push_back(fp);
   }
 }
 
+void fit_families(const RegimeParam& param, const std::vector<const RegimeFigure*>& figures,
+                  const std::vector<std::size_t>& mine, const std::vector<double>& weight, RegimeFit& fit) {
+  fit.params.family[param.name].clear();
+  // A per-kind parameter: the kinds first ("@apple"), then families on them.
+  if (param.per_kind) fit_groups(param, figures, mine, weight, 1, fit);
+  fit_groups(param, figures, mine, weight, 0, fit);
+}
+
 // The parameters a figure is priced with: `all` itself (no copy: this runs
-// inside every fit trial) unless the figure's family has values of its own,
-// which are resolved into `own`.
+// inside every fit trial) unless the figure's family or GPU kind has values
+// of its own, which are resolved into `own`.
 const RegimeParams& params_of(const RegimeFigure& f, const RegimeParams& all, RegimeParams& own) {
-  if (!all.has_family_values(f.family)) return all;
-  own = all.for_family(f.family);
+  if (!all.has_family_values(f.family, figure_kind(f))) return all;
+  own = all.for_family(f.family, figure_kind(f));
   return own;
 }
 
@@ -207,7 +228,7 @@ CaseRange case_range(const RegimeFigure& f, const RegimeParams& all) {
   CaseRange r;
   r.tok_s = figure_tok_s(f, all);
   double lo = r.tok_s, hi = r.tok_s;
-  const RegimeParams q = all.for_family(f.family);
+  const RegimeParams q = all.for_family(f.family, figure_kind(f));
   for (const CaseParts& c : f.all) {
     const double t = regime_token_s(c, q, 1);
     if (!(t > 0)) continue;

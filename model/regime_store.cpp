@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include "model/engine_families.h"
+#include "vocab/machine_profile.h"
+#include "vocab/text.h"
 
 namespace moebench {
 
@@ -75,8 +77,22 @@ std::optional<RegimeFit> load_regime_fit(const Json& j, Diagnostics& d) {
         if (!param.per_family && !fam->empty()) d.add(e.path_of("family"), std::string(param.name) + " is not fitted per engine family");
         for (auto it = fam->begin(); it != fam->end(); ++it) {
           const std::string where = json_pointer_append(e.path_of("family"), it.key());
-          if (engine_family(it.key()) != it.key()) {
-            d.add(where, "\"" + it.key() + "\" is not an engine family as moebench names them (\"" + engine_family(it.key()) +
+          // A per-kind parameter's groups: "@kind" or "family@kind".
+          const std::size_t at = it.key().find('@');
+          const std::string fam_name = at == std::string::npos ? it.key() : it.key().substr(0, at);
+          if (param.per_kind) {
+            const std::string kind = at == std::string::npos ? "" : it.key().substr(at + 1);
+            if (std::find(gpu_kinds().begin(), gpu_kinds().end(), kind) == gpu_kinds().end()) {
+              d.add(where, std::string(param.name) + " is fitted per GPU kind: expected \"@kind\" or \"family@kind\" with a kind of " +
+                               join(gpu_kinds(), ", "));
+              continue;
+            }
+          } else if (at != std::string::npos) {
+            d.add(where, std::string(param.name) + " is not fitted per GPU kind: expected an engine family");
+            continue;
+          }
+          if (!(param.per_kind && fam_name.empty()) && engine_family(fam_name) != fam_name) {
+            d.add(where, "\"" + fam_name + "\" is not an engine family as moebench names them (\"" + engine_family(fam_name) +
                              "\": the first word of the engine, lowercased)");
             continue;
           }

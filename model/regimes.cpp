@@ -21,6 +21,12 @@ double core_share(const CaseParts& p) {
   return static_cast<double>(std::min(p.threads, p.cores)) / p.cores;
 }
 
+// The threads that meet at a CPU decode's barriers: as stated (SMT siblings
+// and threads past the cores meet too), else one per core.
+double barrier_threads(const CaseParts& p) {
+  return static_cast<double>(p.threads > 0 ? p.threads : std::max(1, p.cores));
+}
+
 Priced price(const CaseParts& p, const RegimeParams& q, int k) {
   Priced r;
   const int sockets = std::max(1, p.sockets);
@@ -43,6 +49,10 @@ Priced price(const CaseParts& p, const RegimeParams& q, int k) {
                            : p.gpu_computes  ? q.get("layer_s_gpu")
                                              : q.get("layer_s_cpu");
   r.fixed = p.layers * per_layer;
+  // CPU threads meet at a barrier after every operation of a layer; a
+  // barrier's cost grows with the threads that meet at it (one cache line
+  // bounced between them, across dies and sockets).
+  if (!p.gpu_computes) r.fixed += p.layers * barrier_threads(p) * q.get("layer_s_thread");
   // Tensor parallelism: every layer ends in all-reduces across the GPUs.
   if (p.tensor_parallel) r.fixed += p.layers * q.get("layer_s_tp");
   r.io = p.io_s[k] / q.get("io_eff");
@@ -112,21 +122,39 @@ void RegimeParams::set(const std::string& name, double v) {
   std::abort();
 }
 
-RegimeParams RegimeParams::for_family(const std::string& name) const {
+std::vector<std::string> group_keys(const RegimeParam& p, const std::string& family, const std::string& kind) {
+  if (p.per_kind) {
+    if (kind.empty()) return {};
+    return {family + "@" + kind, "@" + kind};
+  }
+  if (p.per_family) return {family};
+  return {};
+}
+
+RegimeParams RegimeParams::for_family(const std::string& name, const std::string& kind) const {
   RegimeParams q;
   q.p = p;
   for (RegimeParam& x : q.p) {
     auto it = family.find(x.name);
     if (it == family.end()) continue;
-    auto v = it->second.find(name);
-    if (v != it->second.end()) x.value = v->second;
+    for (const std::string& key : group_keys(x, name, kind)) {
+      auto v = it->second.find(key);
+      if (v != it->second.end()) {
+        x.value = v->second;
+        break;
+      }
+    }
   }
   return q;
 }
 
-bool RegimeParams::has_family_values(const std::string& name) const {
-  for (const auto& [param, values] : family) {
-    if (values.count(name)) return true;
+bool RegimeParams::has_family_values(const std::string& name, const std::string& kind) const {
+  for (const RegimeParam& x : p) {
+    auto it = family.find(x.name);
+    if (it == family.end()) continue;
+    for (const std::string& key : group_keys(x, name, kind)) {
+      if (it->second.count(key)) return true;
+    }
   }
   return false;
 }
@@ -144,6 +172,8 @@ RegimeParams RegimeParams::defaults() {
        "share of the spec GPU or unified-memory bandwidth a GPU decode streams", false, true},
       {"layer_s_cpu", 30e-6, 3e-6, 1e-3, true, "memory-cpu,numa,fixed",
        "fixed seconds per layer on CPU threads (dispatch, a barrier per operation across every thread)"},
+      {"layer_s_thread", 1e-6, 0.05e-6, 20e-6, true, "memory-cpu,numa,fixed",
+       "fixed seconds per layer and per CPU thread of a CPU decode: each of a layer's ~20-30 operations ends in a barrier whose cost grows with the threads that meet at it (0.05-0.5 µs each per thread)"},
       {"layer_s_gpu", 20e-6, 2e-6, 200e-6, true, "memory-gpu,fixed",
        "fixed seconds per layer on a GPU (kernel launches, synchronisation)"},
       {"layer_s_tp", 30e-6, 5e-6, 200e-6, true, "fixed,memory-gpu",
@@ -157,7 +187,8 @@ RegimeParams RegimeParams::defaults() {
       {"prefill_eff_cpu", 0.3, 0.05, 1.0, true, "prefill-cpu",
        "share of the CPU cores' matmul peak a prefill reaches (quantized weights: the int8 dot peak, or twice FP32 without one; wide weights: FP32 FMA)", false, true},
       {"prefill_eff_gpu", 0.3, 0.05, 1.0, true, "prefill-gpu",
-       "share of the GPU's dense BF16 peak a prefill reaches", false, true},
+       "share of the GPU's dense BF16 peak a prefill reaches (per GPU maker: matrix units and backends differ)", false, true,
+       true},
       {"link_eff", 0.7, 0.2, 1.0, false, "prefill-link",
        "share of the host link's rate a hybrid prefill copies CPU-held weights to the GPU at"},
       {"io_eff", 0.7, 0.3, 1.0, false, "io,paging,prefill-io",

@@ -28,7 +28,9 @@
 //   fixed        per-layer fixed costs (dispatch, synchronisation):
 //                layers × layer_s_cpu or layer_s_gpu, and layers ×
 //                layer_s_tp where several GPUs split every layer (tensor
-//                parallelism: an all-reduce per layer).
+//                parallelism: an all-reduce per layer); a CPU decode adds
+//                layers × threads × layer_s_thread (its barriers cost more
+//                the more threads meet at them).
 // CPU compute runs on the threads the engine was given: stated threads ÷
 // the machine's cores (at most 1) of the peak.
 // A token takes max(memory, compute) + attention + fixed, then the I/O joins through
@@ -73,21 +75,34 @@ struct RegimeParam {
   // An efficiency engines reach differently (kernels, threading): a family
   // with enough figures of its regimes gets its own value, in the same range.
   bool per_family = false;
+  // An efficiency GPUs of different makers reach differently (matrix units,
+  // compilers, backends): fitted per GPU kind (key "@apple"), then per family
+  // on that kind ("llama.cpp@apple") where each has enough figures; a case
+  // on no GPU sees the pooled value.
+  bool per_kind = false;
 };
 
 // The parameter set, as data (names, values, ranges, what fits them).
 struct RegimeParams {
   std::vector<RegimeParam> p;
-  std::map<std::string, std::map<std::string, double>> family;  // parameter → engine family → its own value
+  // parameter → group → its own value; the group is an engine family, or for
+  // a per-kind parameter "@kind" and "family@kind" (group_keys).
+  std::map<std::string, std::map<std::string, double>> family;
   double get(const std::string& name) const;
   void set(const std::string& name, double v);
-  // The parameters as `family` sees them: its own values where it has them.
-  RegimeParams for_family(const std::string& family) const;
-  // Whether `family` has a value of its own for any parameter.
-  bool has_family_values(const std::string& family) const;
+  // The parameters as `family` on a GPU of `kind` ("" none) sees them: its
+  // own values where it has them.
+  RegimeParams for_family(const std::string& family, const std::string& kind = "") const;
+  // Whether that family and kind have a value of their own for any parameter.
+  bool has_family_values(const std::string& family, const std::string& kind = "") const;
   // The priors: the middle of what published memory-bound decodes reach.
   static RegimeParams defaults();
 };
+
+// The groups whose values a parameter takes for `family` on a GPU of `kind`,
+// most specific first: a per-kind parameter "family@kind" then "@kind" (none
+// without a kind); a per-family one the family.
+std::vector<std::string> group_keys(const RegimeParam& p, const std::string& family, const std::string& kind);
 
 // Seconds of one token (decode, or a prefill pass ÷ its tokens) for a
 // case's parts at end `k` (0 slow, 1 realistic, 2 fast: the spec figures'

@@ -111,9 +111,10 @@ void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, do
 }
 
 // Hit rates of the locality routing for full-size shapes cost a replay of
-// ~10^5 needs (hit_rate.h: estimate_hits); the slot count is rounded to two
-// significant digits (the curve is smooth) and the answers kept.
-double memo_hit_rate(const CacheShape& shape, const std::string& routing) {
+// ~10^5 needs (hit_rate.h); the slot count is rounded to two significant
+// digits (the curve is smooth) and each answer is kept under its key.
+template <class Compute>
+double memoized_hits(const CacheShape& shape, const std::string& extra, Compute compute) {
   static std::mutex mu;
   static std::map<std::string, double> memo;
   CacheShape s = shape;
@@ -122,19 +123,45 @@ double memo_hit_rate(const CacheShape& shape, const std::string& routing) {
     s.slots = static_cast<std::size_t>(std::llround(static_cast<double>(s.slots) / mag) * mag);
   }
   const std::string key = std::to_string(s.moe_layers) + "/" + std::to_string(s.experts) + "/" + std::to_string(s.k) + "/" +
-                          std::to_string(s.slots) + "/" + routing;
+                          std::to_string(s.slots) + "/" + extra;
   {
     std::lock_guard<std::mutex> lock(mu);
     auto it = memo.find(key);
     if (it != memo.end()) return it->second;
   }
-  EstimateBudget budget;
-  budget.measured_needs = 50000;
-  auto h = estimate_hits(s, routing, "off", CachePolicy::kLru, 1, "", budget);
-  const double v = h ? h->hit_rate : uniform_lru_hit_rate(shape);
+  const double v = compute(s);
   std::lock_guard<std::mutex> lock(mu);
   memo[key] = v;
   return v;
+}
+
+// The steady-state decode hit rate (estimate_hits).
+double memo_hit_rate(const CacheShape& shape, const std::string& routing) {
+  return memoized_hits(shape, "steady/" + routing, [&](const CacheShape& s) {
+    EstimateBudget budget;
+    budget.measured_needs = 50000;
+    auto h = estimate_hits(s, routing, "off", CachePolicy::kLru, 1, "", budget);
+    return h ? h->hit_rate : uniform_lru_hit_rate(shape);
+  });
+}
+
+// The decode hit rate of one run that starts with an empty cache: the
+// engine's cache replayed (fast_replay) over the run's prompt (one chunk)
+// and generated tokens; the steady rate when the replay cannot run.
+double cold_run_hit_rate(const CacheShape& shape, const std::string& routing, std::int64_t prompt, std::int64_t gen, double steady) {
+  const std::string extra = "cold/" + routing + "/" + std::to_string(prompt) + "/" + std::to_string(gen);
+  return memoized_hits(shape, extra, [&](const CacheShape& s) {
+    ReplayPlan plan;
+    plan.routing = routing;
+    plan.seed = 1;
+    plan.prompt_tokens = prompt;
+    plan.gen_tokens = gen;
+    plan.chunk = static_cast<std::size_t>(std::max<std::int64_t>(1, prompt));
+    auto counts = fast_replay(s, plan);
+    return counts && counts->decode.needs() > 0
+               ? static_cast<double>(counts->decode.hits) / static_cast<double>(counts->decode.needs())
+               : steady;
+  });
 }
 
 // Trunk bytes of the card at a case's trunk precision: the card's tensors
@@ -378,6 +405,18 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
              (c.cache_bytes ? " (the split the source states: cache " + format_bytes_decimal(*c.cache_bytes) + ")" : std::string(" (trunk first)")));
     step("hit rate", hit, "", c.routing + " routing, LRU, steady state (uniform, the pessimistic bound: " +
                                    format_fixed(hit_uniform, 3) + ")");
+    if (c.cold_gen_tokens > 1 && L * E > 0) {
+      // A run average from an empty cache: its tokens hit what the run has
+      // seen so far, at most.
+      const double cold = cold_run_hit_rate(shape, c.routing, c.cold_prompt_tokens, c.cold_gen_tokens, hit);
+      if (cold < hit) {
+        step("cold cache", cold, "", "the run's " + std::to_string(c.cold_gen_tokens) + " tokens after a " +
+                                         std::to_string(c.cold_prompt_tokens) + "-token prompt start with an empty cache: their hit rate, replayed (steady state " +
+                                         format_fixed(hit, 3) + ")");
+        hit = cold;
+        hit_uniform = std::min(hit_uniform, cold);
+      }
+    }
   }
   e.pinned_trunk_bytes = pinned_layers_trunk;
   e.cache_bytes = cache;
@@ -499,6 +538,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   P.cores = static_cast<int>(machine.cores.value);
   P.layers = card.total_layers();
   P.gpu_computes = in_gpu > 0 || igpu;
+  P.gpu_kind = P.gpu_computes ? gpu_kind(machine) : "";
   P.experts_on_cpu = c.experts_on_cpu && in_gpu > 0;
   P.tensor_parallel = in_gpu > 0 && machine.accelerators && machine.accelerators->count > 1 && family_tensor_parallel(c.family);
   step("memory time / token at full bandwidth", P.mem_s[1], "s",

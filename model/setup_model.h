@@ -93,6 +93,10 @@ struct SetupCase {
   int threads = 0;                // CPU threads the source states (0: not stated)
   double cpu_expert_share = 1;    // hybrid: share of MoE layers whose routed experts stay on the CPU (--n-cpu-moe)
   std::string contradiction;      // stated conditions that cannot hold together (estimate_case: does not fit, this why)
+  // A run average of an engine that fills its own expert cache: the run
+  // starts with it empty, so its hit rate is that of its first tokens, not
+  // the steady state. The run's prompt and generated tokens (0: steady).
+  std::int64_t cold_prompt_tokens = 0, cold_gen_tokens = 0;
 };
 
 // A case's times before efficiencies: [0] slow end (low spec figures),
@@ -121,6 +125,7 @@ struct CaseParts {
   bool tensor_parallel = false;       // several GPUs split every layer (family_tensor_parallel): an all-reduce per layer
   bool experts_on_cpu = false;        // hybrid: routed experts in host RAM on the CPU beside a GPU
   bool unified = false;               // one memory for CPU and GPU (Apple silicon, GB10, Strix Halo)
+  std::string gpu_kind;               // the GPU's maker where one computes (gpu_kind(): "nvidia", "apple", …), else ""
   // A pass of `batch` tokens (a prefill ubatch) priced on its compute
   // (model/regimes.h: prefill regimes), at each processor's peak alone:
   bool prefill = false;                   // the figure is a prefill rate: a pass's compute binds, not a token's bytes

@@ -3,6 +3,7 @@
 #include "vocab/machine_profile.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "vocab/stats.h"
@@ -596,6 +597,38 @@ std::optional<MachineProfile> load_machine_profile(const Json& j, Diagnostics& d
 
 Expected<MachineProfile> load_machine_profile_file(const std::string& path) {
   return load_config_file<MachineProfile>(path, load_machine_profile);
+}
+
+const std::vector<std::string>& gpu_kinds() {
+  static const std::vector<std::string> kKinds = {"nvidia", "amd", "apple", "intel", "qualcomm"};
+  return kKinds;
+}
+
+std::string gpu_kind(const MachineProfile& p) {
+  auto lower = [](std::string s) {
+    for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+  };
+  auto has = [](const std::string& s, std::initializer_list<const char*> words) {
+    for (const char* w : words) {
+      if (s.find(w) != std::string::npos) return true;
+    }
+    return false;
+  };
+  std::string name;
+  if (p.accelerators && p.accelerators->count > 0) {
+    name = lower(p.accelerators->model);
+  } else if (p.compute && p.compute->gpu_flops) {
+    name = lower(p.cpu_model);
+  } else {
+    return "";
+  }
+  if (has(name, {"nvidia", "geforce", "rtx", "tesla", "gb10", "grace", "a100", "h100", "h200", "b200", "l40"})) return "nvidia";
+  if (has(name, {"apple", "m1 ", "m2 ", "m3 ", "m4 ", "m5 "})) return "apple";
+  if (has(name, {"amd", "radeon", "instinct", "ryzen", "strix"})) return "amd";
+  if (has(name, {"intel", "arc "})) return "intel";
+  if (has(name, {"qualcomm", "snapdragon", "adreno"})) return "qualcomm";
+  return "";
 }
 
 }  // namespace moebench

@@ -290,6 +290,15 @@ struct MachineProfile {
   std::optional<MemoryLimitsInfo> memory_limits;
 };
 
+// The kind of GPU that computes on this machine, by its maker (the kernels,
+// compilers and matrix units an engine's GPU backend meets): "nvidia",
+// "amd", "apple", "intel" or "qualcomm"; the discrete accelerators' model,
+// else the integrated GPU of a unified-memory machine (the CPU's name: Apple
+// M-series, Ryzen AI Max, GB10, Snapdragon); "" when no GPU is known.
+std::string gpu_kind(const MachineProfile& p);
+// Every kind gpu_kind names.
+const std::vector<std::string>& gpu_kinds();
+
 std::optional<MachineProfile> load_machine_profile(const Json& j, Diagnostics& d);
 Expected<MachineProfile> load_machine_profile_file(const std::string& path);
 

@@ -127,6 +127,27 @@ TEST_CASE("the stored regime fit refuses a value outside its physical range, nam
   auto bad3 = load_config_text<RegimeFit>(upper.dump(), "regimes.json", load_regime_fit);
   REQUIRE_FALSE(bad3);
   CHECK_THAT(bad3.error().message, Catch::Contains("/parameters/0/family/LLAMA.CPP") && Catch::Contains("\"llama.cpp\""));
+  // A per-kind parameter's keys name a GPU maker: "@apple", "llama.cpp@apple".
+  Json kinds = regime_fit_json(fit, "test");
+  std::size_t gpu_index = 0;
+  for (std::size_t i = 0; i < kinds["parameters"].size(); ++i) {
+    if (kinds["parameters"][i]["name"] == "prefill_eff_gpu") gpu_index = i;
+  }
+  kinds["parameters"][gpu_index]["family"] = Json{{"@apple", 0.4}, {"llama.cpp@amd", 0.1}};
+  auto good = load_config_text<RegimeFit>(kinds.dump(), "regimes.json", load_regime_fit);
+  REQUIRE(good);
+  CHECK(good->params.for_family("llama.cpp", "amd").get("prefill_eff_gpu") == Approx(0.1));
+  CHECK(good->params.for_family("mlx-lm", "apple").get("prefill_eff_gpu") == Approx(0.4));
+  kinds["parameters"][gpu_index]["family"] = Json{{"llama.cpp", 0.4}};
+  auto bad5 = load_config_text<RegimeFit>(kinds.dump(), "regimes.json", load_regime_fit);
+  REQUIRE_FALSE(bad5);
+  CHECK_THAT(bad5.error().message, Catch::Contains("/parameters/" + std::to_string(gpu_index) + "/family/llama.cpp") &&
+                                       Catch::Contains("per GPU kind"));
+  kinds["parameters"][gpu_index]["family"] = Json{{"@voodoo", 0.4}};
+  CHECK_FALSE(load_config_text<RegimeFit>(kinds.dump(), "regimes.json", load_regime_fit));
+  upper = regime_fit_json(fit, "test");
+  upper["parameters"][0]["family"]["llama.cpp@apple"] = 0.5;  // mem_eff_cpu is per family only
+  CHECK_FALSE(load_config_text<RegimeFit>(upper.dump(), "regimes.json", load_regime_fit));
   // One entry per parameter: a second one would silently win.
   Json twice = regime_fit_json(fit, "test");
   twice["parameters"].push_back(twice["parameters"][0]);

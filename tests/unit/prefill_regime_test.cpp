@@ -7,6 +7,7 @@
 // per-family efficiencies (model/regime_fit.h).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "model/prefill_check.h"
@@ -22,6 +23,7 @@ RegimeParams params() {
   q.set("mem_eff_cpu", 0.5);
   q.set("mem_eff_gpu", 0.8);
   q.set("layer_s_cpu", 10e-6);
+  q.set("layer_s_thread", 0.1e-6);
   q.set("layer_s_gpu", 5e-6);
   q.set("layer_s_handoff", 20e-6);
   q.set("prefill_eff_cpu", 0.25);
@@ -48,19 +50,20 @@ CaseParts cpu_pass() {
 
 TEST_CASE("prefill-cpu: the pass's flops ÷ (peak × prefill_eff_cpu), plus fixed costs, over the ubatch", "[regimes][prefill]") {
   const CaseParts p = cpu_pass();
-  // Compute 2 / 0.25 = 8 s beats the reads 1 / 0.5 = 2 s; + 100 × 10 µs; ÷ 512 tokens.
-  CHECK(regime_token_s(p, params()) == Approx((8.0 + 0.001) / 512));
+  // Compute 2 / 0.25 = 8 s beats the reads 1 / 0.5 = 2 s; + 100 × (10 µs +
+  // 1 thread × 0.1 µs at the barriers: no cores stated); ÷ 512 tokens.
+  CHECK(regime_token_s(p, params()) == Approx((8.0 + 0.00101) / 512));
   CHECK(case_regime(p, params()) == "prefill-cpu");
   // A small pass that reads more than it computes is bound by the reads.
   CaseParts small = p;
   small.flops_cpu_peak_s = 0.1;  // 0.4 s of compute < 2 s of reads
-  CHECK(regime_token_s(small, params()) == Approx((2.0 + 0.001) / 512));
+  CHECK(regime_token_s(small, params()) == Approx((2.0 + 0.00101) / 512));
   CHECK(case_regime(small, params()) == "prefill-memory");
   // Run on 64 threads of a 128-core machine, the pass gets half the peak.
   CaseParts half = p;
   half.cores = 128;
   half.threads = 64;
-  CHECK(regime_token_s(half, params()) == Approx((16.0 + 0.001) / 512));
+  CHECK(regime_token_s(half, params()) == Approx((16.0 + 100 * (10e-6 + 64 * 0.1e-6)) / 512));
 }
 
 TEST_CASE("hybrid prefill: CPU-held experts copied over the host link where that beats the CPU cores", "[regimes][prefill]") {
@@ -183,5 +186,75 @@ TEST_CASE("per-family efficiencies: a family with enough figures from two source
     INFO(p.name << " " << p.family);
     CHECK(p.value >= p.low);
     CHECK(p.value <= p.high);
+  }
+}
+
+TEST_CASE("per-kind efficiencies: GPUs of each maker get their own, then a family on that maker", "[regimes][prefill]") {
+  // Apple GPUs reach 0.5 of their peak, AMD ones 0.1 (engine family "x"
+  // on both); family "y" on Apple reaches 0.25.
+  auto figure = [](const std::string& family, const std::string& kind, const std::string& source, int i, double eff) {
+    RegimeParams truth = params();
+    truth.set("prefill_eff_gpu", eff);
+    RegimeFigure f;
+    f.id = family + kind + source + std::to_string(i);
+    f.source = source;
+    f.family = family;
+    f.kind = "prefill";
+    CaseParts p;
+    p.prefill = true;
+    p.batch = 512;
+    p.gpu_computes = true;
+    p.gpu_kind = kind;
+    for (double& x : p.mem_gpu_s) x = 0.01;
+    p.flops_gpu_peak_s = 1.0 * (1 + i);
+    p.layers = 10;
+    f.realistic = {p};
+    f.all = {p};
+    f.measured_tok_s = 1 / regime_token_s(p, truth);
+    return f;
+  };
+  std::vector<RegimeFigure> figs;
+  for (int i = 0; i < 8; ++i) figs.push_back(figure("x", "apple", i % 2 ? "a" : "b", i, 0.5));
+  for (int i = 0; i < 8; ++i) figs.push_back(figure("x", "amd", i % 2 ? "c" : "d", i, 0.1));
+  for (int i = 0; i < 8; ++i) figs.push_back(figure("y", "apple", i % 2 ? "e" : "f", i, 0.25));
+  std::vector<const RegimeFigure*> ptrs;
+  for (const RegimeFigure& f : figs) ptrs.push_back(&f);
+  const RegimeFit fit = fit_regimes(ptrs, params());
+  const auto& own = fit.params.family.at("prefill_eff_gpu");
+  CHECK(own.count("@apple") == 1);
+  CHECK(own.at("@amd") == Approx(0.1).epsilon(0.1));
+  CHECK(own.at("x@apple") == Approx(0.5).epsilon(0.1));
+  CHECK(own.at("y@apple") == Approx(0.25).epsilon(0.1));
+  CHECK(own.count("x") == 0);  // never a family alone: its makers differ
+  // A family the fit never saw, on an Apple GPU, gets Apple's value; on a
+  // GPU of a maker without figures, or on none, the pooled one.
+  const RegimeParams unseen = fit.params.for_family("z", "apple");
+  CHECK(unseen.get("prefill_eff_gpu") == Approx(own.at("@apple")));
+  CHECK(fit.params.for_family("z", "intel").get("prefill_eff_gpu") == Approx(fit.params.get("prefill_eff_gpu")));
+  CHECK(fit.params.for_family("x", "").get("prefill_eff_gpu") == Approx(fit.params.get("prefill_eff_gpu")));
+  CHECK(figure_tok_s(figs[0], fit.params) == Approx(figs[0].measured_tok_s).epsilon(0.1));
+}
+
+TEST_CASE("a GPU's kind is its maker: discrete models, else the integrated GPU of the CPU's name", "[regimes]") {
+  MachineProfile m;
+  CHECK(gpu_kind(m).empty());  // no GPU
+  m.accelerators = AcceleratorInfo{};
+  m.accelerators->count = 2;
+  m.accelerators->model = "NVIDIA GeForce RTX 3090";
+  CHECK(gpu_kind(m) == "nvidia");
+  m.accelerators->model = "AMD Instinct MI300X";
+  CHECK(gpu_kind(m) == "amd");
+  m.accelerators.reset();
+  m.cpu_model = "Apple M3 Ultra";
+  CHECK(gpu_kind(m).empty());  // a CPU name alone is no GPU ...
+  m.compute = ComputeInfo{};
+  m.compute->gpu_flops = Figure{};
+  CHECK(gpu_kind(m) == "apple");  // ... its integrated GPU is
+  m.cpu_model = "AMD Ryzen AI Max+ 395";
+  CHECK(gpu_kind(m) == "amd");
+  m.cpu_model = "NVIDIA GB10 (10 × Cortex-X925 + 10 × Cortex-A725)";
+  CHECK(gpu_kind(m) == "nvidia");
+  for (const std::string& k : {std::string("nvidia"), std::string("amd"), std::string("apple")}) {
+    CHECK(std::find(gpu_kinds().begin(), gpu_kinds().end(), k) != gpu_kinds().end());
   }
 }

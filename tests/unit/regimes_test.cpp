@@ -24,6 +24,7 @@ RegimeParams params() {
   q.set("numa_gain", 0.5);
   q.set("mem_eff_gpu", 0.8);
   q.set("layer_s_cpu", 10e-6);
+  q.set("layer_s_thread", 0.1e-6);
   q.set("layer_s_gpu", 5e-6);
   q.set("layer_s_handoff", 15e-6);
   q.set("compute_eff", 0.25);
@@ -43,27 +44,45 @@ CaseParts cpu_case() {
   return p;
 }
 
+// A CPU decode's fixed costs over cpu_case's 100 layers: 10 µs each, and
+// 0.1 µs per thread that meets at its barriers.
+double fixed_cpu(int threads) { return 100 * (10e-6 + threads * 0.1e-6); }
+
 }  // namespace
 
 TEST_CASE("memory-cpu: bytes ÷ (bandwidth × mem_eff_cpu) + layers × layer_s_cpu", "[regimes]") {
   const CaseParts p = cpu_case();
-  // 0.1 / 0.5 = 0.2 s; + 100 × 10 µs = 0.001 s.
-  CHECK(regime_token_s(p, params()) == Approx(0.201));
+  // 0.1 / 0.5 = 0.2 s; + 100 × (10 µs + 64 threads × 0.1 µs) = 0.00164 s.
+  CHECK(regime_token_s(p, params()) == Approx(0.20164));
   CHECK(case_regime(p, params()) == "memory-cpu");
+}
+
+TEST_CASE("fixed: a CPU decode's barriers cost more the more threads meet at them", "[regimes]") {
+  CaseParts p = cpu_case();
+  for (double& x : p.mem_cpu_s) x = 0.0001;  // a tiny model: the fixed costs bind
+  p.cpu_bytes_tok = 10e6;
+  p.threads = 8;  // 0.0002 s of reads; 100 × (10 µs + 8 × 0.1 µs) = 0.00108 s
+  CHECK(regime_token_s(p, params()) == Approx(0.0002 + 0.00108));
+  CHECK(case_regime(p, params()) == "fixed");
+  p.threads = 128;  // SMT siblings meet at the barriers too: 100 × (10 + 12.8) µs
+  CHECK(regime_token_s(p, params()) == Approx(0.0002 + 0.00228));
+  p.gpu_computes = true;  // a GPU's layers have no CPU barriers: 100 × 5 µs
+  for (double& x : p.mem_gpu_s) x = 0.0001;
+  CHECK(regime_token_s(p, params()) == Approx(0.0001 / 0.8 + 0.0002 + 0.0005));
 }
 
 TEST_CASE("few threads cannot draw the bandwidth: bytes ÷ (threads × core_bw)", "[regimes]") {
   CaseParts p = cpu_case();
   p.threads = 4;  // 4 × 10 GB/s = 40 GB/s < 0.5 × 100 GB/s
-  CHECK(regime_token_s(p, params()) == Approx(10e9 / 40e9 + 0.001));
+  CHECK(regime_token_s(p, params()) == Approx(10e9 / 40e9 + fixed_cpu(4)));
   p.threads = 128;  // past the 64 cores: the cores bound it, and the bandwidth binds
-  CHECK(regime_token_s(p, params()) == Approx(0.201));
+  CHECK(regime_token_s(p, params()) == Approx(0.2 + fixed_cpu(128)));
 }
 
 TEST_CASE("numa: a second socket adds numa_gain of its bandwidth", "[regimes]") {
   CaseParts p = cpu_case();
   p.sockets = 2;  // mem_cpu_s is at both sockets' bandwidth: share (1 + 0.5) / 2 = 0.75
-  CHECK(regime_token_s(p, params()) == Approx(0.1 / (0.5 * 0.75) + 0.001));
+  CHECK(regime_token_s(p, params()) == Approx(0.1 / (0.5 * 0.75) + fixed_cpu(64)));
   CHECK(case_regime(p, params()) == "numa");
 }
 
@@ -85,14 +104,14 @@ TEST_CASE("memory-gpu and hybrid: the GPU's bytes at mem_eff_gpu, the CPU's besi
 TEST_CASE("compute: flops at the peak ÷ compute_eff when above the memory time", "[regimes]") {
   CaseParts p = cpu_case();
   for (double& x : p.flops_peak_s) x = 0.1;  // 0.1 / 0.25 = 0.4 s > 0.2 s
-  CHECK(regime_token_s(p, params()) == Approx(0.401));
+  CHECK(regime_token_s(p, params()) == Approx(0.4 + fixed_cpu(64)));
   CHECK(case_regime(p, params()) == "compute");
   // The engine's threads are its share of the cores: 16 of 64 take 4 × as long.
   p.threads = 16;
-  CHECK(regime_token_s(p, params()) == Approx(1.601));
+  CHECK(regime_token_s(p, params()) == Approx(1.6 + fixed_cpu(16)));
   // Threads past the cores (SMT siblings) add no multiply units.
   p.threads = 256;
-  CHECK(regime_token_s(p, params()) == Approx(0.401));
+  CHECK(regime_token_s(p, params()) == Approx(0.4 + fixed_cpu(256)));
 }
 
 TEST_CASE("tensor parallelism: every layer ends in an all-reduce across the GPUs", "[regimes]") {
@@ -113,27 +132,27 @@ TEST_CASE("tensor parallelism: every layer ends in an all-reduce across the GPUs
 TEST_CASE("attention: the context's flops ÷ (peak × attn_eff), added after the weight reads", "[regimes]") {
   CaseParts p = cpu_case();
   p.attn_peak_s = 0.01;  // 0.01 / 0.2 = 0.05 s: it adds to the 0.2 s of reads, never hides behind them
-  CHECK(regime_token_s(p, params()) == Approx(0.2 + 0.05 + 0.001));
+  CHECK(regime_token_s(p, params()) == Approx(0.2 + 0.05 + fixed_cpu(64)));
   CHECK(case_regime(p, params()) == "memory-cpu");
   p.attn_peak_s = 0.06;  // 0.3 s, more than the reads: a long context binds
-  CHECK(regime_token_s(p, params()) == Approx(0.2 + 0.3 + 0.001));
+  CHECK(regime_token_s(p, params()) == Approx(0.2 + 0.3 + fixed_cpu(64)));
   CHECK(case_regime(p, params()) == "attention");
   // On half the cores the CPU's arithmetic takes twice as long; the reads
   // (32 threads × 10 GB/s) still reach 0.5 × 100 GB/s.
   p.threads = 32;
-  CHECK(regime_token_s(p, params()) == Approx(0.2 + 0.6 + 0.001));
+  CHECK(regime_token_s(p, params()) == Approx(0.2 + 0.6 + fixed_cpu(32)));
 }
 
 TEST_CASE("io and paging: reads ÷ io_eff, overlapped with compute by `overlap`", "[regimes]") {
   CaseParts p = cpu_case();
-  for (double& x : p.io_s) x = 0.3;  // 0.6 s of reads against 0.201 s of compute
-  // max(0.201, 0.6) + (1 − 0.5) × min(0.6, 0.201)
-  CHECK(regime_token_s(p, params()) == Approx(0.6 + 0.5 * 0.201));
+  for (double& x : p.io_s) x = 0.3;  // 0.6 s of reads against 0.20164 s of compute
+  // max(0.20164, 0.6) + (1 − 0.5) × min(0.6, 0.20164)
+  CHECK(regime_token_s(p, params()) == Approx(0.6 + 0.5 * 0.20164));
   CHECK(case_regime(p, params()) == "io");
   for (double& x : p.paged_io_s) x = 0.2;  // two thirds of the reads are page faults
   CHECK(case_regime(p, params()) == "paging");
   p.speculative = 2;  // two tokens per weight pass
-  CHECK(regime_token_s(p, params()) == Approx((0.6 + 0.5 * 0.201) / 2));
+  CHECK(regime_token_s(p, params()) == Approx((0.6 + 0.5 * 0.20164) / 2));
 }
 
 TEST_CASE("the fit recovers the efficiency that made the figures, inside its range", "[regimes]") {

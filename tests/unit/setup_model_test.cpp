@@ -14,6 +14,7 @@
 #include <set>
 
 #include "model/claim_check.h"
+#include "model/hit_rate.h"
 #include "model/routing_fit.h"
 #include "model/setup_model.h"
 #include "harness/claim_review.h"
@@ -605,4 +606,50 @@ TEST_CASE("other spellings of a family are that family and a fork keeps its name
   CHECK(engine_family("llama.cpp-derived fork") == "llama.cpp-derived");
   CHECK(engine_family("turboquant-mlx") == "turboquant-mlx");
   CHECK(family_prefill_chunk(engine_family("MLX"))->tokens == 2048);  // the facts of mlx-lm apply
+}
+
+TEST_CASE("a run average from an empty cache hits only what the run has seen, not the steady state", "[setup]") {
+  // Kimi K3 (92 MoE layers, 896 experts, 16 active) with room for 17,000
+  // experts: uniform routing through an LRU hits ~0.2 in the steady state
+  // (uniform_lru_hit_rate's closed form).
+  const ModelCard card = k3();
+  const MachineProfile m = catalog("mac-studio-m3-ultra-512gb");
+  SetupCase c = mxfp4_case("bf16", 16);
+  c.routing = "uniform";
+  c.on_cpu = true;
+  c.memory_bytes = 450e9;
+  c.cache_bytes = 300e9;
+  const CaseEstimate steady = estimate_case(card, m, c, EngineEfficiency{});
+  REQUIRE(steady.fits);
+  const CacheShape shape{92, 896, 16, static_cast<std::size_t>(steady.slots)};
+  CHECK(steady.hit_rate == Approx(uniform_lru_hit_rate(shape)));
+  CHECK(steady.hit_rate > 0.15);
+  // One prompt token, then 8 decode tokens: decode token j has seen j
+  // tokens, and each of its experts is one of them with probability
+  // 1 − (1 − 16/896)^j; the run's mean over j = 1..8 is
+  // 1 − (1/8) Σ q^j = 1 − q(1 − q^8) / (8(1 − q)) = 0.0775, q = 880/896.
+  c.cold_prompt_tokens = 1;
+  c.cold_gen_tokens = 9;
+  const CaseEstimate cold = estimate_case(card, m, c, EngineEfficiency{});
+  REQUIRE(cold.fits);
+  const double q = 880.0 / 896;
+  CHECK(cold.hit_rate == Approx(1 - q * (1 - std::pow(q, 8)) / (8 * (1 - q))).margin(0.01));
+  CHECK(cold.storage_bytes_tok > steady.storage_bytes_tok);
+  CHECK(std::any_of(cold.steps.begin(), cold.steps.end(), [](const Step& s) { return s.name == "cold cache"; }));
+  // The claim's conditions say when: a run average of a streaming engine with
+  // its generated tokens stated; a steady figure, or an mmap engine's (whose
+  // page cache may outlive the run), is steady.
+  Claim claim = stated_claim(0.5);
+  claim.figure = "run_average";
+  claim.prompt_tokens = 5;
+  claim.gen_tokens = 16;
+  const auto cases = plausible_cases(claim, card, catalog("macbook-pro-m5-pro-64gb"));
+  REQUIRE_FALSE(cases.empty());
+  CHECK(cases.front().cold_prompt_tokens == 5);
+  CHECK(cases.front().cold_gen_tokens == 16);
+  claim.figure = "steady_decode";
+  CHECK(plausible_cases(claim, card, catalog("macbook-pro-m5-pro-64gb")).front().cold_gen_tokens == 0);
+  claim.figure = "run_average";
+  claim.engine = "llama.cpp";
+  CHECK(plausible_cases(claim, card, catalog("macbook-pro-m5-pro-64gb")).front().cold_gen_tokens == 0);
 }
