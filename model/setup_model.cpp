@@ -327,10 +327,13 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   if (c.gpus && machine.accelerators) {
     const AcceleratorInfo& a = *machine.accelerators;
     gpu_cap = 0.9 * a.count * a.memory_bytes.value;  // the runtime, activations, other requests' KV
-    // Layers split across devices run one device at a time (slow, realistic);
-    // tensor parallel streams every device at once (fast end).
+    // Layers split across devices (llama.cpp's default) run one device at a
+    // time: one token streams at one device's bandwidth. A tensor-parallel
+    // engine streams every device at once (and the fast end allows a row
+    // split of any engine).
+    const double devices = family_tensor_parallel(c.family) ? static_cast<double>(a.count) : 1.0;
     gpu_bw_lo = lo_of(a.memory_read_bytes_s);
-    gpu_bw_mid = a.memory_read_bytes_s.value * std::min(2.0, static_cast<double>(a.count));
+    gpu_bw_mid = a.memory_read_bytes_s.value * devices;
     gpu_bw_hi = a.count * hi_of(a.memory_read_bytes_s);
   }
   double ram = c.memory_bytes;

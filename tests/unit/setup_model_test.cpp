@@ -653,3 +653,30 @@ TEST_CASE("a run average from an empty cache hits only what the run has seen, no
   claim.engine = "llama.cpp";
   CHECK(plausible_cases(claim, card, catalog("macbook-pro-m5-pro-64gb")).front().cold_gen_tokens == 0);
 }
+
+TEST_CASE("layers split across GPUs stream one device at a time; a tensor-parallel engine streams every one", "[setup]") {
+  // gpt-oss-120b held by 8 A100s: llama.cpp gives each device whole layers,
+  // which run in turn, so a token reads its bytes at one device's bandwidth;
+  // vLLM splits every layer across the 8 and reads at 8 devices' bandwidth.
+  auto card = testing::shipped_store().card("gpt-oss-120b");
+  REQUIRE(card);
+  const MachineProfile m = catalog("a100-80gb-x8");
+  REQUIRE(m.accelerators);
+  SetupCase c;
+  c.expert_bits = 4.25;
+  c.trunk_quant = "bf16";
+  c.gpus = true;
+  c.memory_bytes = 100e9;
+  c.residency = Residency::kStream;
+  c.family = "llama.cpp";
+  const CaseEstimate split = estimate_case(*card, m, c, EngineEfficiency{});
+  c.family = "vllm";
+  const CaseEstimate tp = estimate_case(*card, m, c, EngineEfficiency{});
+  REQUIRE(split.fits);
+  REQUIRE(tp.fits);
+  const double bw = m.accelerators->memory_read_bytes_s.value;
+  CHECK(split.parts.mem_gpu_s[1] == Approx(split.memory_bytes_tok / bw).epsilon(0.01));
+  CHECK(tp.parts.mem_gpu_s[1] == Approx(split.parts.mem_gpu_s[1] / m.accelerators->count));
+  CHECK(tp.parts.tensor_parallel);
+  CHECK_FALSE(split.parts.tensor_parallel);
+}
