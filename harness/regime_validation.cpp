@@ -205,7 +205,7 @@ std::string write_regime_validation(const RegimeValidation& v, bool rows) {
     const bool seconds = p.name.rfind("layer_s", 0) == 0;
     const bool rate = p.name == "core_bw";
     auto show = [&](double x) {
-      return seconds ? fmt::format("{:.1f} µs", x * 1e6) : rate ? fmt::format("{:.1f} GB/s", x / 1e9) : fmt::format("{:.3f}", x);
+      return seconds ? (x < 1e-6 ? fmt::format("{:.2f} µs", x * 1e6) : fmt::format("{:.1f} µs", x * 1e6)) : rate ? fmt::format("{:.1f} GB/s", x / 1e9) : fmt::format("{:.3f}", x);
     };
     out += fmt::format("| {} | {} | {} .. {} | {} | {} |\n", p.family.empty() ? p.name : p.name + " [" + p.family + "]", show(p.value), show(p.low), show(p.high), p.figures,
                        p.prior     ? "prior kept: fewer than " + std::to_string(kMinRegimeFigures) + " figures"
