@@ -654,7 +654,7 @@ TEST_CASE("a run average from an empty cache hits only what the run has seen, no
   CHECK(plausible_cases(claim, card, catalog("macbook-pro-m5-pro-64gb")).front().cold_gen_tokens == 0);
 }
 
-TEST_CASE("layers split across GPUs stream one device at a time; a tensor-parallel engine streams every one", "[setup]") {
+TEST_CASE("layers split across GPUs stream one device at a time, a tensor-parallel engine every one", "[setup]") {
   // gpt-oss-120b held by 8 A100s: llama.cpp gives each device whole layers,
   // which run in turn, so a token reads its bytes at one device's bandwidth;
   // vLLM splits every layer across the 8 and reads at 8 devices' bandwidth.
