@@ -13,11 +13,13 @@
 #
 # Each trial runs, on a reduced ci sweep (points 1 and 7: one streaming and
 # one resident point, about 26 s of gate on a 2-core VM),
-#   new gate: moebench compare-builds A B ci --points 1,7 (2 ABBA blocks × 4
-#             repetitions + 1 warm-up: 16 pairs per metric)
+#   new gate: moebench compare-builds A B ci --points 1,7 (its defaults: 4
+#             ABBA blocks, the fewest whose test can pass Holm over 4 series,
+#             × 1 repetition + 1 warm-up: 8 run pairs per metric)
 #   old gate: moebench run ci --points 1,7 with A, then with B, then
 #             moebench compare --threshold 10% (exit 1 = flagged)
-# and prints one markdown table: per level, the share of trials flagged by
+# keeps each trial's gate.json (SCRATCH/gLEVEL-N/gate.json, for a look at the
+# series afterwards) and prints one markdown table: per level, the share of trials flagged by
 # each gate with its 95 % Wilson interval (at 0 % that share is the
 # false-alarm rate; above, the detection rate).
 set -u

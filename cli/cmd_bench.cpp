@@ -63,7 +63,7 @@ Expected<EngineBenchSetup> setup_of(const BenchArgs& a, const CliState& state) {
 int bench_command(const BenchArgs& a, const CliState& state) {
   auto fail = [](const std::string& m) {
     fmt::print(stderr, "moebench bench-engines: {}\n", m);
-    return 1;
+    return kExitBadInput;
   };
   auto setup = setup_of(a, state);
   if (!setup) return fail(setup.error().message);

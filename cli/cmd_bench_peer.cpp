@@ -22,7 +22,7 @@ namespace {
 int bench_peer_command(const PeerBenchRequest& req, const std::string& out, bool quiet, const CliState& state) {
   auto fail = [](const std::string& m) {
     fmt::print(stderr, "moebench bench-peer: {}\n", m);
-    return 1;
+    return kExitBadInput;
   };
   SteadyClock clock;
   QuietProgress q;

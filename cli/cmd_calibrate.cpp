@@ -38,7 +38,7 @@ std::string pct(double v) { return v < 0 ? "–" : format_fixed(100 * v, 1) + " 
 int calibrate_command(const CalibrateArgs& a, const CliState& state) {
   auto fail = [](const std::string& m) {
     fmt::print(stderr, "moebench calibrate: {}\n", m);
-    return 1;
+    return kExitBadInput;
   };
   auto results = load_results_file(a.results);
   if (!results) return fail(results.error().message);

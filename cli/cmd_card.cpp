@@ -27,7 +27,7 @@ struct ShowArgs {
 int show_card(const ShowArgs& args, const CliState& state) {
   auto fail = [](const std::string& message) {
     fmt::print(stderr, "moebench card show: {}\n", message);
-    return 1;
+    return kExitBadInput;
   };
   auto sc = state.scaled_card(args.name, args.scale);
   if (!sc) return fail(sc.error().message);
@@ -56,7 +56,7 @@ struct FromGgufArgs {
 int card_from_gguf_file(const FromGgufArgs& args) {
   auto fail = [](const std::string& message) {
     fmt::print(stderr, "moebench card from-gguf: {}\n", message);
-    return 1;
+    return kExitBadInput;
   };
   auto file = read_gguf(args.file);
   if (!file) return fail(file.error().message);

@@ -15,7 +15,7 @@ namespace {
 
 struct ClaimsArgs {
   std::string explain;
-  std::string verdict;  // filter
+  ClaimFilter filter;
   bool json = false;
 };
 
@@ -23,7 +23,7 @@ int claims_command(const ClaimsArgs& a, const CliState& state) {
   auto all = judge_stored_claims(state.store());
   if (!all) {
     fmt::print(stderr, "{}\n", all.error().message);
-    return 1;
+    return kExitBadInput;
   }
   if (!a.explain.empty()) {
     for (const JudgedClaim& x : *all) {
@@ -32,13 +32,13 @@ int claims_command(const ClaimsArgs& a, const CliState& state) {
       return 0;
     }
     fmt::print(stderr, "moebench claims: no claim \"{}\" (moebench claims lists every id)\n", a.explain);
-    return 1;
+    return kExitBadInput;
   }
   if (a.json) {
-    fmt::print("{}\n", claims_json(*all, a.verdict).dump(2));
+    fmt::print("{}\n", claims_json(*all, a.filter).dump(2));
     return 0;
   }
-  fmt::print("{}", write_claims_table(*all, a.verdict));
+  fmt::print("{}", write_claims_table(*all, a.filter));
   return 0;
 }
 
@@ -54,9 +54,13 @@ void add_claims_command(CLI::App& app, CliState& state) {
       "Example:\n"
       "  moebench claims\n"
       "  moebench claims --explain k3c-k3-epyc-laptop-preset-8gb\n"
-      "  moebench claims --verdict implausible --json");
+      "  moebench claims --verdict implausible --json\n"
+      "  moebench claims --machine m5-pro --model kimi-k3");
   cmd->add_option("--explain", args->explain, "print one claim's derivation, step by step, with units");
-  cmd->add_option("--verdict", args->verdict, "only claims with this verdict")
+  cmd->add_option("--machine", args->filter.machine,
+                  "only claims whose machine (profile name, spec or the source's words) contains these words, any case");
+  cmd->add_option("--model", args->filter.model, "only claims whose model (card or the source's name) contains these words, any case");
+  cmd->add_option("--verdict", args->filter.verdict, "only claims with this verdict")
       ->check(CLI::IsMember({"consistent", "consistent-if", "optimistic", "implausible", "below-band", "under-specified", "contradictory"}));
   cmd->add_flag("--json", args->json, "JSON instead of the markdown table");
   cmd->callback([args, &state] { state.exit_code = claims_command(*args, state); });

@@ -36,22 +36,15 @@ struct CompareArgs {
   std::string out;
 };
 
-// A results.json, or a run's --out directory holding one.
-std::string results_path(const std::string& arg) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(arg, ec)) return (std::filesystem::path(arg) / "results.json").string();
-  return arg;
-}
-
 int compare_command(const CompareArgs& a) {
   auto error = [](const std::string& m) {
-    fmt::print(stderr, "moebench compare: error: {}\n(exit 1: nothing was compared; this is not a regression "
+    fmt::print(stderr, "moebench compare: error: {}\n(exit 2: nothing was compared; this is not a regression "
                        "verdict)\n", m);
-    return 1;
+    return kExitBadInput;
   };
   auto threshold = parse_relative_change(a.threshold, "--threshold");
   if (!threshold) return error(threshold.error().message);
-  const std::string base_path = results_path(a.base), new_path = results_path(a.now);
+  const std::string base_path = results_file_path(a.base), new_path = results_file_path(a.now);
   // The two files are read side by side (a reader uses one core).
   auto reading_base = std::async(std::launch::async, [&base_path] { return load_results_file(base_path); });
   auto now = load_results_file(new_path);
@@ -95,18 +88,18 @@ int compare_command(const CompareArgs& a) {
     fmt::print(stderr, "moebench compare: regression: {} of {} rows regressed ({} metrics regressed; {} rows changed "
                "status{}); exit 1\n", c->rows_regressed, c->rows.size(), c->metrics_regressed,
                c->status_regressed + c->status_improved, changes.empty() ? "" : ": " + changes);
-    return 1;
+    return kExitNo;
   }
   if (c->incomplete()) {
     fmt::print(stderr, "moebench compare: incomplete: the new file lacks {} metric(s) the base measured (first: {}); "
                "missing is not unchanged; exit 1\n", c->metrics_missing, escape_control_bytes(c->missing.front()));
-    return 1;
+    return kExitNo;
   }
   if (c->inconclusive()) {
     fmt::print(stderr, "moebench compare: inconclusive: {} of {} rows regressed only with repetitions disturbed by other "
                "work on the machine counted; run both again on a quiet machine; exit 3\n",
                c->rows_inconclusive, c->rows.size());
-    return 3;
+    return kExitInconclusive;
   }
   fmt::print(stderr, "moebench compare: no regression in {} rows ({} improved, {} insufficient samples)\n",
              c->rows.size(), c->rows_improved, c->rows_insufficient);

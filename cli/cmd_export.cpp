@@ -23,7 +23,7 @@ struct ExportArgs {
 int export_command(const ExportArgs& a, const CliState& state) {
   auto fail = [](const std::string& m) {
     fmt::print(stderr, "moebench export: {}\n", m);
-    return 1;
+    return kExitBadInput;
   };
   auto sc = state.scaled_card(a.model, a.scale);
   if (!sc) return fail(sc.error().message);

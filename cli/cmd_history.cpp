@@ -54,7 +54,7 @@ struct ShowArgs {
 
 int fail(const char* sub, const std::string& message) {
   fmt::print(stderr, "moebench history {}: {}\n", sub, message);
-  return 1;
+  return kExitBadInput;
 }
 
 // "5%", "5 %", "2.5" (a bare number is a percentage too) → 0.05, 0.025.

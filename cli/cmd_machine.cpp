@@ -33,7 +33,7 @@ void add_machine_command(CLI::App& app, CliState& state) {
       auto found = store.find("hardware", *spec);
       if (!found) {
         std::fprintf(stderr, "moebench machine: %s\n", found.error().message.c_str());
-        state.exit_code = 2;
+        state.exit_code = kExitBadInput;
         return;
       }
       src = *found;
@@ -41,7 +41,7 @@ void add_machine_command(CLI::App& app, CliState& state) {
     auto m = load_machine_source(store, src);
     if (!m) {
       std::fprintf(stderr, "moebench machine: %s\n", m.error().message.c_str());
-      state.exit_code = 2;
+      state.exit_code = kExitBadInput;
       return;
     }
     const std::string out = *json ? dump_untrusted(machine_profile_to_json(*m), 2) + "\n" : write_machine_figures(*m);

@@ -34,7 +34,7 @@ struct MergeArgs {
 
 int fail(const std::string& message) {
   fmt::print(stderr, "moebench merge: {}\n", message);
-  return 1;
+  return kExitBadInput;
 }
 
 bool same_path(const std::string& a, const std::string& b) {
@@ -82,7 +82,7 @@ int merge_command(const MergeArgs& args, const CliState& state) {
   if (!report->complete()) {
     fmt::print(stderr, "moebench merge: incomplete: {} missing, {} measured twice\n", report->missing_points,
                report->duplicates.size());
-    return 2;
+    return kExitBadInput;
   }
   return 0;
 }

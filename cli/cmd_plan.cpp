@@ -49,7 +49,7 @@ struct PlanArgs {
 int plan_command(const PlanArgs& a, const CliState& state) {
   auto fail = [](const std::string& m) {
     fmt::print(stderr, "moebench plan: {}\n", m);
-    return 1;
+    return kExitBadInput;
   };
   const ConfigStore store = state.store();
   auto card = store.card(a.model);

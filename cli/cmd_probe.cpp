@@ -59,7 +59,7 @@ void add_probe_command(CLI::App& app, CliState& state) {
                 "only the kernel phase: every format's float and integer-dot kernels at this CPU's SIMD level, "
                 "printed as a table naming the kernels that ran (labelled when emulated); writes no profile");
   cmd->callback([args, &state] {
-    state.exit_code = 1;
+    state.exit_code = kExitBadInput;
     if (args->kernels_only) {
       QuietProgress quiet;
       auto table = run_kernel_table(args->quick, quiet);

@@ -135,7 +135,7 @@ std::optional<FleetPrice> profile_price(const std::string& machine, const std::v
 int fleet_command(const ReportArgs& a, const CliState& state) {
   auto fail = [](const std::string& m) {
     fmt::print(stderr, "moebench report --fleet: {}\n", m);
-    return 1;
+    return kExitBadInput;
   };
   std::vector<RunResults> runs;
   for (const std::string& path : a.inputs) {
@@ -176,7 +176,7 @@ int fleet_command(const ReportArgs& a, const CliState& state) {
 int report_command(const ReportArgs& a, const CliState& state) {
   auto fail = [](const std::string& m) {
     fmt::print(stderr, "moebench report: {}\n", m);
-    return 1;
+    return kExitBadInput;
   };
   if (a.fleet) return fleet_command(a, state);
   if (a.inputs.size() != 1) {

@@ -43,7 +43,7 @@ struct ReproduceArgs {
 
 int fail(const std::string& m) {
   fmt::print(stderr, "moebench reproduce: {}\n", m);
-  return 1;
+  return kExitBadInput;
 }
 
 int reproduce_command(const ReproduceArgs& a, const CliState& state) {
@@ -134,7 +134,7 @@ int reproduce_command(const ReproduceArgs& a, const CliState& state) {
   auto swept = plan_sweep(req, store, state.sweep_context(store), say);
   if (!swept) {
     fmt::print(stderr, "{}\n", swept.error().message);
-    return 1;
+    return kExitBadInput;
   }
   if (a.dry_run) {
     fmt::print("{}", write_reproduction(plan, claim, found->j, nullptr));
@@ -181,7 +181,7 @@ int reproduce_command(const ReproduceArgs& a, const CliState& state) {
     return 130;
   }
   fmt::print(stderr, "moebench reproduce: rows (provenance \"reproduced\") in {}\n", session->out_dir);
-  return end.written ? 0 : 1;
+  return end.written ? kExitOk : kExitBadInput;
 }
 
 }  // namespace

@@ -62,7 +62,7 @@ CLI::Validator at_most_30_days(const std::string& what) {
 
 int fail(const Error& e) {
   fmt::print(stderr, "{}\n", e.message);
-  return 1;
+  return kExitBadInput;
 }
 
 int run_command(const RunArgs& args, const CliState& state) {
@@ -125,7 +125,7 @@ int run_command(const RunArgs& args, const CliState& state) {
   if (!end.outcome) {
     fmt::print(stderr, "moebench run: stopped: {}\nmoebench run: the rows finished so far are in {}\n",
                end.outcome.error().message, session->out_dir);
-    return 1;
+    return kExitBadInput;
   }
   fmt::print(stderr, "{}: {}/{} points{} in {} ({})\n", req.command, results.rows.size(), plan->points.size(),
              plan->shard ? " of shard " + plan->shard->label() : std::string(), session->out_dir,
@@ -135,7 +135,7 @@ int run_command(const RunArgs& args, const CliState& state) {
                        "command plus --resume.\n");
     return 130;
   }
-  return end.written ? 0 : 1;
+  return end.written ? kExitOk : kExitBadInput;  // the results files could not be written
 }
 
 }  // namespace

@@ -66,7 +66,7 @@ void add_validate_command(CLI::App& app, CliState& state) {
     if (args->files.size() > 1) {
       fmt::print("{} file(s) checked, {} with problems\n", args->files.size(), bad);
     }
-    state.exit_code = bad == 0 ? 0 : 1;
+    state.exit_code = bad == 0 ? kExitOk : kExitNo;
   });
 }
 

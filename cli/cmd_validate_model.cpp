@@ -36,7 +36,7 @@ struct ValidateModelArgs {
 int validate_model_command(const ValidateModelArgs& a, const CliState& state) {
   auto fail = [](const std::string& m) {
     fmt::print(stderr, "moebench validate-model: {}\n", m);
-    return 1;
+    return kExitBadInput;
   };
   const ConfigStore store = state.store();
   auto figures = load_published(store, a.published);

@@ -13,6 +13,18 @@
 
 namespace moebench {
 
+// Exit codes: one meaning each, whatever the command (README "Exit codes").
+inline constexpr int kExitOk = 0;
+// The command's answer is "no": a regression (compare, compare-builds), a new
+// file missing metrics the base measured, a config that fails validation, a
+// container whose bytes do not match its index.
+inline constexpr int kExitNo = 1;
+// Nothing was judged: bad input (a command line, a file, a config), or the
+// command could not do its work; the message names which.
+inline constexpr int kExitBadInput = 2;
+// A judgement that rests on repetitions other work disturbed: run it again.
+inline constexpr int kExitInconclusive = 3;
+
 struct CliState {
   std::vector<std::string> config_dirs;  // --configs, then ./configs
   int exit_code = 0;

@@ -1,7 +1,9 @@
 // main.cpp — the moebench command line: parses arguments with CLI11 and
-// dispatches to the subcommands in cmd_*.cpp. Exit codes: 0 success, 1 bad
-// input or a failed command, 124 a point's engine ignored its timeout,
-// 130 interrupted (results so far are saved; --resume continues).
+// dispatches to the subcommands in cmd_*.cpp. Exit codes (commands.h): 0
+// done, 1 the answer is no (a regression, a file that fails validation), 2
+// bad input or a command that could not do its work, 3 inconclusive, 124 a
+// point's engine ignored its timeout, 130 interrupted (results so far are
+// saved; --resume continues).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -13,8 +15,39 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "vocab/build_info.h"
+#include "vocab/text.h"
 
 namespace {
+
+// The subcommand a command line names: its first word that is not an
+// option (or --configs' value); "" when there is none.
+std::string first_command_word(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--configs") {
+      ++i;
+      continue;
+    }
+    if (!a.empty() && a[0] == '-') continue;
+    return a;
+  }
+  return "";
+}
+
+// An unknown subcommand, named with the closest one and the list; false when
+// `word` is a subcommand (or empty: CLI11 says what is missing).
+bool unknown_command(const CLI::App& app, const std::string& word) {
+  if (word.empty()) return false;
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->check_name(word)) return false;
+    names.push_back(sub->get_name());
+  }
+  fmt::print(stderr, "moebench: \"{}\" is not a command{}\ncommands: {}\n(moebench --help says what each does)\n",
+             word, moebench::did_you_mean(word, names), moebench::join(names, ", "));
+  return true;
+}
 
 // A standard descriptor the caller closed (`moebench run … >&-`) would be
 // the number the next open() returns — a journal or a results file — and
@@ -46,6 +79,9 @@ int main(int argc, char** argv) {
       "             moebench schema         (what each results column means)\n"
       "             moebench validate FILE  (check a config before a long run)"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", fmt::format("moebench {} (commit {}, {}, {} build)", moebench::build_info::kVersion,
+                                                moebench::build_info::kGitCommit, moebench::build_info::kCompiler,
+                                                moebench::build_info::kBuildType));
   app.add_option("--configs", state.config_dirs,
                  "extra config directory searched before ./configs and the embedded configs "
                  "(holds models/, hardware/, sweeps/, claims/)")
@@ -71,18 +107,21 @@ int main(int argc, char** argv) {
   moebench::add_bench_peer_command(app, state);
   moebench::add_validate_command(app, state);
   moebench::add_schema_command(app, state);
+  const bool asks_version_or_help = [&] {
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      if (a == "--version" || a == "--help" || a == "-h") return true;
+    }
+    return false;
+  }();
+  if (!asks_version_or_help && unknown_command(app, first_command_word(argc, argv))) return moebench::kExitBadInput;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help and --version exit 0; every malformed command line exits 1 like
-    // any other bad input (CLI11's own codes, 105-109, are not documented).
-    // compare-builds keeps 1 for "regressed": its bad input exits 2.
+    // --help and --version exit 0; every malformed command line is bad input,
+    // 2 like any other (CLI11's own codes, 105-109, are not documented).
     const int code = app.exit(e);
-    if (code == 0) return 0;
-    for (const CLI::App* sub : app.get_subcommands()) {
-      if (sub->get_name() == "compare-builds") return 2;
-    }
-    return 1;
+    return code == 0 ? moebench::kExitOk : moebench::kExitBadInput;
   } catch (const std::exception& e) {
     // Every expected failure is an error value with its own message; this is
     // the last guard, so that a defect still ends in words and exit 1.
@@ -91,7 +130,7 @@ int main(int argc, char** argv) {
     const std::string msg =
         fmt::format("moebench: internal error: {} (a defect: please report it with the command line)\n", e.what());
     std::fwrite(msg.data(), 1, msg.size(), stderr);
-    return 1;
+    return moebench::kExitBadInput;
   }
   return state.exit_code;
 }

@@ -70,10 +70,10 @@ const std::vector<double>& samples_of(const RunRow& row, const std::string& metr
 
 void append(std::vector<double>& to, const std::vector<double>& from) { to.insert(to.end(), from.begin(), from.end()); }
 
-// Pairs two runs' repetitions i with i (the shorter run sets the count); a
-// pair is disturbed when either repetition was (the runs' "disturbed"
-// samples: probes/machine_activity.h).
-void add_pairs(PairedSeries& s, const RunRow& a, const RunRow& b) {
+// Pairs two runs' repetitions i with i (the shorter run sets the count), all
+// of run pair `run_pair`; a pair is disturbed when either repetition was (the
+// runs' "disturbed" samples: probes/machine_activity.h).
+void add_pairs(PairedSeries& s, const RunRow& a, const RunRow& b, int run_pair) {
   const std::vector<double>&va = samples_of(a, s.metric), &vb = samples_of(b, s.metric);
   const std::vector<double>&da = samples_of(a, metric::kDisturbed), &db = samples_of(b, metric::kDisturbed);
   const std::size_t n = std::min(va.size(), vb.size());
@@ -81,6 +81,7 @@ void add_pairs(PairedSeries& s, const RunRow& a, const RunRow& b) {
     s.a.push_back(va[i]);
     s.b.push_back(vb[i]);
     s.disturbed.push_back((i < da.size() && da[i] > 0) || (i < db.size() && db[i] > 0) ? 1 : 0);
+    s.run_pair.push_back(run_pair);
   }
 }
 
@@ -103,8 +104,17 @@ const std::vector<std::string>& gate_work_metrics() {
   return kWork;
 }
 
-Expected<BuildGateReport> run_build_gate(const BuildGateRequest& r, const std::vector<GatePoint>& points,
+int gate_blocks_needed(std::size_t series, double alpha) {
+  const double level = alpha / static_cast<double>(std::max<std::size_t>(series, 1));
+  int blocks = 1;
+  while (blocks < 100 && signed_rank_min_p_value(2 * static_cast<std::size_t>(blocks)) >= level) ++blocks;
+  return blocks;
+}
+
+Expected<BuildGateReport> run_build_gate(const BuildGateRequest& request, const std::vector<GatePoint>& points,
                                          const GateSayFn& say) {
+  BuildGateRequest r = request;
+  if (r.blocks <= 0) r.blocks = gate_blocks_needed(points.size() * gate_timed_metrics().size(), r.gate.alpha);
   BuildGateReport rep;
   rep.request = r;
   std::vector<PairedSeries> timed;
@@ -142,8 +152,8 @@ Expected<BuildGateReport> run_build_gate(const BuildGateRequest& r, const std::v
       }
       const int a1 = a_first ? 0 : 1, b1 = a_first ? 1 : 0, b2 = a_first ? 2 : 3, a2 = a_first ? 3 : 2;
       for (auto& [name, s] : series) {
-        add_pairs(s, rows[a1], rows[b1]);
-        add_pairs(s, rows[a2], rows[b2]);
+        add_pairs(s, rows[a1], rows[b1], 2 * block);
+        add_pairs(s, rows[a2], rows[b2], 2 * block + 1);
       }
       for (const std::string& m : gate_work_metrics()) {
         WorkSeries& w = counters[m];

@@ -4,9 +4,10 @@
 // B A A B), each run a fresh `BIN run SWEEP --points K --repetitions R
 // --warmup W` into its own directory; repetition i of a run is paired with
 // repetition i of its neighbour of the other build, so drift between runs
-// of the machine moves both sides of a pair. The pairs are judged by
-// reports/paired_gate.h; counters that do not depend on time are compared
-// exactly.
+// of the machine moves both sides of a pair. Each pair of neighbouring runs
+// is one value of the test (its repetitions share one process's state), as
+// reports/paired_gate.h judges them; counters that do not depend on time are
+// compared exactly.
 //
 //   plan_build_gate   the sweep's points (this build's expansion)
 //   run_build_gate    the runs, in ABBA order, then the verdicts
@@ -31,11 +32,13 @@ struct BuildGateRequest {
   std::string out_dir = "results/compare-builds";
   std::vector<std::string> drive_dirs;  // passed to both builds' runs (--drive-dir)
   std::vector<std::string> config_dirs;  // passed to both builds (--configs), as this build read them
-  int blocks = 2;       // ABBA blocks per point: 2 · blocks · repetitions pairs
-  // 4: 16 pairs a series, so that a few disturbed pairs set aside still
-  // leave the exact test able to pass Holm's first step over the ci sweep's
-  // 32 series (2/2^14 < 0.05/32; 12 pairs would need all 12).
-  int repetitions = 4;  // measured repetitions per run
+  // ABBA blocks per point; each gives two run pairs, the values a series is
+  // judged on (paired_gate.h). 0: the fewest whose exact test can pass
+  // Holm's first step over the gate's series (gate_blocks_needed).
+  int blocks = 0;
+  // 1: a run's repetitions share its state and count as one value, so more
+  // of them buy little; more blocks buy independent values.
+  int repetitions = 1;  // measured repetitions per run
   int warmup = 1;       // warm-up runs per run
   double timeout_s = 600;  // per run
   std::vector<std::size_t> points;  // 1-based; empty: every point of the sweep
@@ -55,6 +58,11 @@ struct BuildGateReport {
   GateVerdict verdict = GateVerdict::kUnchanged;
   std::size_t runs = 0;  // `run` invocations made
 };
+
+// The fewest ABBA blocks (2 run pairs each) whose exact two-sided
+// signed-rank test can reach p < alpha / series: 4 for 4 series, 6 for the
+// ci sweep's 32 at alpha 0.05.
+int gate_blocks_needed(std::size_t series, double alpha);
 
 // The timed metrics (judged in pairs) and the work counters (compared exactly).
 const std::vector<MetricRule>& gate_timed_metrics();

@@ -2,6 +2,7 @@
 #include "harness/claim_review.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 
@@ -96,11 +97,45 @@ Expected<std::vector<JudgedClaim>> judge_stored_claims(const ConfigStore& store)
   return all;
 }
 
-Json claims_json(const std::vector<JudgedClaim>& all, const std::string& verdict) {
+namespace {
+
+std::string lowered(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+bool contains_any_case(const std::string& text, const std::string& words) {
+  return lowered(text).find(lowered(words)) != std::string::npos;
+}
+
+}  // namespace
+
+std::string claim_model_text(const Claim& c) { return c.card.value_or(c.model.empty() ? "–" : c.model); }
+
+std::string claim_machine_text(const Claim& c) {
+  if (c.hardware) return *c.hardware;
+  if (c.machine_spec) return "spec: " + describe_machine_spec(*c.machine_spec);
+  return c.machine.value_or("–");
+}
+
+bool ClaimFilter::keeps(const JudgedClaim& x) const {
+  if (!verdict.empty() && x.j.verdict != verdict) return false;
+  if (!machine.empty() && !contains_any_case(claim_machine_text(x.claim) + " " + x.claim.machine.value_or(""), machine)) {
+    return false;
+  }
+  return model.empty() || contains_any_case(claim_model_text(x.claim) + " " + x.claim.model, model);
+}
+
+Json claims_json(const std::vector<JudgedClaim>& all, const ClaimFilter& filter) {
   Json out = Json::array();
   for (const JudgedClaim& x : all) {
-    if (!verdict.empty() && x.j.verdict != verdict) continue;
-    Json r = {{"id", x.j.id}, {"reported", x.j.reported}, {"verdict", x.j.verdict}, {"reason", x.j.reason}};
+    if (!filter.keeps(x)) continue;
+    Json r = {{"id", x.j.id},
+              {"model", claim_model_text(x.claim)},
+              {"machine", claim_machine_text(x.claim)},
+              {"reported", x.j.reported},
+              {"verdict", x.j.verdict},
+              {"reason", x.j.reason}};
     if (x.j.predicted_high_tok_s) {
       r["predicted_tok_s"] = {*x.j.predicted_low_tok_s, *x.j.predicted_high_tok_s};
       r["band_ratio"] = x.j.band_ratio();
@@ -114,21 +149,26 @@ Json claims_json(const std::vector<JudgedClaim>& all, const std::string& verdict
   return out;
 }
 
-std::string write_claims_table(const std::vector<JudgedClaim>& all, const std::string& verdict) {
-  std::string out = "| claim | reported | predicted | implied storage | implied memory | verdict | reason |\n"
-                    "|---|---|---|---|---|---|---|\n";
+std::string write_claims_table(const std::vector<JudgedClaim>& all, const ClaimFilter& filter) {
+  std::string out = "| claim | model | machine | reported | predicted | implied storage | implied memory | verdict | reason |\n"
+                    "|---|---|---|---|---|---|---|---|---|\n";
   std::map<std::string, int> counts;
+  std::size_t kept = 0;
   for (const JudgedClaim& x : all) {
-    if (!verdict.empty() && x.j.verdict != verdict) continue;
+    if (!filter.keeps(x)) continue;
+    ++kept;
     ++counts[x.j.verdict];
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", x.j.id, x.j.reported, claim_predicted_text(x.j),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", x.j.id, claim_model_text(x.claim),
+                       claim_machine_text(x.claim), x.j.reported, claim_predicted_text(x.j),
                        claim_rate_or_dash(x.j.implied_storage_bytes_s), claim_rate_or_dash(x.j.implied_memory_bytes_s),
                        x.j.verdict, x.j.reason);
   }
   std::string summary;
   for (const auto& [v, n] : counts) summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + v;
-  if (summary.empty()) summary = verdict.empty() ? "none judged" : "none " + verdict;
-  out += fmt::format("\n{} claims: {}. `moebench claims --explain ID` shows a derivation.\n", all.size(), summary);
+  if (summary.empty()) summary = filter.verdict.empty() ? "none judged" : "none " + filter.verdict;
+  const bool narrowed = !filter.machine.empty() || !filter.model.empty();
+  out += fmt::format("\n{} claims{}: {}. `moebench claims --explain ID` shows a derivation.\n", narrowed ? kept : all.size(),
+                     narrowed ? fmt::format(" of {} on that machine and model", all.size()) : "", summary);
   return out;
 }
 

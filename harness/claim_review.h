@@ -54,10 +54,24 @@ Expected<std::optional<RegimeFit>> stored_regimes(const ConfigStore& store);
 // hardware profile resolved, judged with the stored efficiencies.
 Expected<std::vector<JudgedClaim>> judge_stored_claims(const ConfigStore& store);
 
-// The markdown table and its summary line; `verdict` (when not empty) keeps
-// only claims with that verdict.
-std::string write_claims_table(const std::vector<JudgedClaim>& all, const std::string& verdict);
+// Which claims a listing keeps: each field, when not empty, must match.
+struct ClaimFilter {
+  std::string verdict;  // exactly
+  std::string machine;  // contained, in any case, in its hardware profile's name, its machine spec or the source's words
+  std::string model;    // the same for its card or the model as the source names it
+  bool keeps(const JudgedClaim& x) const;
+};
+
+// The model and machine a claim names, for a listing: its card, else the
+// source's words; its hardware profile, else its machine spec, else the
+// source's words.
+std::string claim_model_text(const Claim& c);
+std::string claim_machine_text(const Claim& c);
+
+// The markdown table (claim, model, machine, reported, predicted, implied
+// rates, verdict, reason) and its summary line, of the claims `filter` keeps.
+std::string write_claims_table(const std::vector<JudgedClaim>& all, const ClaimFilter& filter = {});
 // The JSON list, with the same filter.
-Json claims_json(const std::vector<JudgedClaim>& all, const std::string& verdict);
+Json claims_json(const std::vector<JudgedClaim>& all, const ClaimFilter& filter = {});
 
 }  // namespace moebench

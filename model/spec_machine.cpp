@@ -414,7 +414,12 @@ Expected<MachineProfile> build_machine(const MachineSpec& spec, const SpecTables
     if (!a) return a.error();
     m.accelerators = *a;
   }
+  std::vector<std::string> unrated;
   for (std::size_t i = 0; i < spec.drives.size(); ++i) {
+    if (spec.drives[i].unrated) {
+      unrated.push_back(std::to_string(spec.drives[i].count) + " × " + spec.drives[i].model.value_or("drive"));
+      continue;
+    }
     for (int k = 0; k < spec.drives[i].count; ++k) {
       auto d = drive_of(spec.drives[i], tables, static_cast<int>(i));
       if (!d) return d.error();
@@ -428,7 +433,10 @@ Expected<MachineProfile> build_machine(const MachineSpec& spec, const SpecTables
     if (f->high) *f->high = std::floor(*f->high);
   }
   m.description = "built from its parts by moebench (model/spec_machine.h): " + describe_machine_spec(spec) + "; memory " +
-                  peak->kind + ", every figure's source names its spec row";
+                  peak->kind + ", every figure's source names its spec row" +
+                  (unrated.empty() ? std::string()
+                                   : "; left out, no rate known (a case that must read from them is not judged): " +
+                                         join(unrated, ", "));
   return m;
 }
 

@@ -7,12 +7,18 @@
 // A timed series is judged on its slowdown ratios s_i (b/a for a metric
 // where lower is better, a/b where higher is better: s > 1 means B is
 // slower), over the pairs whose repetitions were not disturbed (other work
-// on the machine: see the per-repetition marks):
+// on the machine: see the per-repetition marks), one value per run pair
+// (exp of the mean ln s of its pairs) where the series names its run pairs:
+// repetitions of one process are not independent samples, and testing them
+// as if they were raised false alarms (docs/measurements/2026-12-05-gate-power.md).
+// "Pairs" below are those values:
 // - inconclusive: the undisturbed pairs are too few for any outcome to be
 //   significant after Holm's adjustment (the exact two-sided signed-rank
 //   minimum 2/2^n is at least alpha/m for m series and n unequal pairs;
-//   enough pairs all exactly equal — a deterministic metric — is unchanged),
-//   or the slowdown is
+//   enough pairs all exactly equal — a deterministic metric — is unchanged)
+//   and counting the disturbed ones as well either cannot be tested or shows
+//   a slowdown (with no slowdown even then, unchanged: only a regression
+//   needs quiet evidence), or the slowdown is
 //   significant only when the disturbed pairs are counted;
 // - regressed: the two-sided Wilcoxon signed-rank test of ln s gives a
 //   Holm-adjusted p < alpha across every timed series of the gate (the
@@ -50,11 +56,16 @@ struct PairedSeries {
   Direction direction = Direction::kHigherIsBetter;
   std::vector<double> a, b;     // pair i: repetition i of each build
   std::vector<char> disturbed;  // per pair, nonzero: either repetition disturbed (empty: none)
+  // Per pair, the pair of runs it came from (empty: every pair its own).
+  // Repetitions of one run share that process's state (memory placement,
+  // clocks, what the disk cached), so its pairs are not independent: a run
+  // pair is judged as one value, the mean of its pairs' log slowdowns.
+  std::vector<int> run_pair;
 };
 
 struct PairedJudgement {
   std::string point_id, metric;
-  std::size_t pairs = 0;      // undisturbed pairs judged
+  std::size_t pairs = 0;      // undisturbed values judged: run pairs where the series names them, else pairs
   std::size_t disturbed = 0;  // pairs set aside as disturbed
   std::size_t dropped = 0;    // pairs with a value not finite and > 0
   MedianInterval slowdown;    // of s = B's time / A's time (> 1: B slower)

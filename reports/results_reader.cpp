@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <future>
 #include <memory>
 #include <optional>
@@ -249,8 +250,15 @@ Expected<RunResults> parse_results_text(const std::string& text, const std::stri
   return read_results(std::string_view(text), path);
 }
 
-Expected<RunResults> load_results_file(const std::string& path) {
-  if (auto st = refuse_non_regular_file(path, "a results.json file"); !st) return st.error();
+std::string results_file_path(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return (std::filesystem::path(path) / "results.json").string();
+  return path;
+}
+
+Expected<RunResults> load_results_file(const std::string& given) {
+  const std::string path = results_file_path(given);
+  if (auto st = refuse_non_regular_file(path, "a results.json file (or a run directory holding one)"); !st) return st.error();
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!file) return make_error(path + ": cannot open file: " + std::strerror(errno));
   return read_results(file.get(), path);

@@ -52,6 +52,10 @@ std::optional<MachineSpecDrive> load_drive(const Json& j, const std::string& pat
     }
   }
   v.enclosure = r.string("enclosure", false);
+  v.unrated = r.boolean("unrated", false).value_or(false);
+  if (v.unrated && (r.has("read_gb_s") || !v.model)) {
+    d.add(r.path_of("unrated"), "an unrated drive has a \"model\" and no \"read_gb_s\" (a drive with a measured rate is rated)");
+  }
   if (auto c = r.integer("count", false, 1, 1024)) v.count = static_cast<int>(*c);
   if (!v.model && !r.has("read_gb_s")) {
     d.add(path, "a drive is named by \"model\" (a configs/specs/drives.json row) or by a measured \"read_gb_s\" "
@@ -151,6 +155,7 @@ nlohmann::ordered_json machine_spec_to_json(const MachineSpec& s) {
       if (dr.model) x["model"] = *dr.model;
       if (dr.read_bytes_s) x["read_gb_s"] = *dr.read_bytes_s / 1e9;
       if (dr.enclosure) x["enclosure"] = *dr.enclosure;
+      if (dr.unrated) x["unrated"] = true;
       x["count"] = dr.count;
       j["drives"].push_back(x);
     }

@@ -45,6 +45,10 @@ struct MachineSpecDrive {
   std::optional<std::string> model;          // a drives.json row
   std::optional<double> read_bytes_s;        // or a measured sequential read rate ("read_gb_s", GB/s decimal)
   std::optional<std::string> enclosure;      // an enclosures.json row the drive sits in (caps its rate)
+  // The source names the drive but no rate for it is known (no cited row, no
+  // measurement): it is left out of the built machine, which says so, and a
+  // case that must read from it is not judged. A resident run does not need it.
+  bool unrated = false;
   int count = 1;
 };
 

@@ -140,11 +140,11 @@ TEST_CASE("resuming with a changed sweep is refused, an existing run needs --res
   const std::string out = dir.file("out");
   REQUIRE(run_moebench({"run", sweep, "--out", out, "--quiet"}, dir.path()).exit_code == 0);
   Finished again = run_moebench({"run", sweep, "--out", out, "--quiet"}, dir.path(), "again");
-  CHECK(again.exit_code == 1);
+  CHECK(again.exit_code == 2);
   CHECK(again.err.find("pass --resume to continue it, --fresh to discard it") != std::string::npos);
   const std::string changed = write_sweep(dir, "null:sleep_ms=1", "changed.json");
   Finished mixed = run_moebench({"run", changed, "--out", out, "--quiet", "--resume"}, dir.path(), "mixed");
-  CHECK(mixed.exit_code == 1);
+  CHECK(mixed.exit_code == 2);
   CHECK(mixed.err.find("different sweep") != std::string::npos);
   CHECK(run_moebench({"run", changed, "--out", out, "--quiet", "--fresh"}, dir.path()).exit_code == 0);
 }
@@ -228,7 +228,7 @@ TEST_CASE("probe writes a valid profile even when parts cannot be measured", "[i
 TEST_CASE("probe rejects bad sizes with a clear message", "[integration]") {
   TempDir dir;
   Finished f = run_moebench({"probe", "--quick", "--file-size", "lots"}, dir.path(), "bad");
-  CHECK(f.exit_code == 1);
+  CHECK(f.exit_code == 2);
   CHECK(f.err.find("--file-size: expected a size like") != std::string::npos);
 }
 
@@ -249,7 +249,7 @@ TEST_CASE("container inspect lists every tensor of llama.cpp's files", "[integra
   }
   REQUIRE(write_file_atomic(dir.file("broken.gguf"), std::string("GGUF\x03\0\0\0", 8)).ok());
   Finished bad = run_moebench({"container", "inspect", dir.file("broken.gguf")}, dir.path(), "bad");
-  CHECK(bad.exit_code == 1);
+  CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("broken.gguf: at byte 8 (header): the file ends") != std::string::npos);
 }
 
@@ -346,7 +346,7 @@ TEST_CASE("predict, calibrate, claims and plan end to end", "[integration]") {
   CHECK(infeasible >= 2);  // 1 MiB holds neither the container nor the trunk
   // Predicted rows do not calibrate: the command says why.
   Finished c = run_moebench({"calibrate", out + "/results.json", "--machine", "macbook-pro-m5-pro-64gb"}, dir.path(), "calibrate");
-  CHECK(c.exit_code == 1);
+  CHECK(c.exit_code == 2);
   CHECK(c.err.find("usable measured rows") != std::string::npos);
   Finished e = run_moebench({"predict", sweep, "--machine", "macbook-pro-m5-pro-64gb", "--explain", "4"}, dir.path(), "explain");
   REQUIRE(e.exit_code == 0);
@@ -364,7 +364,7 @@ TEST_CASE("predict, calibrate, claims and plan end to end", "[integration]") {
   CHECK(ex.out.find("implied storage rate") != std::string::npos);
   CHECK(ex.out.find("verdict: ") != std::string::npos);
   Finished bad = run_moebench({"claims", "--explain", "no-such-claim"}, dir.path(), "bad-claim");
-  CHECK(bad.exit_code == 1);
+  CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("no claim \"no-such-claim\"") != std::string::npos);
   // validate resolves a claim's hardware: a name that resolves to nothing
   // is caught there, not by a later `claims`.
@@ -387,7 +387,7 @@ TEST_CASE("predict, calibrate, claims and plan end to end", "[integration]") {
   for (const char* bad_target : {"-1", "0", "abc", "1e999"}) {
     Finished bt = run_moebench({"plan", "--model", "kimi-k3", "--quant", "mxfp4", "--min-decode-tok-s", bad_target},
                                dir.path(), "plan-bad");
-    CHECK(bt.exit_code == 1);
+    CHECK(bt.exit_code == 2);
     CHECK(bt.out.empty());
     CHECK(bt.err.find(std::string("--min-decode-tok-s: expected a number > 0, got \"") + bad_target + "\"") !=
           std::string::npos);
@@ -407,12 +407,12 @@ TEST_CASE("history add: unreadable files create no database, a good file is adde
   const std::string db = dir.file("h.sqlite");
   REQUIRE(write_file_atomic(dir.file("empty.json"), "{}").ok());
   Finished bad = run_moebench({"history", "add", dir.file("empty.json"), "--db", db}, dir.path(), "add-bad");
-  CHECK(bad.exit_code == 1);
+  CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("empty.json") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(db));
   Finished good = run_moebench({"history", "add", dir.file("empty.json"), out + "/results.json", "--db", db},
                                dir.path(), "add-good");
-  CHECK(good.exit_code == 1);  // one of the two files was bad
+  CHECK(good.exit_code == 2);  // one of the two files was bad
   CHECK(good.out.find("added run") != std::string::npos);
   Finished again = run_moebench({"history", "add", out + "/results.json", "--db", db}, dir.path(), "add-again");
   CHECK(again.exit_code == 0);
@@ -420,4 +420,21 @@ TEST_CASE("history add: unreadable files create no database, a good file is adde
   Finished show = run_moebench({"history", "show", "--db", db}, dir.path(), "show");
   CHECK(show.exit_code == 0);
   CHECK(show.out.find("1 runs") != std::string::npos);
+}
+
+TEST_CASE("the version names the build, a misspelt command gets the closest one and exit 2", "[integration]") {
+  TempDir dir;
+  Finished v = run_moebench({"--version"}, dir.path(), "version");
+  CHECK(v.exit_code == 0);
+  CHECK_THAT(v.out, Catch::StartsWith("moebench ") && Catch::Contains("commit"));
+  Finished typo = run_moebench({"rnu"}, dir.path(), "typo");
+  CHECK(typo.exit_code == 2);
+  CHECK_THAT(typo.err, Catch::Contains("\"rnu\" is not a command") && Catch::Contains("did you mean \"run\"") &&
+                           Catch::Contains("compare-builds"));
+  CHECK(typo.out.empty());
+  // --configs' value is not the command; a real command after it runs.
+  Finished after = run_moebench({"--configs", dir.path(), "schema"}, dir.path(), "after");
+  CHECK(after.exit_code == 0);
+  Finished none = run_moebench({}, dir.path(), "none");
+  CHECK(none.exit_code == 2);  // no command is a malformed command line
 }

@@ -79,7 +79,7 @@ TEST_CASE("a second run into a results directory in use is refused, naming the h
     auto holder = DirLock::acquire(out, "moebench run null-quick --out r1");
     REQUIRE(holder);
     Finished second = run_moebench({"run", sweep, "--out", out, "--resume"}, dir.path(), "second");
-    CHECK(second.exit_code == 1);
+    CHECK(second.exit_code == 2);
     CHECK_THAT(second.err, Catch::Contains("pid " + std::to_string(getpid())) && Catch::Contains("another --out"));
     CHECK_FALSE(std::filesystem::exists(out + "/journal.jsonl"));  // refused before anything was written
   }

@@ -151,22 +151,22 @@ TEST_CASE("run --io-throttle keeps point ids and bytes read, compare flags a slo
   CHECK(read_file(written).value_or("") == to_file.out);
   Finished unwritable = run_moebench({"compare", dir.file("base-quiet"), slower, "--out", dir.file("no/such/dir/cmp.md")}, dir.path(),
                                      "unwritable");
-  CHECK(unwritable.exit_code == 1);
+  CHECK(unwritable.exit_code == 2);
   CHECK(unwritable.out == to_file.out);
   CHECK_THAT(unwritable.err, Catch::Contains("cmp.md"));
 
   Finished missing = run_moebench({"compare", base, dir.file("nope.json")}, dir.path(), "missing");
-  CHECK(missing.exit_code == 1);
+  CHECK(missing.exit_code == 2);
   CHECK(missing.out.empty());
   CHECK_THAT(missing.err, Catch::Contains("moebench compare: error: NEW"));
   CHECK_THAT(missing.err, Catch::Contains("nope.json"));
   CHECK_THAT(missing.err, Catch::Contains("not a regression verdict"));
 
   Finished bad_threshold = run_moebench({"compare", base, slower, "--threshold", "5"}, dir.path(), "threshold");
-  CHECK(bad_threshold.exit_code == 1);
+  CHECK(bad_threshold.exit_code == 2);
   CHECK_THAT(bad_threshold.err, Catch::Contains("ambiguous"));
 
   Finished bad_rate = run_moebench({"run", sweep, "--out", dir.file("x"), "--io-throttle", "fast"}, dir.path(), "rate");
-  CHECK(bad_rate.exit_code == 1);
+  CHECK(bad_rate.exit_code == 2);
   CHECK_THAT(bad_rate.err, Catch::Contains("--io-throttle"));
 }

@@ -40,8 +40,13 @@ TEST_CASE("fleet: one sweep on two machines, side by side in the report and the 
   CHECK(html.find("ryzen-9900x-ddr5-6000") != std::string::npos);
 
   Finished one = run_moebench({"report", a, b, "--html", dir.file("x.html")}, dir.path(), "one");
-  CHECK(one.exit_code == 1);
+  CHECK(one.exit_code == 2);
   CHECK(one.err.find("several with --fleet") != std::string::npos);
+  // A run's --out directory stands for its results.json, as compare takes it.
+  Finished from_dir = run_moebench({"report", dir.file("dgx-spark"), "--html", dir.file("d.html")}, dir.path(), "dir");
+  INFO(from_dir.err);
+  CHECK(from_dir.exit_code == 0);
+  CHECK(read_file(dir.file("d.html")).value().find("<svg") != std::string::npos);
 
   const std::string db = dir.file("h.sqlite");
   REQUIRE(run_moebench({"history", "add", a, b, "--db", db}, dir.path(), "add").exit_code == 0);
@@ -75,6 +80,6 @@ TEST_CASE("fleet: one sweep on two machines, side by side in the report and the 
   CHECK((ranked(1) + ranked(2)).find("ryzen-9900x-ddr5-6000") != std::string::npos);
   CHECK(ranked(3).find(" | predicted | ") != std::string::npos);
   Finished none = run_moebench({"history", "machines", "--db", db, "--sweep", "other"}, dir.path(), "none");
-  CHECK(none.exit_code == 1);
+  CHECK(none.exit_code == 2);
   CHECK(none.err.find("no run of sweep \"other\"") != std::string::npos);
 }

@@ -134,7 +134,7 @@ TEST_CASE("history over PostgreSQL: concurrent writers, and the same answers as 
   Finished wrong = run_moebench({"history", "runs", "--db",
                                  "postgresql://moebench:s3cret@127.0.0.1:" + std::to_string(free_tcp_port()) + "/x"},
                                 dir.path(), "wrong");
-  CHECK(wrong.exit_code == 1);
+  CHECK(wrong.exit_code == 2);
   CHECK(wrong.err.find("cannot connect") != std::string::npos);
   CHECK(wrong.err.find("moebench:***@127.0.0.1") != std::string::npos);
   CHECK(wrong.err.find("s3cret") == std::string::npos);
@@ -142,19 +142,19 @@ TEST_CASE("history over PostgreSQL: concurrent writers, and the same answers as 
                                     "postgresql://moebench@127.0.0.1:" + std::to_string(free_tcp_port()) +
                                         "/x?sslmode=disable&password=s3cret"},
                                    dir.path(), "query_pw");
-  CHECK(query_pw.exit_code == 1);
+  CHECK(query_pw.exit_code == 2);
   CHECK(query_pw.err.find("password=***") != std::string::npos);
   CHECK(query_pw.err.find("s3cret") == std::string::npos);
   Finished bad_uri = run_moebench({"history", "runs", "--db", "postgresql://moebench:s3cret@[::1/x"}, dir.path(),
                                   "bad_uri");
-  CHECK(bad_uri.exit_code == 1);
+  CHECK(bad_uri.exit_code == 2);
   CHECK(bad_uri.err.find("s3cret") == std::string::npos);
   pg.psql("CREATE DATABASE other");
   pg.psql("CREATE TABLE t (x int)", "other");
   Finished other = run_moebench(add_args({a[0]}, pg.url("other")), dir.path(), "other");
-  CHECK(other.exit_code == 1);
+  CHECK(other.exit_code == 2);
   CHECK(other.err.find("not a moebench history database") != std::string::npos);
   Finished empty = run_moebench({"history", "show", "--db", pg.url("postgres")}, dir.path(), "empty");
-  CHECK(empty.exit_code == 1);
+  CHECK(empty.exit_code == 2);
   CHECK(empty.err.find("no history yet") != std::string::npos);
 }

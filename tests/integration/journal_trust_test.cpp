@@ -55,7 +55,7 @@ TEST_CASE("rows of another sweep in a journal are refused by resume and merge", 
   }
   Finished resume = run_moebench({"run", quick, "--out", a, "--resume", "--quiet"}, dir.path(), "resume");
   INFO(resume.err);
-  CHECK(resume.exit_code == 1);
+  CHECK(resume.exit_code == 2);
   CHECK(resume.err.find("does not belong to this journal") != std::string::npos);
   CHECK(*read_file(a + "/results.json") == results_before);  // nothing rewritten
   Finished merge = run_moebench({"merge", a, "--out", dir.file("m")}, dir.path(), "merge");
@@ -74,13 +74,13 @@ TEST_CASE("a plain run does not overwrite results whose journal is gone", "[inte
   const std::string kept = *read_file(out + "/results.json");
   Finished again = run_moebench({"run", quick, "--out", out, "--quiet"}, dir.path(), "again");
   INFO(again.err);
-  CHECK(again.exit_code == 1);
+  CHECK(again.exit_code == 2);
   CHECK(again.err.find("holds results") != std::string::npos);
   CHECK(again.err.find("--fresh") != std::string::npos);
   CHECK(*read_file(out + "/results.json") == kept);
   Finished resume = run_moebench({"run", quick, "--out", out, "--resume", "--quiet"}, dir.path(), "resume");
   INFO(resume.err);
-  CHECK(resume.exit_code == 1);  // a resume with nothing to resume from keeps them too
+  CHECK(resume.exit_code == 2);  // a resume with nothing to resume from keeps them too
   CHECK(resume.err.find("holds results") != std::string::npos);
   CHECK(*read_file(out + "/results.json") == kept);
   CHECK_FALSE(std::filesystem::exists(out + "/journal.jsonl"));

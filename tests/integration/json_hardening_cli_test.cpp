@@ -1,6 +1,6 @@
 // json_hardening_cli_test.cpp — the CLI on hostile inputs: every JSON entry
 // point (validate, run --resume, compare, report, history add, calibrate)
-// exits 1 with a message naming the file and the position or JSON Pointer
+// exits 2 (bad input; `validate` 1: its answer is no) with a message naming the file and the position or JSON Pointer
 // when a file holds 1e999, a record of the wrong shape or an out-of-range
 // number; --timeout and rates beyond their limits are refused; and text
 // that is not UTF-8 on the command line does not break the writers.
@@ -60,7 +60,7 @@ TEST_CASE("validate names the file and position of 1e999 in every kind of config
   CHECK(f.exit_code == 1);
 }
 
-TEST_CASE("run --resume on a journal line that is JSON but not an object exits 1 naming the line", "[integration][hardening]") {
+TEST_CASE("run --resume on a journal line that is JSON but not an object exits 2 naming the line", "[integration][hardening]") {
   TempDir dir;
   REQUIRE(write_file_atomic(dir.file("s.json"), kSweep).ok());
   const std::string out = dir.file("out");
@@ -74,7 +74,7 @@ TEST_CASE("run --resume on a journal line that is JSON but not an object exits 1
                               dir.path(), "resume");
     INFO(f.err);
     CHECK(f.signal == 0);
-    CHECK(f.exit_code == 1);
+    CHECK(f.exit_code == 2);
     CHECK(f.err.find(out + "/journal.jsonl:2") != std::string::npos);
     CHECK(f.err.find("delete this line") != std::string::npos);
   }
@@ -110,7 +110,7 @@ TEST_CASE("compare and report and history add and calibrate refuse hostile resul
       Finished f = run_moebench(cmd, dir.path(), cmd[0]);
       INFO(f.err);
       CHECK(f.signal == 0);
-      CHECK(f.exit_code == 1);
+      CHECK(f.exit_code == 2);
       CHECK(f.err.find(file) != std::string::npos);
       CHECK(f.err.find(c.expect) != std::string::npos);
     }
@@ -124,7 +124,7 @@ TEST_CASE("run --timeout beyond 30 days is refused with the limit", "[integratio
     INFO(t);
     Finished f = run_moebench({"run", dir.file("s.json"), "--out", dir.file("o"), "--quiet", "--timeout", t}, dir.path());
     INFO(f.err);
-    CHECK(f.exit_code == 1);
+    CHECK(f.exit_code == 2);
     CHECK(f.err.find("--timeout") != std::string::npos);
     CHECK(f.err.find("30 days (2592000 s)") != std::string::npos);
   }
@@ -142,7 +142,7 @@ TEST_CASE("run --hard-grace beyond 30 days is refused with the limit", "[integra
     Finished f = run_moebench({"run", dir.file("s.json"), "--out", dir.file("o"), "--quiet", "--hard-grace", g},
                               dir.path());
     INFO(f.err);
-    CHECK(f.exit_code == 1);
+    CHECK(f.exit_code == 2);
     CHECK(f.err.find("--hard-grace") != std::string::npos);
     CHECK(f.err.find("a hard grace of") != std::string::npos);
     CHECK(f.err.find("30 days (2592000 s)") != std::string::npos);
@@ -158,7 +158,7 @@ TEST_CASE("a sweep timeout_s beyond 30 days is refused by run and validate", "[i
   CHECK(v.exit_code == 1);
   CHECK(v.out.find("/timeout_s: a timeout of 1.000e+10 s is longer than the longest allowed, 30 days") != std::string::npos);
   Finished r = run_moebench({"run", dir.file("s.json"), "--out", dir.file("o"), "--quiet"}, dir.path(), "run");
-  CHECK(r.exit_code == 1);
+  CHECK(r.exit_code == 2);
   CHECK(r.err.find("/timeout_s") != std::string::npos);
 }
 
@@ -168,7 +168,7 @@ TEST_CASE("run --io-throttle 1e300GB/s is refused instead of read as infinity", 
   Finished f = run_moebench({"run", dir.file("s.json"), "--out", dir.file("o"), "--quiet", "--io-throttle", "1e300GB/s"},
                             dir.path());
   INFO(f.err);
-  CHECK(f.exit_code == 1);
+  CHECK(f.exit_code == 2);
   CHECK(f.err.find("beyond any machine") != std::string::npos);
 }
 

@@ -106,7 +106,7 @@ TEST_CASE("run refuses a results path that is a symlink before running anything"
   REQUIRE(::symlink(precious.c_str(), (out + "/results.json").c_str()) == 0);
   Finished f = run_moebench({"run", dir.file("sweep.json"), "--out", out, "--quiet", "--print", "none"}, dir.path());
   INFO(f.err);
-  CHECK(f.exit_code == 1);
+  CHECK(f.exit_code == 2);
   CHECK(f.err.find(out + "/results.json is a symlink; give a regular file path") != std::string::npos);
   CHECK(std::filesystem::is_symlink(out + "/results.json"));
   CHECK(read_file(precious).value() == "keep me\n");
@@ -115,7 +115,7 @@ TEST_CASE("run refuses a results path that is a symlink before running anything"
   // The probe refuses a device node as its profile path before probing.
   Finished probe = run_moebench({"probe", "--quick", "--drive", dir.path(), "--out", "/dev/null"}, dir.path(), "probe");
   INFO(probe.err);
-  CHECK(probe.exit_code == 1);
+  CHECK(probe.exit_code == 2);
   CHECK(probe.err.find("/dev/null is a device node; give a regular file path") != std::string::npos);
   CHECK(std::filesystem::is_character_file("/dev/null"));
 }
@@ -165,7 +165,7 @@ TEST_CASE("a disk full during the final write leaves the previous results set an
   resume.push_back("--resume");
   Finished full = run_moebench(resume, dir.path(), "full");
   INFO(full.err);
-  CHECK(full.exit_code == 1);
+  CHECK(full.exit_code == 2);
   CHECK(full.err.find("No space left on device") != std::string::npos);
   CHECK(full.err.find("no file of the set was replaced") != std::string::npos);
   CHECK(full.err.find("with --resume to regenerate them") != std::string::npos);

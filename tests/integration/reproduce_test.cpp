@@ -214,7 +214,7 @@ TEST_CASE("reproduce: claims this machine cannot emulate say why", "[reproduce]"
   SECTION("an unknown claim id names the closest") {
     TempDir dir;
     auto r = run_moebench({"reproduce", "feed-m5max-k3-2drive", "--machine", kData + "/here.json"}, dir.path());
-    CHECK(r.exit_code == 1);
+    CHECK(r.exit_code == 2);
     CHECK(has(r.err, "did you mean \"feed-m5max-k3-"));
   }
 }

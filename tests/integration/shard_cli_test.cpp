@@ -84,7 +84,7 @@ TEST_CASE("shards: three shards, one killed and resumed, merged: every point onc
   // Resuming shard 3 with another shard index is refused; with its own it finishes.
   Finished wrong = run_moebench({"run", sweep, "--shard", "2/3", "--out", out_of(3), "--resume", "--quiet"},
                                 dir.path(), "wrong");
-  CHECK(wrong.exit_code == 1);
+  CHECK(wrong.exit_code == 2);
   CHECK(wrong.err.find("holds shard 3/3") != std::string::npos);
   Finished resumed = run_moebench({"run", sweep, "--shard", "3/3", "--out", out_of(3), "--resume", "--quiet",
                                    "--print", "none"},
@@ -94,7 +94,7 @@ TEST_CASE("shards: three shards, one killed and resumed, merged: every point onc
 
   // Merging over the partial result needs it named, or --replace.
   Finished refused = run_moebench({"merge", out_of(1), out_of(2), out_of(3), "--out", merged}, dir.path(), "refused");
-  CHECK(refused.exit_code == 1);
+  CHECK(refused.exit_code == 2);
   CHECK(refused.err.find("already holds results") != std::string::npos);
   Finished full = run_moebench({"merge", out_of(1), out_of(2), out_of(3), "--out", merged, "--replace"}, dir.path(),
                                "full");
@@ -126,15 +126,15 @@ TEST_CASE("shards: bad shard options are refused before anything runs", "[integr
   const std::string sweep = dir.file("fleet.json");
   REQUIRE(write_file_atomic(sweep, kSweep).ok());
   Finished bad = run_moebench({"run", sweep, "--shard", "4/3", "--out", dir.file("o")}, dir.path(), "bad");
-  CHECK(bad.exit_code == 1);
+  CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("shard 4 of 3") != std::string::npos);
   Finished both = run_moebench({"run", sweep, "--shard", "1/3", "--shard-from-env"}, dir.path(), "both");
   CHECK(both.exit_code != 0);
   Finished no_env = run_moebench({"run", sweep, "--shard-from-env", "--out", dir.file("o")}, dir.path(), "noenv");
-  CHECK(no_env.exit_code == 1);
+  CHECK(no_env.exit_code == 2);
   CHECK(no_env.err.find("neither SLURM_ARRAY_TASK_ID") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir.file("o") + "/journal.jsonl"));
   Finished nothing = run_moebench({"merge", dir.file("missing"), "--out", dir.file("m")}, dir.path(), "nothing");
-  CHECK(nothing.exit_code == 1);
+  CHECK(nothing.exit_code == 2);
   CHECK(nothing.err.find("missing: no such file or directory") != std::string::npos);
 }

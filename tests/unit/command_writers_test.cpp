@@ -29,22 +29,35 @@ JudgedClaim judged(const std::string& id, const std::string& verdict, bool predi
 
 }  // namespace
 
-TEST_CASE("claims table: one row per claim, counts per verdict, the filter", "[claims]") {
-  const std::vector<JudgedClaim> all = {judged("a", "implausible", true), judged("b", "under-specified", false),
-                                        judged("c", "implausible", false)};
-  CHECK(write_claims_table(all, "") ==
-        "| claim | reported | predicted | implied storage | implied memory | verdict | reason |\n"
-        "|---|---|---|---|---|---|---|\n"
-        "| a | 5 tok/s | 1.000–2.500 tok/s (×2.5) | 3.25 GB/s | – | implausible | why a |\n"
-        "| b | 5 tok/s | – | – | – | under-specified | why b |\n"
-        "| c | 5 tok/s | – | – | – | implausible | why c |\n"
+TEST_CASE("claims table: one row per claim, counts per verdict, the filters", "[claims]") {
+  std::vector<JudgedClaim> all = {judged("a", "implausible", true), judged("b", "under-specified", false),
+                                  judged("c", "implausible", false)};
+  all[0].claim.card = "kimi-k3";
+  all[0].claim.hardware = "macbook-pro-m5-pro-64gb";
+  all[1].claim.model = "Qwen3-235B-A22B";
+  all[1].claim.machine = "a Threadripper box";
+  CHECK(write_claims_table(all) ==
+        "| claim | model | machine | reported | predicted | implied storage | implied memory | verdict | reason |\n"
+        "|---|---|---|---|---|---|---|---|---|\n"
+        "| a | kimi-k3 | macbook-pro-m5-pro-64gb | 5 tok/s | 1.000–2.500 tok/s (×2.5) | 3.25 GB/s | – | implausible | why a |\n"
+        "| b | Qwen3-235B-A22B | a Threadripper box | 5 tok/s | – | – | – | under-specified | why b |\n"
+        "| c | – | – | 5 tok/s | – | – | – | implausible | why c |\n"
         "\n3 claims: 2 implausible, 1 under-specified. `moebench claims --explain ID` shows a derivation.\n");
-  const std::string only = write_claims_table(all, "under-specified");
+  const std::string only = write_claims_table(all, {"under-specified", "", ""});
   CHECK(only.find("| a |") == std::string::npos);
   CHECK(only.find("3 claims: 1 under-specified.") != std::string::npos);
-  CHECK(write_claims_table(all, "consistent").find("3 claims: none consistent.") != std::string::npos);
-  const Json j = claims_json(all, "implausible");
+  CHECK(write_claims_table(all, {"consistent", "", ""}).find("3 claims: none consistent.") != std::string::npos);
+  // Machine and model filters match words in any case.
+  const std::string m5 = write_claims_table(all, {"", "M5-PRO", ""});
+  CHECK(m5.find("| a |") != std::string::npos);
+  CHECK(m5.find("| b |") == std::string::npos);
+  CHECK(m5.find("1 claims of 3 on that machine and model: 1 implausible.") != std::string::npos);
+  CHECK(write_claims_table(all, {"", "", "qwen3"}).find("| b |") != std::string::npos);
+  CHECK(write_claims_table(all, {"", "", "qwen3"}).find("| a |") == std::string::npos);
+  const Json j = claims_json(all, {"implausible", "", ""});
   REQUIRE(j.size() == 2);
+  CHECK(j[0]["model"] == "kimi-k3");
+  CHECK(j[0]["machine"] == "macbook-pro-m5-pro-64gb");
   CHECK(j[0]["predicted_tok_s"] == Json::array({1.0, 2.5}));
   CHECK(j[0]["band_ratio"] == 2.5);
   CHECK(j[0]["implied_storage_bytes_s"] == 3.25e9);

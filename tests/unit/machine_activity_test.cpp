@@ -65,7 +65,7 @@ TEST_CASE("other work's share of the CPU time marks a repetition disturbed", "[a
 
 TEST_CASE("a share above the line but below the counters' resolution is not a disturbance", "[activity]") {
   // A 0.1 s repetition on 2 CPUs: 20 ticks. Others 3 ticks = 15 % but
-  // 0.03 CPU-s, under the 0.05 s floor (10 ms ticks): not called disturbed.
+  // 0.03 CPU-s, under the 0.15 s floor: not called disturbed.
   ActivitySnapshot a = zero(), b = zero();
   b.cpu.user = 13;
   b.cpu.idle = 7;
@@ -73,6 +73,18 @@ TEST_CASE("a share above the line but below the counters' resolution is not a di
   const Disturbance d = disturbance_between(a, b);
   CHECK(d.other_cpu_frac == Approx(0.15));
   CHECK_FALSE(d.disturbed);
+  // A 0.4 s streaming repetition: others 10 ticks = 12.5 %, 0.10 CPU-s — the
+  // kernel completing this process's reads, below the floor; a neighbour
+  // that takes 0.2 CPU-s of it (25 %) is a disturbance.
+  ActivitySnapshot c = zero(), e = zero();
+  e.cpu.user = 60;
+  e.cpu.idle = 20;
+  e.self_cpu_s = 0.50;
+  CHECK_FALSE(disturbance_between(c, e).disturbed);
+  e.cpu.user = 70;
+  e.cpu.idle = 10;
+  CHECK(disturbance_between(c, e).other_cpu_s == Approx(0.20));
+  CHECK(disturbance_between(c, e).disturbed);
   // Counters that went backwards (a snapshot from another boot) count as 0.
   CHECK(disturbance_between(b, a).other_cpu_s == 0);
 }

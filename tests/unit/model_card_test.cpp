@@ -259,16 +259,16 @@ TEST_CASE("moebench card show: output and exit codes", "[card][cli]") {
   CHECK(ok.out == *golden);
 
   const ProcessResult unknown = run({"kimi-k33"});
-  CHECK(unknown.exit_code == 1);
+  CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("did you mean \"kimi-k3\"") != std::string::npos);
   const ProcessResult bad_scale = run({"kimi-k3", "--scale", "layers=0"});
-  CHECK(bad_scale.exit_code == 1);
+  CHECK(bad_scale.exit_code == 2);
   CHECK(bad_scale.err.find("--scale") != std::string::npos);
   const ProcessResult bad_quant = run({"kimi-k3", "--quant", "mxfp5"});
-  CHECK(bad_quant.exit_code == 1);
+  CHECK(bad_quant.exit_code == 2);
   CHECK(bad_quant.err.find("unknown quant") != std::string::npos);
   const ProcessResult bad_context = run({"kimi-k3", "--context", "lots"});
-  CHECK(bad_context.exit_code == 1);
+  CHECK(bad_context.exit_code == 2);
   const ProcessResult scaled = run({"kimi-k3", "--scale", "layers=4,experts=112", "--context", "8K,1M"});
   CHECK(scaled.exit_code == 0);
   CHECK(scaled.out.find("scale: layers=4,experts=112") != std::string::npos);

@@ -5,9 +5,12 @@
 // and counters that do not depend on time are compared exactly.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <vector>
 
+#include "harness/build_gate.h"
 #include "reports/paired_gate.h"
 #include "vocab/metrics.h"
 
@@ -83,6 +86,25 @@ TEST_CASE("too few pairs are inconclusive, never a pass or a failure", "[paired]
   CHECK(js[0].verdict == GateVerdict::kInconclusive);
   CHECK(js[0].why.find("5 undisturbed, unequal pairs cannot reach") != std::string::npos);
   CHECK(gate_verdict(js) == GateVerdict::kInconclusive);
+}
+
+TEST_CASE("too few quiet pairs: unchanged when the disturbed ones show no slowdown either", "[paired][gate]") {
+  // 8 pairs, 2 disturbed: 6 quiet cannot reach p < 0.05 (2/2^6 = 0.031 ...
+  // with 2 series sharing alpha: 0.025); counted with the disturbed ones
+  // there is no slowdown, so there is nothing a regression could rest on.
+  PairedSeries s = rate_series("p1", 8, 1.0);
+  s.disturbed = {0, 1, 0, 0, 1, 0, 0, 0};
+  PairedSeries t = rate_series("p2", 8, 1.0);
+  std::vector<PairedJudgement> js = judge_paired({s, t});
+  CHECK(js[0].pairs == 6);
+  CHECK(js[0].verdict == GateVerdict::kUnchanged);
+  CHECK_THAT(js[0].why, Catch::Contains("with the 2 disturbed pairs counted") && Catch::Contains("too few to test alone"));
+  // The same when the disturbed pairs carry the slowdown: inconclusive.
+  s.b[1] = s.a[1] / 1.2;
+  s.b[4] = s.a[4] / 1.2;
+  for (std::size_t i : {0, 2, 3, 5, 6, 7}) s.b[i] = s.a[i] / (1.05 + 0.001 * static_cast<double>(i));  // untied: the exact test
+  js = judge_paired({s, t});
+  CHECK(js[0].verdict == GateVerdict::kInconclusive);
 }
 
 TEST_CASE("a slowdown only in disturbed repetitions is inconclusive", "[paired][gate]") {
@@ -165,4 +187,70 @@ TEST_CASE("a few unequal pairs among many equal ones are inconclusive", "[paired
   CHECK(js[0].test.n == 4);
   CHECK(js[0].test.zeros == 8);
   CHECK(js[0].verdict == GateVerdict::kInconclusive);
+}
+
+namespace {
+
+// A deterministic standard normal (Box–Muller over mt19937, whose output
+// the standard fixes, so every platform draws the same numbers).
+struct Normal {
+  std::mt19937 gen{20261205};
+  double operator()() {
+    const double u1 = (static_cast<double>(gen()) + 0.5) / 4294967296.0;
+    const double u2 = (static_cast<double>(gen()) + 0.5) / 4294967296.0;
+    return std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  }
+};
+
+// One A/A series as the gate measures it: `run_pairs` pairs of runs, each
+// run `reps` repetitions. Every run carries an offset of its own (the
+// process's memory placement, clocks, page cache: σ 3 %), its repetitions a
+// small jitter (σ 0.3 %); B is A's build, `factor` times its rate.
+PairedSeries clustered(const std::string& point, Normal& z, int run_pairs, int reps, double factor, bool name_run_pairs) {
+  PairedSeries s{point, metric::kDecodeTokS, Direction::kHigherIsBetter, {}, {}, {}};
+  for (int k = 0; k < run_pairs; ++k) {
+    const double run_a = 0.03 * z(), run_b = 0.03 * z();
+    for (int i = 0; i < reps; ++i) {
+      s.a.push_back(100 * std::exp(run_a + 0.003 * z()));
+      s.b.push_back(100 * factor * std::exp(run_b + 0.003 * z()));
+      if (name_run_pairs) s.run_pair.push_back(k);
+    }
+  }
+  return s;
+}
+
+// Of `trials` gates of 4 series each, how many fail (any series regressed).
+int false_alarms(int trials, int run_pairs, int reps, double factor, bool name_run_pairs) {
+  Normal z;
+  int flagged = 0;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<PairedSeries> series;
+    for (int p = 0; p < 4; ++p) series.push_back(clustered("p" + std::to_string(p), z, run_pairs, reps, factor, name_run_pairs));
+    flagged += gate_verdict(judge_paired(series)) == GateVerdict::kRegressed;
+  }
+  return flagged;
+}
+
+}  // namespace
+
+TEST_CASE("repetitions of one run are not independent: a run pair is one value of the test", "[paired][gate]") {
+  // 200 A/A gates, 8 run pairs of 4 repetitions per series. Judged as 32
+  // independent pairs, the runs' own offsets look like a change of build and
+  // the gate fails far more often than its 5 % family-wise alpha; judged on
+  // the 8 run pairs it stays within it (binomial: 10 expected at most,
+  // 17 is its 99.9th percentile).
+  const int as_pairs = false_alarms(200, 8, 4, 1.0, false);
+  const int as_runs = false_alarms(200, 8, 4, 1.0, true);
+  INFO("pairs as independent: " << as_pairs << " of 200; run pairs: " << as_runs << " of 200");
+  CHECK(as_runs <= 17);
+  CHECK(as_pairs > 3 * std::max(as_runs, 5));
+  // And a 6 % slowdown (twice the runs' σ) is still caught on run pairs.
+  CHECK(false_alarms(100, 8, 4, 1 / 1.06, true) >= 50);
+}
+
+TEST_CASE("the gate's blocks: the fewest whose exact test can pass Holm's first step", "[paired][gate]") {
+  // 2 run pairs a block; 2 / 2^n < alpha / series.
+  CHECK(gate_blocks_needed(4, 0.05) == 4);    // 2/2^8 = 0.0078 < 0.0125; 2/2^6 = 0.031 is not
+  CHECK(gate_blocks_needed(32, 0.05) == 6);   // 2/2^12 = 0.00049 < 0.0016; 2/2^10 = 0.002 is not
+  CHECK(gate_blocks_needed(1, 0.05) == 3);    // 2/2^6 = 0.031 < 0.05; 2/2^4 = 0.125 is not
 }

@@ -164,6 +164,20 @@ TEST_CASE("an Apple SoC takes its unified bandwidth and the macOS wired limit", 
   for (const DriveReadPoint& p : m->drives[1].read_curve) CHECK(p.read_bytes_s.value <= 3100e6);
 }
 
+TEST_CASE("a drive the source names without a known rate is left out, and the machine says so", "[spec]") {
+  auto m = build_machine(spec_of(R"({"cpu": "EPYC 9654", "memory": {"size": "768GB"},
+                                     "drives": [{"model": "Some Drive 1TB", "unrated": true}, {"read_gb_s": 6.5}]})"),
+                         fixture_tables());
+  REQUIRE(m.ok());
+  REQUIRE(m->drives.size() == 1);  // only the one with a rate
+  CHECK(m->drives[0].seq_read_bytes_s.value == 6.5e9);
+  CHECK_THAT(m->description, Catch::Contains("left out, no rate known") && Catch::Contains("1 × Some Drive 1TB"));
+  // A typo is still an error: only "unrated" leaves a drive out.
+  auto typo = build_machine(spec_of(R"({"cpu": "EPYC 9654", "drives": [{"model": "Some Drive 1TB"}]})"), fixture_tables());
+  REQUIRE_FALSE(typo.ok());
+  CHECK_THAT(typo.error().message, Catch::Contains("machine_spec/drives/0/model"));
+}
+
 TEST_CASE("impossible or unknown parts are refused naming the field", "[spec]") {
   const SpecTables t = fixture_tables();
   auto channels = build_machine(spec_of(R"({"cpu": "EPYC 9654", "memory": {"channels": 24, "size": "768GB"}})"), t);
