@@ -5,9 +5,10 @@
 // or JSON, and exits 1 when anything regressed — the CI gate.
 //
 // Exit codes: 0 nothing regressed; 1 something regressed (stdout says
-// REGRESSED, stderr "moebench compare: regression: ..."), or the command could
-// not compare (stderr "moebench compare: error: ...", nothing on stdout);
-// 3 inconclusive (a regression only with disturbed repetitions counted).
+// REGRESSED, stderr "moebench compare: regression: ...") or the new file lacks
+// metrics the base measured; 2 the command could not compare (stderr
+// "moebench compare: error: ...", nothing on stdout); 3 inconclusive (a
+// regression only with disturbed repetitions counted).
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -121,8 +122,8 @@ void add_compare_command(CLI::App& app, CliState& state) {
       "\"insufficient samples\" (at alpha 0.01: at least 5 on each side). A status change is judged too "
       "(ok -> failed is a regression). The interval is a bootstrap of median(new)/median(base): exact when both sides have at most 4 samples, else seeded draws. Results "
       "of different machines (row machine, host, CPU, CPU count, memory) are refused unless --cross-machine.\n\n"
-      "Exit codes: 0 no regression; 1 a regression (stdout says REGRESSED) or an input error (stderr says "
-      "\"error:\", stdout stays empty); 3 inconclusive: a regression shows only when the repetitions disturbed by "
+      "Exit codes: 0 no regression; 1 a regression (stdout says REGRESSED) or metrics missing from the new file; 2 an "
+      "input error (stderr says \"error:\", stdout stays empty); 3 inconclusive: a regression shows only when the repetitions disturbed by "
       "other work on the machine (the rows' disturbed marks) are counted.\n\n"
       "Example:\n"
       "  moebench run ci --out results/base && moebench run ci --out results/new\n"

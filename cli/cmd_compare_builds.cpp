@@ -62,7 +62,7 @@ int compare_builds_command(CompareBuildsArgs args, const CliState& state) {
   const auto say = [&args](const std::string& line) {
     if (!args.quiet) fmt::print(stderr, "moebench compare-builds: {}\n", line);
   };
-  if (r.blocks <= 0) r.blocks = gate_blocks_needed(points.size() * gate_timed_metrics().size(), r.gate.alpha);
+  if (r.blocks <= 0) r.blocks = gate_default_blocks(points.size() * gate_timed_metrics().size(), r.gate.alpha);
   say(fmt::format("{} points × {} blocks × 4 runs of {} repetitions (+{} warm-up), A = {}, B = {}", points.size(),
                   r.blocks, r.repetitions, r.warmup, r.base_bin, r.new_bin));
   auto report = run_build_gate(r, points, say);
@@ -97,7 +97,7 @@ void add_compare_builds_command(CLI::App& app, CliState& state) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40));
   cmd->add_option("--blocks", args->req.blocks,
                   "ABBA blocks per point, two run pairs each (default: the fewest whose test can pass Holm's first "
-                  "step over the gate's series)")
+                  "step over the gate's series, plus one)")
       ->check(CLI::Range(1, 100));
   cmd->add_option("--repetitions", args->req.repetitions, "measured repetitions per run (default 1)")
       ->check(CLI::Range(1, 1000));

@@ -172,7 +172,7 @@ void add_container_command(CLI::App& app, CliState& state) {
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (!r) {
         fmt::print(stderr, "{}\n", r.error().message);
-        state.exit_code = kExitBadInput;  // could not read it
+        state.exit_code = std::max(state.exit_code, kExitBadInput);  // could not read it (worse than a mismatch)
         continue;
       }
       for (const std::string& n : r->notes) fmt::print("{}: {}\n", path, n);
@@ -181,7 +181,7 @@ void add_container_command(CLI::App& app, CliState& state) {
                    r->tensors, r->expert_records, static_cast<unsigned long long>(r->bytes_verified),
                    format_duration_s(s), format_rate(static_cast<double>(r->bytes_verified) / s));
       } else {
-        state.exit_code = kExitNo;  // read, and it does not match
+        state.exit_code = std::max(state.exit_code, kExitNo);  // read, and it does not match
         fmt::print("FAILED: {} — {} mismatch(es):\n", path, r->mismatches.size());
         for (const std::string& m : r->mismatches) fmt::print("  {}\n", m);
       }

@@ -4,9 +4,10 @@
 // what is still missing and every report and history command reads OUT as
 // it reads one run.
 //
-// Exit codes: 0 every point merged once; 2 merged, but points are missing
-// or were measured twice (stderr says which; the files are written); 1 not
-// merged (different sweeps or builds, unreadable input, a write failed).
+// Exit codes: 0 every point merged once; 1 merged, but points are missing
+// or were measured twice (stderr says which; the files are written): the
+// answer to "did every shard finish?" is no; 2 not merged (different sweeps
+// or builds, unreadable input, a write failed).
 #include <cstdio>
 #include <filesystem>
 
@@ -82,7 +83,7 @@ int merge_command(const MergeArgs& args, const CliState& state) {
   if (!report->complete()) {
     fmt::print(stderr, "moebench merge: incomplete: {} missing, {} measured twice\n", report->missing_points,
                report->duplicates.size());
-    return kExitBadInput;
+    return kExitNo;
   }
   return 0;
 }
@@ -97,7 +98,7 @@ void add_merge_command(CLI::App& app, CliState& state) {
       "sweeps or builds, reports shards not given, points a shard has not finished and points measured twice, and "
       "writes OUT/journal.jsonl and OUT/results.{md,csv,json,jsonl}. Rows keep their machine, build and run id. "
       "`moebench run SWEEP --out OUT --resume` then runs only the points still missing.\n\n"
-      "Exit codes: 0 every point once; 2 written but incomplete or with duplicates; 1 not merged.\n\n"
+      "Exit codes: 0 every point once; 1 written but incomplete or with duplicates; 2 not merged.\n\n"
       "Example:\n"
       "  moebench run ci --shard 1/2 & moebench run ci --shard 2/2; wait\n"
       "  moebench merge results/ci/shards/* --out results/ci");

@@ -20,30 +20,34 @@
 
 namespace {
 
-// The subcommand a command line names: its first word that is not an
-// option (or --configs' value); "" when there is none.
-std::string first_command_word(int argc, char** argv) {
+// A command line none of whose words is a subcommand, and the word that
+// stands where one should (its first word that is not an option or
+// --configs' value; --configs takes several): named with the closest
+// subcommand and the list. False when some word is a subcommand, or there
+// is no word at all (CLI11 then says what is missing).
+bool unknown_command(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> names;
+  const auto subs = app.get_subcommands([](const CLI::App*) { return true; });
+  for (const CLI::App* sub : subs) names.push_back(sub->get_name());
+  std::string word;
+  bool after_configs = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    for (const CLI::App* sub : subs) {
+      if (sub->check_name(a)) return false;
+    }
     if (a == "--configs") {
-      ++i;
+      after_configs = true;
       continue;
     }
-    if (!a.empty() && a[0] == '-') continue;
-    return a;
+    if (!a.empty() && a[0] == '-') {
+      after_configs = false;
+      continue;
+    }
+    if (word.empty() && !after_configs) word = a;
+    after_configs = false;  // --configs DIR: one value is its own; a second word is the command
   }
-  return "";
-}
-
-// An unknown subcommand, named with the closest one and the list; false when
-// `word` is a subcommand (or empty: CLI11 says what is missing).
-bool unknown_command(const CLI::App& app, const std::string& word) {
   if (word.empty()) return false;
-  std::vector<std::string> names;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    if (sub->check_name(word)) return false;
-    names.push_back(sub->get_name());
-  }
   fmt::print(stderr, "moebench: \"{}\" is not a command{}\ncommands: {}\n(moebench --help says what each does)\n",
              word, moebench::did_you_mean(word, names), moebench::join(names, ", "));
   return true;
@@ -114,7 +118,7 @@ int main(int argc, char** argv) {
     }
     return false;
   }();
-  if (!asks_version_or_help && unknown_command(app, first_command_word(argc, argv))) return moebench::kExitBadInput;
+  if (!asks_version_or_help && unknown_command(app, argc, argv)) return moebench::kExitBadInput;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -124,7 +128,7 @@ int main(int argc, char** argv) {
     return code == 0 ? moebench::kExitOk : moebench::kExitBadInput;
   } catch (const std::exception& e) {
     // Every expected failure is an error value with its own message; this is
-    // the last guard, so that a defect still ends in words and exit 1.
+    // the last guard, so that a defect still ends in words and exit 2.
     // fwrite, not fmt::print: the last guard must not throw (fmt::print does
     // when the write fails, e.g. on a closed stdout/stderr).
     const std::string msg =

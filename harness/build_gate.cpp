@@ -111,10 +111,12 @@ int gate_blocks_needed(std::size_t series, double alpha) {
   return blocks;
 }
 
+int gate_default_blocks(std::size_t series, double alpha) { return gate_blocks_needed(series, alpha) + 1; }
+
 Expected<BuildGateReport> run_build_gate(const BuildGateRequest& request, const std::vector<GatePoint>& points,
                                          const GateSayFn& say) {
   BuildGateRequest r = request;
-  if (r.blocks <= 0) r.blocks = gate_blocks_needed(points.size() * gate_timed_metrics().size(), r.gate.alpha);
+  if (r.blocks <= 0) r.blocks = gate_default_blocks(points.size() * gate_timed_metrics().size(), r.gate.alpha);
   BuildGateReport rep;
   rep.request = r;
   std::vector<PairedSeries> timed;
@@ -212,12 +214,13 @@ std::string gate_markdown(const BuildGateReport& r) {
   md += fmt::format("A (base): `{}`  \nB (new): `{}`  \nSweep: {} · {} points · {} blocks A B B A / B A A B · "
                     "{} repetitions + {} warm-up per run · {} runs\n\n",
                     q.base_bin, q.new_bin, q.sweep, r.points.size(), q.blocks, q.repetitions, q.warmup, r.runs);
-  md += fmt::format("Each timed metric of each point is judged on its slowdown ratios (B's time ÷ A's, per pair of "
-                    "repetitions): two-sided Wilcoxon signed-rank test, Holm's adjustment over all {} series "
+  md += fmt::format("Each timed metric of each point is judged on its slowdown ratios (B's time ÷ A's), one per run "
+                    "pair (the mean log ratio of its repetitions): two-sided Wilcoxon signed-rank test, Holm's "
+                    "adjustment over all {} series "
                     "(family-wise alpha {}), a minimum effect of {:.1f} % and a {:.0f} % order-statistic interval of "
                     "the median that must lie wholly past 1.\n\n",
                     r.judged.size(), q.gate.alpha, 100 * q.gate.min_effect, 100 * q.gate.confidence);
-  md += "| point | metric | pairs | median slowdown | interval | adjusted p | verdict | why |\n"
+  md += "| point | metric | run pairs (+ disturbed repetition pairs) | median slowdown | interval | adjusted p | verdict | why |\n"
         "|---|---|---:|---:|---|---:|---|---|\n";
   for (const PairedJudgement& j : r.judged) {
     md += fmt::format("| {} | {} | {}{} | {} | {} .. {} | {:.3g} | {} | {} |\n", escape_markdown_cell(label_of(r, j.point_id)),

@@ -33,8 +33,10 @@ struct BuildGateRequest {
   std::vector<std::string> drive_dirs;  // passed to both builds' runs (--drive-dir)
   std::vector<std::string> config_dirs;  // passed to both builds (--configs), as this build read them
   // ABBA blocks per point; each gives two run pairs, the values a series is
-  // judged on (paired_gate.h). 0: the fewest whose exact test can pass
-  // Holm's first step over the gate's series (gate_blocks_needed).
+  // judged on (paired_gate.h). 0: gate_blocks_needed, plus one block of
+  // slack: with no slack every run pair must agree, and one pair that
+  // noise turns the other way hides the slowdown (a 3 % slowdown was caught
+  // in 18 of 20 gates that way: docs/measurements/2026-12-05-gate-power-run-pairs.md).
   int blocks = 0;
   // 1: a run's repetitions share its state and count as one value, so more
   // of them buy little; more blocks buy independent values.
@@ -63,6 +65,8 @@ struct BuildGateReport {
 // signed-rank test can reach p < alpha / series: 4 for 4 series, 6 for the
 // ci sweep's 32 at alpha 0.05.
 int gate_blocks_needed(std::size_t series, double alpha);
+// The default: that, plus one block of slack.
+int gate_default_blocks(std::size_t series, double alpha);
 
 // The timed metrics (judged in pairs) and the work counters (compared exactly).
 const std::vector<MetricRule>& gate_timed_metrics();

@@ -82,6 +82,7 @@ std::vector<PairedJudgement> judge_paired(const std::vector<PairedSeries>& serie
   std::vector<PairedJudgement> out;
   std::vector<double> p_values, p_all;  // undisturbed pairs; every pair
   std::vector<Slowdowns> all_pairs;
+  std::vector<SignedRankTest> all_test;  // every value, disturbed ones counted
   for (const PairedSeries& s : series) {
     PairedJudgement j;
     j.point_id = s.point_id;
@@ -96,7 +97,8 @@ std::vector<PairedJudgement> judge_paired(const std::vector<PairedSeries>& serie
     j.slowdown = median_interval(quiet.ratios, o.confidence);
     j.test = wilcoxon_signed_rank(quiet.logs);
     p_values.push_back(j.test.p_value);
-    p_all.push_back(wilcoxon_signed_rank(all_pairs.back().logs).p_value);
+    all_test.push_back(wilcoxon_signed_rank(all_pairs.back().logs));
+    p_all.push_back(all_test.back().p_value);
     out.push_back(std::move(j));
   }
   const std::vector<double> adjusted = holm_adjusted(p_values), adjusted_all = holm_adjusted(p_all);
@@ -118,12 +120,13 @@ std::vector<PairedJudgement> judge_paired(const std::vector<PairedSeries>& serie
     } else if (j.test.n == 0 && j.test.zeros > 0 && j.test.zeros >= min_pairs(per_test)) {
       j.verdict = GateVerdict::kUnchanged;
       j.why = fmt::format("every one of the {} pairs is equal", j.test.zeros);
-    } else if (signed_rank_min_p_value(j.test.n) >= per_test && j.disturbed > 0 &&
-               signed_rank_min_p_value(all_pairs[k].logs.size()) < per_test &&
+    } else if (signed_rank_min_p_value(j.test.n) >= per_test && j.disturbed > 0 && j.test.n > 0 &&
+               m.median < slower && signed_rank_min_p_value(all_test[k].n) < per_test &&
                !(adjusted_all[k] < o.alpha && finite_median(all_pairs[k].ratios) >= slower)) {
-      // Too few quiet values to test, but counting the disturbed ones too
-      // shows no slowdown: nothing to call a regression (only a regression
-      // needs quiet evidence).
+      // Too few quiet values to test, but they show no slowdown of the
+      // minimum effect, and counting the disturbed ones too shows none
+      // either: nothing a regression could rest on. (Quiet values that lean
+      // slower stay inconclusive: a disturbed value must not mask them.)
       j.verdict = GateVerdict::kUnchanged;
       j.why = fmt::format("{} with the {} disturbed pair{} counted (adjusted p = {:.2g}); the {} undisturbed are too few "
                           "to test alone",

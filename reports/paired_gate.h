@@ -16,9 +16,10 @@
 //   significant after Holm's adjustment (the exact two-sided signed-rank
 //   minimum 2/2^n is at least alpha/m for m series and n unequal pairs;
 //   enough pairs all exactly equal — a deterministic metric — is unchanged)
-//   and counting the disturbed ones as well either cannot be tested or shows
-//   a slowdown (with no slowdown even then, unchanged: only a regression
-//   needs quiet evidence), or the slowdown is
+//   and their median is a slowdown of the minimum effect, or counting the
+//   disturbed ones as well cannot be tested or shows a slowdown (quiet values
+//   with no such slowdown and no slowdown with every value counted are
+//   unchanged: only a regression needs quiet evidence), or the slowdown is
 //   significant only when the disturbed pairs are counted;
 // - regressed: the two-sided Wilcoxon signed-rank test of ln s gives a
 //   Holm-adjusted p < alpha across every timed series of the gate (the

@@ -435,6 +435,8 @@ TEST_CASE("the version names the build, a misspelt command gets the closest one 
   // --configs' value is not the command; a real command after it runs.
   Finished after = run_moebench({"--configs", dir.path(), "schema"}, dir.path(), "after");
   CHECK(after.exit_code == 0);
+  Finished two = run_moebench({"--configs", dir.path(), dir.path(), "schema"}, dir.path(), "two");  // it takes several
+  CHECK(two.exit_code == 0);
   Finished none = run_moebench({}, dir.path(), "none");
   CHECK(none.exit_code == 2);  // no command is a malformed command line
 }
