@@ -11,12 +11,12 @@
 # the builds: A at 0 %, B at each level. Defaults: 40 A/A runs, 20 runs per
 # level, levels 2 3 5 10.
 #
-# Each trial runs, on a reduced ci sweep (points 1 and 7: one streaming and
+# Each trial runs, on a reduced ci sweep (points 1 and 4: one streaming and
 # one resident point, about 26 s of gate on a 2-core VM),
-#   new gate: moebench compare-builds A B ci --points 1,7 (its defaults: 4
+#   new gate: moebench compare-builds A B ci --points 1,4 (its defaults: 4
 #             ABBA blocks, the fewest whose test can pass Holm over 4 series,
 #             × 1 repetition + 1 warm-up: 8 run pairs per metric)
-#   old gate: moebench run ci --points 1,7 with A, then with B, then
+#   old gate: moebench run ci --points 1,4 with A, then with B, then
 #             moebench compare --threshold 10% (exit 1 = flagged)
 # keeps each trial's gate.json (SCRATCH/gLEVEL-N/gate.json, for a look at the
 # series afterwards) and prints one markdown table: per level, the share of trials flagged by
@@ -40,15 +40,15 @@ wrapper() {  # wrapper PCT → path of a script running the inject build at PCT 
 }
 
 a=$(wrapper 0)
-"$a" run ci --points 1,7 --out warm -q --print none $drives >/dev/null 2>&1  # containers made once
+"$a" run ci --points 1,4 --out warm -q --print none $drives >/dev/null 2>&1  # containers made once
 
 trial() {  # trial B_WRAPPER N → "new_rc old_rc"
   local b=$1 n=$2
   rm -rf "g$n" "oa$n" "ob$n"
-  "$a" compare-builds "$a" "$b" ci --points 1,7 --out "g$n" -q $drives >/dev/null 2>&1
+  "$a" compare-builds "$a" "$b" ci --points 1,4 --out "g$n" -q $drives >/dev/null 2>&1
   local new_rc=$?
-  "$a" run ci --points 1,7 --out "oa$n" -q --print none $drives >/dev/null 2>&1
-  "$b" run ci --points 1,7 --out "ob$n" -q --print none $drives >/dev/null 2>&1
+  "$a" run ci --points 1,4 --out "oa$n" -q --print none $drives >/dev/null 2>&1
+  "$b" run ci --points 1,4 --out "ob$n" -q --print none $drives >/dev/null 2>&1
   "$a" compare "oa$n" "ob$n" --threshold 10% >/dev/null 2>&1
   local old_rc=$?
   echo "$new_rc $old_rc"

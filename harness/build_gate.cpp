@@ -125,7 +125,11 @@ Expected<BuildGateReport> run_build_gate(const BuildGateRequest& request, const 
     GatePoint named = gp;
     std::map<std::string, PairedSeries> series;
     std::map<std::string, WorkSeries> counters;
-    for (const MetricRule& m : gate_timed_metrics()) series[m.name] = {"", m.name, m.direction, {}, {}, {}};
+    for (const MetricRule& m : gate_timed_metrics()) {
+      PairedSeries& ps = series[m.name];
+      ps.metric = m.name;
+      ps.direction = m.direction;
+    }
     std::string id, digest;
     for (int block = 0; block < r.blocks; ++block) {
       // A B B A, then B A A B: each build runs first in every other block.

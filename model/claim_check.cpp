@@ -113,11 +113,9 @@ CasePricer case_pricer(const Claim& claim, const std::vector<SetupCase>& cases, 
   }
   j.regime = f.realistic.empty() ? "" : figure_regime(f, regimes->params);
   j.spread = regimes->spread_of(j.regime);
-  std::string kind;  // the GPU kind the cases compute on, if any
-  for (const CaseEstimate& e : ests) {
-    if (kind.empty()) kind = e.parts.gpu_kind;
-  }
-  const RegimeParams q = regimes->params.for_family(family, kind);
+  std::vector<CaseParts> parts;
+  for (const CaseEstimate& e : ests) parts.push_back(e.parts);
+  const RegimeParams q = regimes->params.for_family(family, gpu_kind_of(parts));
   const double s = j.spread;
   return [q, s, avg_real, avg_slow](const SetupCase& c, const CaseEstimate& e, double per) {
     const double t = regime_token_s(e.parts, q, 1);
@@ -362,7 +360,7 @@ MachineEstimate estimate_machine(const ModelCard& card, const MachineSetup& s, c
   if (regimes) {
     // The regime fit prices both: decode in its regime, the prompt in its
     // prefill regime, each widened by its regime's spread.
-    const RegimeParams q = regimes->params.for_family(s.engine_family, e.parts.gpu_kind.empty() ? pe.parts.gpu_kind : e.parts.gpu_kind);
+    const RegimeParams q = regimes->params.for_family(s.engine_family, gpu_kind_of({&e.parts, &pe.parts}));
     const double t = regime_token_s(e.parts, q, 1);
     out.regime = case_regime(e.parts, q);
     const double sd = regimes->spread_of(out.regime);

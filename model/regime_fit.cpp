@@ -70,10 +70,9 @@ double best_on_grid(const RegimeParam& param, double start, const std::vector<co
 }
 
 // The GPU kind a figure's cases compute on ("" none).
-const std::string& figure_kind(const RegimeFigure& f) {
-  static const std::string kNone;
-  if (!f.realistic.empty()) return f.realistic.front().gpu_kind;
-  return f.all.empty() ? kNone : f.all.front().gpu_kind;
+std::string figure_kind(const RegimeFigure& f) {
+  std::string kind = gpu_kind_of(f.realistic);
+  return kind.empty() ? gpu_kind_of(f.all) : kind;
 }
 
 // Each group (an engine family; for a per-kind parameter a GPU kind, then a

@@ -122,6 +122,20 @@ void RegimeParams::set(const std::string& name, double v) {
   std::abort();
 }
 
+std::string gpu_kind_of(std::initializer_list<const CaseParts*> cases) {
+  for (const CaseParts* c : cases) {
+    if (c && !c->gpu_kind.empty()) return c->gpu_kind;
+  }
+  return {};
+}
+
+std::string gpu_kind_of(const std::vector<CaseParts>& cases) {
+  for (const CaseParts& c : cases) {
+    if (!c.gpu_kind.empty()) return c.gpu_kind;
+  }
+  return {};
+}
+
 std::vector<std::string> group_keys(const RegimeParam& p, const std::string& family, const std::string& kind) {
   if (p.per_kind) {
     if (kind.empty()) return {};

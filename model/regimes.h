@@ -54,6 +54,7 @@
 // reported as such, never moved past it.
 #pragma once
 
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <vector>
@@ -103,6 +104,12 @@ struct RegimeParams {
 // most specific first: a per-kind parameter "family@kind" then "@kind" (none
 // without a kind); a per-family one the family.
 std::vector<std::string> group_keys(const RegimeParam& p, const std::string& family, const std::string& kind);
+
+// The GPU kind a set of cases computes on, the kind its per-kind parameters
+// take: the first case's that names one ("" none). The cases may be given
+// as pointers (e.g. a decode case, then its prefill case).
+std::string gpu_kind_of(std::initializer_list<const CaseParts*> cases);
+std::string gpu_kind_of(const std::vector<CaseParts>& cases);
 
 // Seconds of one token (decode, or a prefill pass ÷ its tokens) for a
 // case's parts at end `k` (0 slow, 1 realistic, 2 fast: the spec figures'

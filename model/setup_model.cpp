@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 
+#include "model/engine_families.h"
 #include "model/hit_rate.h"
 #include "model/routing_fit.h"
 #include "engines/cache/memory_plan.h"
@@ -146,17 +147,21 @@ double memo_hit_rate(const CacheShape& shape, const std::string& routing) {
 }
 
 // The decode hit rate of one run that starts with an empty cache: the
-// engine's cache replayed (fast_replay) over the run's prompt (one chunk)
-// and generated tokens; the steady rate when the replay cannot run.
-double cold_run_hit_rate(const CacheShape& shape, const std::string& routing, std::int64_t prompt, std::int64_t gen, double steady) {
-  const std::string extra = "cold/" + routing + "/" + std::to_string(prompt) + "/" + std::to_string(gen);
+// engine's cache replayed (fast_replay) over the run's prompt (in chunks of
+// the family's prefill pass, 512 tokens when unknown) and generated tokens;
+// the steady rate when the replay cannot run.
+double cold_run_hit_rate(const CacheShape& shape, const std::string& routing, const std::string& family, std::int64_t prompt,
+                         std::int64_t gen, double steady) {
+  const auto pass = family_prefill_chunk(family);
+  const std::int64_t chunk = std::clamp<std::int64_t>(pass ? pass->tokens : 512, 1, std::max<std::int64_t>(1, prompt));
+  const std::string extra = "cold/" + routing + "/" + std::to_string(prompt) + "/" + std::to_string(chunk) + "/" + std::to_string(gen);
   return memoized_hits(shape, extra, [&](const CacheShape& s) {
     ReplayPlan plan;
     plan.routing = routing;
     plan.seed = 1;
     plan.prompt_tokens = prompt;
     plan.gen_tokens = gen;
-    plan.chunk = static_cast<std::size_t>(std::max<std::int64_t>(1, prompt));
+    plan.chunk = static_cast<std::size_t>(chunk);
     auto counts = fast_replay(s, plan);
     return counts && counts->decode.needs() > 0
                ? static_cast<double>(counts->decode.hits) / static_cast<double>(counts->decode.needs())
@@ -411,7 +416,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     if (c.cold_gen_tokens > 1 && L * E > 0) {
       // A run average from an empty cache: its tokens hit what the run has
       // seen so far, at most.
-      const double cold = cold_run_hit_rate(shape, c.routing, c.cold_prompt_tokens, c.cold_gen_tokens, hit);
+      const double cold = cold_run_hit_rate(shape, c.routing, c.family, c.cold_prompt_tokens, c.cold_gen_tokens, hit);
       if (cold < hit) {
         step("cold cache", cold, "", "the run's " + std::to_string(c.cold_gen_tokens) + " tokens after a " +
                                          std::to_string(c.cold_prompt_tokens) + "-token prompt start with an empty cache: their hit rate, replayed (steady state " +

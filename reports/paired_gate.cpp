@@ -21,19 +21,23 @@ struct Slowdowns {
 };
 
 Slowdowns slowdowns(const PairedSeries& s, bool with_disturbed) {
+  std::vector<double> a, b;
+  std::vector<std::size_t> at;  // the series' pair index of each pair judged
+  for (std::size_t i = 0; i < std::min(s.a.size(), s.b.size()); ++i) {
+    if (!with_disturbed && i < s.disturbed.size() && s.disturbed[i] != 0) continue;
+    a.push_back(s.a[i]);
+    b.push_back(s.b[i]);
+    at.push_back(i);
+  }
+  const PairedRatios kept = paired_ratios(a, b);
   std::map<long long, std::pair<double, int>> unit;  // run pair → (Σ ln s, pairs)
   std::vector<long long> order;                       // run pairs in first-seen order
   Slowdowns out;
-  for (std::size_t i = 0; i < std::min(s.a.size(), s.b.size()); ++i) {
-    const bool disturbed = i < s.disturbed.size() && s.disturbed[i] != 0;
-    if (disturbed && !with_disturbed) continue;
-    const double a = s.a[i], b = s.b[i];
-    if (!(std::isfinite(a) && std::isfinite(b) && a > 0 && b > 0)) {
-      ++out.dropped;
-      continue;
-    }
+  out.dropped = kept.dropped;
+  for (std::size_t k = 0; k < kept.ratios.size(); ++k) {
+    const std::size_t i = at[kept.index[k]];
     // s = B's time / A's time: B / A for a time, A / B for a rate.
-    const double ratio = s.direction == Direction::kLowerIsBetter ? b / a : a / b;
+    const double ratio = s.direction == Direction::kLowerIsBetter ? kept.ratios[k] : 1 / kept.ratios[k];
     const long long key = i < s.run_pair.size() ? s.run_pair[i] : -1 - static_cast<long long>(i);
     auto [it, fresh] = unit.try_emplace(key, 0.0, 0);
     if (fresh) order.push_back(key);

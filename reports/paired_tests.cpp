@@ -22,6 +22,7 @@ PairedRatios paired_ratios(const std::vector<double>& a, const std::vector<doubl
   for (std::size_t i = 0; i < n; ++i) {
     if (usable(a[i]) && usable(b[i]) && std::isfinite(b[i] / a[i]) && b[i] / a[i] > 0) {
       out.ratios.push_back(b[i] / a[i]);
+      out.index.push_back(i);
     } else {
       ++out.dropped;
     }

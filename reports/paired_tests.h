@@ -34,6 +34,7 @@ inline constexpr std::size_t kExactSignedMaxN = 25;
 
 struct PairedRatios {
   std::vector<double> ratios;  // b_i / a_i of the pairs kept, in pair order
+  std::vector<std::size_t> index;  // i of each ratio kept
   std::size_t dropped = 0;     // pairs with a value that is NaN, infinite, zero or negative
 };
 PairedRatios paired_ratios(const std::vector<double>& a, const std::vector<double>& b);
