@@ -1,6 +1,7 @@
 # moebench — the two commands of the README:
 #   make run    install missing Debian packages, build, run the embedded quick sweep
 #   make test   install missing Debian packages, build, run every test through CTest
+# and beside them: make install [PREFIX=/usr/local], make package (a .deb)
 # Packages (Debian 12): what the build uses today, nothing more.
 #   cmake g++ make      build
 #   nlohmann-json3-dev  config loading and JSON/JSONL output
@@ -16,6 +17,7 @@
 #   libbenchmark-dev    Google Benchmark: the probe's kernel throughput and bench/
 #   libsqlite3-dev      moebench history (results across commits)
 #   libpq-dev           moebench history --db postgresql://… (one store for many machines)
+#   dpkg-dev file       make package: the .deb's library dependencies (dpkg-shlibdeps, file)
 # What the tests start, stopped by the tests themselves (never as services):
 #   postgresql          a real server for the PostgreSQL history tests
 #   slurm-wlm munge     a real single-node Slurm for the sharded-sweep test
@@ -26,7 +28,7 @@
 # 12 installs for one architecture at a time: that build has no PostgreSQL
 # history (it says so when asked).
 PACKAGES := cmake g++ make nlohmann-json3-dev libcli11-dev libfmt-dev catch2 git pkg-config libhwloc-dev liburing-dev \
-            fio sysbench libbenchmark-dev libsqlite3-dev libpq-dev postgresql slurm-wlm munge
+            fio sysbench libbenchmark-dev libsqlite3-dev libpq-dev postgresql slurm-wlm munge dpkg-dev file
 CROSS_PACKAGES := g++-aarch64-linux-gnu qemu-user-static libhwloc-dev:arm64 liburing-dev:arm64 libfmt-dev:arm64 \
                   libbenchmark-dev:arm64 libsqlite3-dev:arm64
 BUILD    ?= build
@@ -36,7 +38,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The emulated aarch64 unit tests join `make test` on x86-64 hosts.
 AARCH64  ?= $(shell [ "$$(uname -m)" = x86_64 ] && echo 1 || echo 0)
 
-.PHONY: all deps configure build run test clean cross-deps cross-aarch64 test-aarch64
+.PHONY: all deps configure build run test install package clean cross-deps cross-aarch64 test-aarch64
 
 all: build
 
@@ -68,6 +70,18 @@ run: configure
 	./$(BUILD)/moebench run --fresh
 	./$(BUILD)/moebench report results/quick/results.json --html results/quick/report.html -q
 	@echo "HTML report: $(CURDIR)/results/quick/report.html"
+
+# Installs the binary, its manual pages and bash completion under PREFIX
+# (default /usr/local); configs are embedded in the binary.
+PREFIX ?= /usr/local
+install: configure
+	cmake --build $(BUILD) -j $(JOBS) --target moebench
+	$(SUDO) cmake --install $(BUILD) --prefix $(PREFIX)
+
+# The Debian package (build/moebench_<version>_<arch>.deb): `apt install ./build/moebench_*.deb`.
+package: configure
+	cmake --build $(BUILD) -j $(JOBS) --target moebench
+	cd $(BUILD) && cpack -G DEB
 
 # MOEBENCH_REQUIRE_SERVERS: the PostgreSQL and Slurm tests fail, not skip,
 # when their servers are missing (deps installed them).

@@ -68,9 +68,8 @@ int bench_command(const BenchArgs& a, const CliState& state) {
   auto setup = setup_of(a, state);
   if (!setup) return fail(setup.error().message);
   SteadyClock clock;
-  QuietProgress quiet;
-  TerminalProgress terminal(stderr, clock);
-  Progress& progress = is_terminal(stderr) ? static_cast<Progress&>(terminal) : static_cast<Progress&>(quiet);
+  StderrProgress shown(clock, false);
+  Progress& progress = shown.get();
   auto results = run_engine_benchmarks(*setup, progress);
   if (!results) return fail(results.error().message);
 

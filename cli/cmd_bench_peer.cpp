@@ -25,9 +25,8 @@ int bench_peer_command(const PeerBenchRequest& req, const std::string& out, bool
     return kExitBadInput;
   };
   SteadyClock clock;
-  QuietProgress q;
-  TerminalProgress t(stderr, clock);
-  Progress& progress = (!quiet && is_terminal(stderr)) ? static_cast<Progress&>(t) : static_cast<Progress&>(q);
+  StderrProgress shown(clock, quiet);
+  Progress& progress = shown.get();
   auto rep = run_peer_bench(req, state.store(), progress, [&](const PeerCase& c) {
     if (quiet) return;
     fmt::print(stderr, "{} {} {} thread(s): prefill ratio {:.2f}, decode ratio {:.2f} (medians)\n", c.card, c.quant,

@@ -22,6 +22,7 @@ struct ShowArgs {
   std::string scale;
   std::string quant;
   std::vector<std::string> contexts;
+  bool json = false;
 };
 
 int show_card(const ShowArgs& args, const CliState& state) {
@@ -42,10 +43,16 @@ int show_card(const ShowArgs& args, const CliState& state) {
       options.contexts.push_back(*n);
     }
   }
+  if (args.json) {
+    auto j = card_report_json(sc->scaled, options);
+    if (!j) return fail("--quant: " + j.error().message);
+    fmt::print("{}\n", j->dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    return kExitOk;
+  }
   auto report = render_card_report(sc->scaled, options);
   if (!report) return fail("--quant: " + report.error().message);
   std::fputs(report->c_str(), stdout);
-  return 0;
+  return kExitOk;
 }
 
 struct FromGgufArgs {
@@ -117,6 +124,7 @@ void add_card_command(CLI::App& app, CliState& state) {
                    "context length(s) for the KV cache, e.g. 8192, 8K, 1M (repeatable or comma-separated; "
                    "default 4K, 8K, 128K, 1M)")
       ->delimiter(',');
+  show->add_flag("--json", args->json, "the same numbers as JSON (bytes as exact integers)");
   show->callback([args, &state] { state.exit_code = show_card(*args, state); });
 
   auto gguf_args = std::make_shared<FromGgufArgs>();

@@ -36,10 +36,6 @@ struct MakeArgs {
   bool quiet = false;
 };
 
-Progress& pick_progress(bool quiet, QuietProgress& q, TerminalProgress& t) {
-  return (!quiet && is_terminal(stderr)) ? static_cast<Progress&>(t) : static_cast<Progress&>(q);
-}
-
 int make_command(const MakeArgs& a, const CliState& state) {
   auto fail = [](const std::string& m) {
     fmt::print(stderr, "moebench container make: {}\n", m);
@@ -62,9 +58,8 @@ int make_command(const MakeArgs& a, const CliState& state) {
   }
   spec.quantizer = a.quantizer;
   SteadyClock clock;
-  QuietProgress quiet;
-  TerminalProgress terminal(stderr, clock);
-  Progress& progress = pick_progress(a.quiet, quiet, terminal);
+  StderrProgress shown(clock, a.quiet);
+  Progress& progress = shown.get();
   progress.sweep_started(1, 0);
   progress.point_started(1, "container make");
   auto files = make_container(spec, progress);
@@ -162,9 +157,8 @@ void add_container_command(CLI::App& app, CliState& state) {
   verify->callback([vfiles, &state] {
     state.exit_code = 0;
     SteadyClock clock;
-    QuietProgress quiet;
-    TerminalProgress terminal(stderr, clock);
-    Progress& progress = pick_progress(false, quiet, terminal);
+    StderrProgress shown(clock, false);
+    Progress& progress = shown.get();
     for (const std::string& path : *vfiles) {
       const auto t0 = std::chrono::steady_clock::now();
       auto r = verify_container(path, progress);

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -44,6 +45,7 @@ struct PlanArgs {
   std::string engine = "any";
   int drives = 0;           // 0: the fewest that reach the target
   double expert_bits = 0;   // 0: the quant's
+  bool json = false;        // the ranking (and cost table) as JSON on stdout
 };
 
 int plan_command(const PlanArgs& a, const CliState& state) {
@@ -95,15 +97,22 @@ int plan_command(const PlanArgs& a, const CliState& state) {
     rank_measured_first(*rows, *measured, req);
     fmt::print(stderr, "moebench plan: {} of {} machines measured in {}\n", measured->size(), rows->size(), db->path());
   }
-  fmt::print("{}", write_plan_table(req, *rows));
+  std::optional<CostRequest> cost;
   if (a.kwh_price >= 0 || !a.api_price.empty()) {
     if (a.kwh_price < 0 || a.api_price.empty()) return fail("the cost table needs both --kwh-price and --api-price");
     auto api = parse_api_price(a.api_price);
     if (!api) return fail("--api-price: " + api.error().message);
-    CostRequest q{a.kwh_price, api->first, api->second, a.hours_per_day, a.years};
-    fmt::print("{}", write_cost_table(*rows, q, a.prompt));
+    cost = CostRequest{a.kwh_price, api->first, api->second, a.hours_per_day, a.years};
   }
-  return 0;
+  if (a.json) {
+    Json out = plan_json(req, *rows);
+    if (cost) out["cost"] = cost_json(*rows, *cost, a.prompt);
+    fmt::print("{}\n", out.dump(2));
+    return kExitOk;
+  }
+  fmt::print("{}", write_plan_table(req, *rows));
+  if (cost) fmt::print("{}", write_cost_table(*rows, *cost, a.prompt));
+  return kExitOk;
 }
 
 }  // namespace
@@ -143,6 +152,7 @@ void add_plan_command(CLI::App& app, CliState& state) {
   cmd->add_option("--api-price", args->api_price, "API price IN/OUT in $ per million tokens, e.g. 3/15");
   cmd->add_option("--hours-per-day", args->hours_per_day, "hours a day the machine works (default 24)")
       ->check(CLI::Range(0.1, 24.0));
+  cmd->add_flag("--json", args->json, "the ranking as JSON instead of the markdown table (figures a row lacks are null)");
   cmd->add_option("--years", args->years, "years the hardware's price is spread over (default 3)")->check(CLI::Range(0.1, 50.0));
   cmd->callback([args, &state] { state.exit_code = plan_command(*args, state); });
 }

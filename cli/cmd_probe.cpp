@@ -126,10 +126,8 @@ void add_probe_command(CLI::App& app, CliState& state) {
                o.quick ? "quick" : "full", o.drive_dirs.size(), o.drive_dirs.size() == 1 ? "y" : "ies",
                format_duration_s(estimated_probe_seconds(o)));
     SteadyClock clock;
-    QuietProgress quiet;
-    TerminalProgress terminal(stderr, clock);
-    Progress& progress = (!args->quiet && is_terminal(stderr)) ? static_cast<Progress&>(terminal)
-                                                               : static_cast<Progress&>(quiet);
+    StderrProgress shown(clock, args->quiet);
+    Progress& progress = shown.get();
     progress.sweep_started(1, 0);
     progress.point_started(1, "probe");
     auto profile = run_probe(o, progress);

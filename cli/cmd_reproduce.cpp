@@ -39,6 +39,7 @@ struct ReproduceArgs {
   double tolerance_pct = 25;
   std::vector<std::string> drive_dirs;
   bool resume = false, fresh = false, quiet = false;
+  bool json = false;  // the reproduction as JSON on stdout instead of the text
 };
 
 int fail(const std::string& m) {
@@ -105,8 +106,9 @@ int reproduce_command(const ReproduceArgs& a, const CliState& state) {
   }
   if (!plan.cannot.empty()) {
     const ReproductionVerdict v = judge_reproduction(plan, claim, RunResults{}, o.tolerance);
-    fmt::print("{}", write_reproduction(plan, claim, found->j, &v));
-    return 0;
+    if (a.json) fmt::print("{}\n", reproduction_json(plan, claim, found->j, &v).dump(2));
+    else fmt::print("{}", write_reproduction(plan, claim, found->j, &v));
+    return kExitOk;
   }
 
   SweepRequest req;
@@ -137,7 +139,7 @@ int reproduce_command(const ReproduceArgs& a, const CliState& state) {
     return kExitBadInput;
   }
   if (a.dry_run) {
-    fmt::print("{}", write_reproduction(plan, claim, found->j, nullptr));
+    if (!a.json) fmt::print("{}", write_reproduction(plan, claim, found->j, nullptr));
     // The containers: one trunk file per trunk quant, one expert file per
     // quant (drive directories on one filesystem share them by hard links).
     std::set<std::string> trunks, experts;
@@ -150,6 +152,14 @@ int reproduce_command(const ReproduceArgs& a, const CliState& state) {
       if (trunks.insert(p.trunk_quant).second) disk += static_cast<double>(scaled->trunk().total());
       if (experts.insert(p.quant).second) disk += static_cast<double>(scaled->routed_bytes_total(p.quant));
     }
+    if (a.json) {
+      Json j = reproduction_json(plan, claim, found->j, nullptr);
+      j["dry_run_plan"] = {{"points", swept->points.size()}, {"machine", here->name}, {"repetitions", o.repetitions},
+                           {"predicted_run_s", plan.predicted_run_s}, {"container_bytes", disk},
+                           {"trunk_files", trunks.size()}, {"expert_files", experts.size()}, {"out_dir", req.out_dir}};
+      fmt::print("{}\n", j.dump(2));
+      return kExitOk;
+    }
     fmt::print("Dry run: {} point(s) of {} on this machine ({}), {} repetition(s) each; predicted run time {} "
                "(this machine's cost model; writing containers not included). Containers: {} ({} trunk file(s), "
                "{} expert file(s); reused when already in the drive directories, hard-linked across directories on "
@@ -161,9 +171,8 @@ int reproduce_command(const ReproduceArgs& a, const CliState& state) {
   auto session = open_sweep_session(req, *swept, say);
   if (!session) return fail(session.error().message);
   SteadyClock clock;
-  QuietProgress quiet;
-  TerminalProgress terminal(stderr, clock);
-  Progress& progress = (!a.quiet && is_terminal(stderr)) ? static_cast<Progress&>(terminal) : static_cast<Progress&>(quiet);
+  StderrProgress shown(clock, a.quiet);
+  Progress& progress = shown.get();
   std::signal(SIGINT, on_stop);
   std::signal(SIGTERM, on_stop);
   SweepRunEnd end = run_sweep_session(req, *swept, store, *session, clock, progress, &g_stop);
@@ -171,7 +180,8 @@ int reproduce_command(const ReproduceArgs& a, const CliState& state) {
   std::signal(SIGTERM, SIG_DFL);
   const ReproductionVerdict v = judge_reproduction(plan, claim, session->journal.results(), o.tolerance);
   const std::string text = write_reproduction(plan, claim, found->j, &v);
-  fmt::print("{}", text);
+  if (a.json) fmt::print("{}\n", reproduction_json(plan, claim, found->j, &v).dump(2));
+  else fmt::print("{}", text);
   if (Status st = write_file_atomic(req.out_dir + "/reproduce.md", text); !st) {
     fmt::print(stderr, "moebench reproduce: {}\n", st.error().message);
   }
@@ -211,6 +221,7 @@ void add_reproduce_command(CLI::App& app, CliState& state) {
   auto* resume = cmd->add_flag("--resume", args->resume, "continue a reproduction in --out");
   cmd->add_flag("--fresh", args->fresh, "discard results already in --out")->excludes(resume);
   cmd->add_flag("--quiet,-q", args->quiet, "no progress line");
+  cmd->add_flag("--json", args->json, "the reproduction as JSON on stdout (reproduce.md keeps the text)");
   cmd->callback([args, &state] { state.exit_code = reproduce_command(*args, state); });
 }
 

@@ -35,7 +35,7 @@ extern "C" void on_sigint(int) { g_interrupted.store(true); }
 // CLI reads.
 struct RunArgs {
   SweepRequest req;
-  std::string print = "md";
+  std::string print = "auto";  // auto: table on a terminal, md otherwise
   std::string io_throttle;  // --io-throttle RATE: what-if cap on every drive's read rate
   int explain = 0;          // predict: print point N's derivation instead of running
   std::string shard;        // --shard K/N
@@ -100,10 +100,8 @@ int run_command(const RunArgs& args, const CliState& state) {
                req.retry_failed ? "run again (--retry-failed)" : "kept as failed; --retry-failed measures them again");
   }
   SteadyClock clock;
-  QuietProgress quiet;
-  TerminalProgress terminal(stderr, clock);
-  Progress& progress = (!req.quiet && is_terminal(stderr)) ? static_cast<Progress&>(terminal)
-                                                              : static_cast<Progress&>(quiet);
+  StderrProgress shown(clock, req.quiet);
+  Progress& progress = shown.get();
   if (req.io_cap_bytes_s && !req.quiet) {
     fmt::print(stderr, "moebench run: --io-throttle: drive reads capped at {} per drive (a what-if: noted in every "
                "row, point ids unchanged)\n", format_rate(*req.io_cap_bytes_s));
@@ -116,10 +114,15 @@ int run_command(const RunArgs& args, const CliState& state) {
 
   const RunResults& results = session->journal.results();
   if (!end.written) fmt::print(stderr, "{}: {}\n", req.command, end.written.error().message);
-  if (args.print == "md") {
+  const std::string print = args.print != "auto" ? args.print : is_terminal(stdout) ? "table" : "md";
+  if (print == "table") {
+    fmt::print("{}", write_terminal_table(results, terminal_columns(stdout)));
+  } else if (print == "md") {
     fmt::print("{}", write_markdown(results));
   } else if (args.print == "csv") {
     fmt::print("{}", write_csv(results));
+  } else if (args.print == "json") {
+    fmt::print("{}", write_json(results));
   }
   std::fflush(stdout);
   if (!end.outcome) {
@@ -138,7 +141,18 @@ int run_command(const RunArgs& args, const CliState& state) {
   return end.written ? kExitOk : kExitBadInput;  // the results files could not be written
 }
 
+// --print and --json, the same for run and predict.
+void add_print_options(CLI::App* cmd, const std::shared_ptr<RunArgs>& args) {
+  cmd->add_option("--print", args->print,
+                  "what to print on stdout at the end: table (aligned, the columns that answer the sweep, fitted to "
+                  "the terminal), md (every markdown column, notes and legend), csv, json (results.json) or none; "
+                  "default: table on a terminal, md otherwise")
+      ->check(CLI::IsMember({"auto", "table", "md", "csv", "json", "none"}));
+  cmd->add_flag_callback("--json", [args] { args->print = "json"; }, "print results.json on stdout at the end (--print json)");
+}
+
 }  // namespace
+
 
 void add_run_command(CLI::App& app, CliState& state) {
   auto args = std::make_shared<RunArgs>();
@@ -181,8 +195,7 @@ void add_run_command(CLI::App& app, CliState& state) {
   cmd->add_option("--drive-dir", args->req.drive_dirs,
                   "drive directory (repeatable, one per drive): replaces the sweep's drive_dirs; created if "
                   "missing. Containers are made there on first use and reused");
-  cmd->add_option("--print", args->print, "what to print on stdout at the end: md, csv or none")
-      ->check(CLI::IsMember({"md", "csv", "none"}));
+  add_print_options(cmd, args);
   cmd->add_option("--io-throttle", args->io_throttle,
                   "what-if: cap every drive directory's read rate (e.g. 50MB/s) for the engines that read drives "
                   "per token (streaming); min with the sweep's throttle, recorded in every row's notes, point ids "
@@ -229,8 +242,7 @@ void add_predict_command(CLI::App& app, CliState& state) {
   cmd->add_option("--format", args->req.formats, "result files to write (default: md csv json jsonl)")
       ->check(CLI::IsMember({"md", "csv", "json", "jsonl"}))
       ->delimiter(',');
-  cmd->add_option("--print", args->print, "what to print on stdout at the end: md, csv or none")
-      ->check(CLI::IsMember({"md", "csv", "none"}));
+  add_print_options(cmd, args);
   args->req.fresh = true;  // a prediction is cheap: always start over
   cmd->callback([args, &state] { state.exit_code = run_command(*args, state); });
 }

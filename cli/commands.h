@@ -71,5 +71,7 @@ void add_reproduce_command(CLI::App& app, CliState& state);
 void add_export_command(CLI::App& app, CliState& state);
 void add_bench_peer_command(CLI::App& app, CliState& state);
 void add_machine_command(CLI::App& app, CliState& state);
+// `man` and `completion`: generated from `app` itself, so add them last.
+void add_manual_commands(CLI::App& app, CliState& state);
 
 }  // namespace moebench

@@ -111,6 +111,7 @@ int main(int argc, char** argv) {
   moebench::add_bench_peer_command(app, state);
   moebench::add_validate_command(app, state);
   moebench::add_schema_command(app, state);
+  moebench::add_manual_commands(app, state);
   const bool asks_version_or_help = [&] {
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];

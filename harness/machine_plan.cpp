@@ -316,4 +316,75 @@ std::string write_plan_table(const PlanRequest& a, const std::vector<PlanRow>& r
   return out;
 }
 
+namespace {
+
+const char* meets_text(const PlanRow& r) { return r.meets ? "yes" : r.likely ? "likely" : r.unknown ? "unknown" : "no"; }
+
+Json or_null(bool has, double v) { return has ? Json(v) : Json(nullptr); }
+
+Json evidence_json(const PlanEvidence& ev) {
+  Json j = {{"claim", ev.id},          {"quant", ev.quant},       {"tok_s", ev.tok_s},
+            {"figure", ev.figure},     {"same_quant", ev.same_quant}, {"verdict", ev.verdict},
+            {"regime", ev.regime},     {"differs", ev.differs}};
+  j["predicted_tok_s"] = or_null(ev.predicted_tok_s.has_value(), ev.predicted_tok_s.value_or(0));
+  j["band_tok_s"] = ev.low_tok_s && ev.high_tok_s ? Json{*ev.low_tok_s, *ev.high_tok_s} : Json(nullptr);
+  return j;
+}
+
+}  // namespace
+
+Json plan_json(const PlanRequest& a, const std::vector<PlanRow>& rows) {
+  Json req = {{"model", a.model},
+              {"quant", a.quant},
+              {"trunk_quant", a.trunk_quant.empty() ? Json(nullptr) : Json(a.trunk_quant)},
+              {"context_tokens", a.context},
+              {"prompt_tokens", a.prompt},
+              {"min_decode_tok_s", a.min_tok_s},
+              {"max_ttft_s", or_null(a.max_ttft_s > 0, a.max_ttft_s)},
+              {"engine_family", a.engine_family},
+              {"drives", a.drives ? Json(*a.drives) : Json(nullptr)},
+              {"budget_bytes", a.budget_bytes ? Json(*a.budget_bytes) : Json(nullptr)},
+              {"expert_bits", a.expert_bits ? Json(*a.expert_bits) : Json(nullptr)}};
+  Json machines = Json::array();
+  int rank = 0;
+  for (const PlanRow& r : rows) {
+    const bool fits = r.e.fits;
+    Json m = {{"rank", ++rank},
+              {"machine", r.name},
+              {"profile", r.profile},
+              {"meets", meets_text(r)},
+              {"basis", r.measured ? "measured" : "predicted"},
+              {"fits", fits},
+              {"resident", fits ? Json(r.e.resident) : Json(nullptr)},
+              {"regime", fits && !r.e.regime.empty() ? Json(r.e.regime) : Json(nullptr)},
+              {"drives", fits ? Json(r.e.drives) : Json(nullptr)},
+              {"why", r.reason}};
+    m["decode_tok_s"] = {{"realistic", or_null(fits, r.e.tok_s_real)},
+                         {"low", or_null(fits, r.e.tok_s_low)},
+                         {"high", or_null(fits, r.e.tok_s_high)},
+                         {"band_ratio", or_null(fits && r.e.tok_s_low > 0, r.e.band_ratio())},
+                         {"measured", r.measured ? Json(r.measured->tok_s) : Json(nullptr)}};
+    const bool ttft = fits && r.e.ttft_why.empty();
+    m["ttft_s"] = or_null(ttft && r.e.ttft_s > 0, r.e.ttft_s);
+    m["ttft_low_s"] = or_null(ttft && r.e.ttft_s <= 0, r.e.ttft_low_s);
+    m["prefill_regime"] = ttft && !r.e.prefill_regime.empty() ? Json(r.e.prefill_regime) : Json(nullptr);
+    m["price_usd"] = or_null(r.price > 0, r.price);
+    m["price_basis"] = r.price > 0 ? Json(r.hourly ? "hourly" : "purchase") : Json(nullptr);
+    m["usd_per_tok_s"] = or_null(r.price_per > 0, r.price_per);
+    if (r.measured) {
+      m["measured"] = {{"tok_s", r.measured->tok_s}, {"metric", r.measured->metric}, {"run_id", r.measured->run_id},
+                       {"started_at", r.measured->started_at}, {"point_id", r.measured->point_id},
+                       {"engine", r.measured->engine}, {"context_tokens", r.measured->context}};
+    }
+    Json published = Json::array();
+    for (const PlanEvidence& ev : r.evidence) published.push_back(evidence_json(ev));
+    m["published"] = published;
+    machines.push_back(m);
+  }
+  return {{"request", req},
+          {"ranked_by", "meeting the target first (measured before predicted), cheapest per tok/s (purchase before hourly, "
+                        "unpriced last), then the rest by decode speed"},
+          {"machines", machines}};
+}
+
 }  // namespace moebench

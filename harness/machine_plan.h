@@ -13,6 +13,7 @@
 #include "model/claim_check.h"
 #include "vocab/config_store.h"
 #include "vocab/expected.h"
+#include "vocab/json_reader.h"
 #include "vocab/machine_profile.h"
 #include "vocab/model_card.h"
 
@@ -96,5 +97,12 @@ void rank_measured_first(std::vector<PlanRow>& rows, const std::map<std::string,
 // The header, the ranking table and its footnote (a "basis" column when a
 // row is measured).
 std::string write_plan_table(const PlanRequest& req, const std::vector<PlanRow>& rows);
+
+// The same ranking as JSON (`plan --json`): {"request": …, "ranked_by": …,
+// "machines": [{rank, machine, meets: "yes"|"likely"|"unknown"|"no", basis,
+// decode_tok_s {realistic, low, high, band_ratio}, regime, ttft_s,
+// drives, price_usd, price_basis, usd_per_tok_s, why, published: […]}]}.
+// A figure a row does not have is null.
+Json plan_json(const PlanRequest& req, const std::vector<PlanRow>& rows);
 
 }  // namespace moebench

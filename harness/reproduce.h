@@ -139,4 +139,9 @@ ReproductionVerdict judge_reproduction(const ReproductionPlan& plan, const Claim
 std::string write_reproduction(const ReproductionPlan& plan, const Claim& claim, const ClaimJudgement& judged,
                                const ReproductionVerdict* verdict);
 
+// The same as JSON (`reproduce --json`; reproduce_json.cpp): a figure that
+// is not there (a dry run, a failed row) is null.
+Json reproduction_json(const ReproductionPlan& plan, const Claim& claim, const ClaimJudgement& judged,
+                       const ReproductionVerdict* verdict);
+
 }  // namespace moebench

@@ -142,4 +142,30 @@ std::string write_cost_table(const std::vector<PlanRow>& rows, const CostRequest
   return out;
 }
 
+Json cost_json(const std::vector<PlanRow>& rows, const CostRequest& q, std::int64_t prompt_tokens) {
+  Json per = Json::array();
+  for (const PlanRow& r : rows) {
+    const TokenCost c = token_cost(r, q, prompt_tokens);
+    if (!c.why.empty()) {
+      per.push_back({{"machine", r.name}, {"why", c.why}});
+      continue;
+    }
+    per.push_back({{"machine", r.name},
+                   {"joules_per_output_token", c.j_per_out},
+                   {"joules_per_input_token_at_least", c.j_per_in},
+                   {"kwh_per_million_output", {{"realistic", c.kwh_out_m}, {"low", c.kwh_out_m_low}, {"high", c.kwh_out_m_high}}},
+                   {"kwh_per_million_input_at_least", c.kwh_in_m},
+                   {"electricity_in_price", c.electricity_in_price},
+                   {"usd_per_million_output", {{"electricity", c.elec_out_m}, {"hardware", c.hw_out_m}, {"total", c.total_out_m}}},
+                   {"usd_per_million_input_at_least", {{"electricity", c.elec_in_m}, {"hardware", c.hw_in_m}, {"total", c.total_in_m}}},
+                   {"unit_usd", {{"machine", c.unit_machine_usd}, {"api", c.unit_api_usd}}},
+                   {"break_even", c.break_even}});
+  }
+  return {{"request", {{"kwh_price_usd", q.kwh_price_usd}, {"api_usd_per_million_in", q.api_in_usd_per_m},
+                       {"api_usd_per_million_out", q.api_out_usd_per_m}, {"hours_per_day", q.hours_per_day},
+                       {"years", q.years}, {"prompt_tokens", prompt_tokens}}},
+          {"unit", "one million input plus one million output tokens"},
+          {"machines", per}};
+}
+
 }  // namespace moebench

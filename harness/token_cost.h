@@ -61,4 +61,9 @@ TokenCost token_cost(const PlanRow& row, const CostRequest& q, std::int64_t prom
 // The table (one row per plan row) and its footnote with the arithmetic.
 std::string write_cost_table(const std::vector<PlanRow>& rows, const CostRequest& q, std::int64_t prompt_tokens);
 
+// The same figures as JSON (`plan --json` with a price): the request and one
+// object per plan row, in rank order; a row without figures has only
+// "machine" and "why".
+Json cost_json(const std::vector<PlanRow>& rows, const CostRequest& q, std::int64_t prompt_tokens);
+
 }  // namespace moebench

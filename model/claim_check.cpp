@@ -23,6 +23,16 @@ double storage_share(double model_bytes, double memory_bytes) {
 
 namespace {
 
+// The verdict rules, each printed in the reason it decides:
+// - a case allows a figure up to kAllowOverFast × its fast end (the fast
+//   end's own figures are rounded; a figure 5 % past it is not evidence);
+// - past that on every case: optimistic; past kImplausibleOverFast × the
+//   highest fast end: implausible;
+// - below the lowest slow end ÷ kBelowSlow: below-band.
+constexpr double kAllowOverFast = 1.05;
+constexpr double kImplausibleOverFast = 1.5;
+constexpr double kBelowSlow = 1.25;
+
 std::string tps(double t) { return format_fixed(t, t < 1 ? 3 : 2) + " tok/s"; }
 
 // The claim's decode figure as tok/s (low, high).
@@ -194,8 +204,9 @@ ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const Mach
       realistic.push_back(b.real_tok_s);
       j.realistic_parts.push_back(e.parts);
     }
-    (reported_hi <= 1.05 * b.fast_tok_s ? allow : deny).push_back(c.label);
-    (reported_hi <= 1.05 * b.fast_tok_s ? allow_cases : deny_cases).push_back(&c);
+    const bool allows = reported_hi <= kAllowOverFast * b.fast_tok_s;
+    (allows ? allow : deny).push_back(c.label);
+    (allows ? allow_cases : deny_cases).push_back(&c);
     j.cases.push_back(b);
   }
   if (!first && !cases.empty() && !cases.front().contradiction.empty()) {
@@ -240,22 +251,25 @@ ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const Mach
   const std::string vs = "reported " + j.reported + " vs predicted " + tps(real) + " (band " + tps(slow_min) + " .. " +
                          tps(fast_max) + ", ×" + format_fixed(fast_max / std::max(1e-300, slow_min), 1) +
                          (j.regime.empty() ? std::string() : ", " + j.regime) + ")";
-  if (reported_lo > 1.5 * fast_max) {
+  if (reported_lo > kImplausibleOverFast * fast_max) {
     j.verdict = "implausible";
-    j.reason = vs + ": beats the fast end ×" + format_fixed(reported_lo / fast_max, 1) + " under every plausible combination";
+    j.reason = vs + ": beats the fast end ×" + format_fixed(reported_lo / fast_max, 1) +
+               " under every plausible combination (past ×" + format_fixed(kImplausibleOverFast, 2) + " is implausible)";
     return j;
   }
-  if (reported_hi > 1.05 * fast_max) {
+  if (reported_hi > kAllowOverFast * fast_max) {
     j.verdict = "optimistic";
-    j.reason = vs + " (×" + format_fixed(reported_hi / fast_max, 2) + " the fast end)";
+    j.reason = vs + " (×" + format_fixed(reported_hi / fast_max, 2) + " the fast end; past ×" + format_fixed(kAllowOverFast, 2) +
+               " is optimistic, past ×" + format_fixed(kImplausibleOverFast, 2) + " implausible)";
     return j;
   }
   if (!deny.empty() && !allow.empty()) {
     j.verdict = "consistent-if";
-    j.reason = vs + ": " + condition_summary(allow_cases, deny_cases);
+    j.reason = vs + ": " + condition_summary(allow_cases, deny_cases) + " (a case allows a figure up to ×" +
+               format_fixed(kAllowOverFast, 2) + " its fast end)";
     return j;
   }
-  if (reported_hi < slow_min / 1.25) {
+  if (reported_hi < slow_min / kBelowSlow) {
     j.verdict = "below-band";
     std::vector<std::string> causes;
     if (claim.figure == "run_average") {
@@ -271,11 +285,12 @@ ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const Mach
                        ", a quarter of the drive or less: small or queue-depth-1 reads (page faults, mmap)");
     }
     if (causes.empty()) causes.push_back("the engine reaches less of the machine than its family's fitted efficiency");
-    j.reason = vs + " (×" + format_fixed(slow_min / reported_hi, 1) + " below the slow end): likely " + join(causes, "; ");
+    j.reason = vs + " (×" + format_fixed(slow_min / reported_hi, 1) + " below the slow end; past ×" + format_fixed(kBelowSlow, 2) +
+               " is below-band): likely " + join(causes, "; ");
     return j;
   }
   j.verdict = "consistent";
-  j.reason = vs;
+  j.reason = vs + (reported_hi > fast_max ? " (within ×" + format_fixed(kAllowOverFast, 2) + " of the fast end)" : std::string());
   return j;
 }
 

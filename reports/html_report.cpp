@@ -120,7 +120,7 @@ std::string join_texts(const Point& p, const std::vector<std::string>& keys, con
 // every axis that varies in the results.
 std::string row_label(const ResultRow& r, const std::vector<std::string>& vary) {
   const std::string rest = join_texts(r.point, vary, " · ");
-  return "#" + std::to_string(r.point.index) + (rest.empty() ? "" : " " + rest);
+  return "#" + std::to_string(r.point.number()) + (rest.empty() ? "" : " " + rest);
 }
 
 std::vector<const ResultRow*> all_rows(const RunResults& r) {
@@ -770,7 +770,7 @@ void results_table(const RunResults& r, const TextSink& emit) {
   out += "</tr>\n";
   for (const ResultRow& row : r.rows) {
     out.append("<tr class=\"").append(to_string(row.status)).append("\"><td class=\"n\">");
-    out.append(std::to_string(row.point.index)).append("</td>");
+    out.append(std::to_string(row.point.number())).append("</td>");
     for (const Column* c : shown) {
       out.append(c->type == ColumnType::kString ? "<td>" : "<td class=\"n\">");
       out.append(escape(human_cell(*c, c->get(row)))).append("</td>");
@@ -802,7 +802,7 @@ std::string status_html(const RunResults& r) {
   std::string rows;
   for (const ResultRow& row : r.rows) {
     if (row.status == RowStatus::kOk) continue;
-    rows += "<tr><td class=\"n\">" + std::to_string(row.point.index) + "</td><td>" + escape(row.point.label()) +
+    rows += "<tr><td class=\"n\">" + std::to_string(row.point.number()) + "</td><td>" + escape(row.point.label()) +
             "</td><td>" + to_string(row.status) + "</td><td>" + escape(row.reason) + "</td></tr>\n";
   }
   out += rows.empty() ? "<p>Every row is ok.</p>\n"

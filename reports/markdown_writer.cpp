@@ -2,11 +2,13 @@
 // with the conditions (what ran, where, with which build), warns loudly
 // when rows are synthetic or the build is not Release, prints the columns
 // marked `markdown` in the column table, then the status summary with every
-// non-ok row's reason, and a legend with each shown column's unit.
+// non-ok row's reason, what the table shows (axis_effects.h), and a legend
+// with each shown column's unit.
 #include <map>
 #include <set>
 
 #include "vocab/units.h"
+#include "reports/axis_effects.h"
 #include "reports/cell_format.h"
 #include "reports/writers.h"
 
@@ -77,12 +79,16 @@ std::string write_markdown(const RunResults& r) {
   out += first ? " none\n" : "\n";
   for (const ResultRow& row : r.rows) {
     if (row.status != RowStatus::kOk || !row.notes.empty()) {
-      out += "- point " + std::to_string(row.point.index) + " (" + escape_markdown_cell(row.point.label()) + "): " +
+      out += "- point " + std::to_string(row.point.number()) + " (" + escape_markdown_cell(row.point.label()) + "): " +
              to_string(row.status);
       if (!row.reason.empty()) out += " — " + escape_markdown_cell(row.reason);
       for (const std::string& n : row.notes) out += "; note: " + escape_markdown_cell(n);
       out += "\n";
     }
+  }
+  if (const std::vector<std::string> effects = axis_effect_lines(r); !effects.empty()) {
+    out += "\nWhat the table shows (ok rows that differ in one axis only):\n";
+    for (const std::string& e : effects) out += "- " + e + "\n";
   }
   out += "\nColumns (medians over repetitions; full precision, spread and raw samples are in "
          "results.csv / results.json):\n";

@@ -5,11 +5,13 @@
 // locale-independent code (std::to_chars / "C" formatting), so output is the
 // same whatever LC_NUMERIC says.
 //   markdown — for people: conditions, the key columns, status summary, legend
+//   terminal — for a terminal: one answer line, an aligned table, no legend
 //   csv      — every column, one row per point, raw numbers (RFC 4180 quoting)
 //   json     — sweep + environments + rows with summaries and raw samples
 //   jsonl    — one self-describing JSON object per row (every column + point key)
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,11 @@
 namespace moebench {
 
 std::string write_markdown(const RunResults& results);
+// For a terminal (terminal_table.cpp): a one-line answer, then an aligned
+// table of at most `width` characters — the axes that differ between rows,
+// the columns that answer a sweep, marks for noisy and disturbed rows — and a
+// footer naming what it left out.
+std::string write_terminal_table(const RunResults& results, std::size_t width = 120);
 std::string write_csv(const RunResults& results);
 std::string write_json(const RunResults& results);
 std::string write_jsonl(const RunResults& results);

@@ -262,13 +262,82 @@ Expected<std::uint64_t> parse_context_tokens(const std::string& text) {
   return v;
 }
 
-Expected<std::string> render_card_report(const ModelCard& card, const CardReportOptions& options) {
+namespace {
+
+// The routed-expert quant a report uses, or why it cannot.
+Expected<std::string> report_quant(const ModelCard& card, const CardReportOptions& options) {
   const std::string quant = options.quant.empty() ? card.expert_quant : options.quant;
   if (!find_quant(quant)) {
     return make_error("unknown quant \"" + quant + "\"" + did_you_mean(quant, quant_names()) +
                       "; known: " + join(quant_names(), ", "));
   }
   if (const std::string fit = quant_fits_card(card, quant); !fit.empty()) return make_error(fit);
+  return quant;
+}
+
+Json card_report_json_for(const ModelCard& c, const CardReportOptions& options, const std::string& quant) {
+  const ParamCounts p = c.parameter_counts();
+  const TrunkBytes t = c.trunk();
+  const DecodeBytes d = c.decode_bytes(quant);
+  auto traffic = [](const TokenTraffic& x) {
+    return Json{{"memory_bytes", x.memory}, {"storage_bytes", x.storage}, {"total_bytes", x.total()}};
+  };
+  Json contexts = Json::array();
+  for (u64 n : options.contexts) {
+    contexts.push_back({{"tokens", n}, {"kv_bytes", sat_mul(c.kv_bytes_per_token(), n)},
+                        {"linear_state_bytes", c.linear_state_bytes()}, {"total_bytes", c.cache_bytes(n)}});
+  }
+  Json containers = Json::array();
+  Json unfit = Json::array();
+  for (const QuantFormat& f : quant_formats()) {
+    const std::string name(f.name);
+    if (!quant_fits_card(c, name).empty()) {
+      unfit.push_back(name);
+      continue;
+    }
+    containers.push_back({{"quant", name}, {"bits_per_weight", f.bits_per_weight()}, {"bytes", c.container_bytes(name)},
+                          {"native", name == c.expert_quant}});
+  }
+  Json sources = Json::array();
+  for (const SourceNote& s : c.sources) sources.push_back({{"fact", s.fact}, {"source", s.source}});
+  return {{"name", c.name},
+          {"description", c.description},
+          {"geometry_approximate", c.geometry_approximate},
+          {"scale", options.scale.to_string()},
+          {"quants", {{"routed_experts", quant}, {"native", c.expert_quant}, {"trunk", c.trunk_quant}, {"kv", c.kv_dtype}}},
+          {"layers", {{"total", c.total_layers()}, {"moe", c.moe_layers()}}},
+          {"experts", {{"per_moe_layer", c.moe.experts}, {"active", c.moe.active}, {"shared", c.moe.shared}}},
+          {"parameters", {{"routed_experts", p.routed_experts}, {"shared_experts", p.shared_experts}, {"dense_ffn", p.dense_ffn},
+                          {"attention_mla", p.attention_mla}, {"attention_gqa", p.attention_gqa},
+                          {"attention_linear", p.attention_linear}, {"latent_projections", p.latent_projections},
+                          {"router", p.router}, {"norms", p.norms}, {"embedding", p.embedding}, {"lm_head", p.lm_head},
+                          {"total", p.total()}, {"active_per_token", p.active()}}},
+          {"bytes", {{"per_routed_expert", c.expert_bytes(quant)}, {"routed_experts_per_token", c.routed_bytes_per_token(quant)},
+                     {"routed_experts_all", c.routed_bytes_total(quant)}, {"trunk", t.total()}, {"trunk_layers", t.layers},
+                     {"embedding_lm_head_norm", t.embedding + t.lm_head + t.output_norm},
+                     {"container", c.container_bytes(quant)}}},
+          {"decode_bytes_per_token", {{"all_resident", traffic(d.all_resident)}, {"experts_streamed", traffic(d.experts_streamed)},
+                                      {"all_streamed", traffic(d.all_streamed)}}},
+          {"kv_bytes_per_token", c.kv_bytes_per_token()},
+          {"linear_state_bytes", c.linear_state_bytes()},
+          {"contexts", contexts},
+          {"containers", containers},
+          {"quants_not_fitting", unfit},
+          {"sources", sources}};
+}
+
+}  // namespace
+
+Expected<Json> card_report_json(const ModelCard& card, const CardReportOptions& options) {
+  auto quant = report_quant(card, options);
+  if (!quant) return quant.error();
+  return card_report_json_for(card, options, *quant);
+}
+
+Expected<std::string> render_card_report(const ModelCard& card, const CardReportOptions& options) {
+  auto q = report_quant(card, options);
+  if (!q) return q.error();
+  const std::string& quant = *q;
   std::string out = card.name + ": " + card.description + "\n";
   out += "geometry: " + std::string(card.geometry_approximate
                                         ? "approximate (inferred figures are named in the sources below)"

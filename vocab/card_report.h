@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "vocab/expected.h"
+#include "vocab/json_reader.h"
 #include "vocab/model_card.h"
 
 namespace moebench {
@@ -26,6 +27,10 @@ struct CardReportOptions {
 // The report text. Errors: an unknown quant, or one whose block size does
 // not divide the card's expert rows.
 Expected<std::string> render_card_report(const ModelCard& card, const CardReportOptions& options);
+
+// The same numbers as JSON (`card show --json`), bytes as exact integers,
+// under the same errors.
+Expected<Json> card_report_json(const ModelCard& card, const CardReportOptions& options);
 
 // A context length in tokens: "8192", "8K", "128k", "1M" (K = 1024 and
 // M = 1,048,576 tokens, as "1M context" is used for 1,048,576 tokens).

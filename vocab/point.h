@@ -36,6 +36,9 @@ class JsonTextWriter;
 
 struct Point {
   std::size_t index = 0;  // position in sweep order (0-based)
+  // The point's number as people see it everywhere (--points, --explain,
+  // progress, tables, notes): 1-based.
+  std::size_t number() const { return index + 1; }
   EngineSpec engine;
   std::string model;      // card name
   Scale scale;

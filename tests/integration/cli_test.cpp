@@ -384,6 +384,15 @@ TEST_CASE("predict, calibrate, claims and plan end to end", "[integration]") {
   // No machine "does not fit" K3: each streams, or (no drive listed) is unknown.
   CHECK(pl.out.find("does not fit") == std::string::npos);
   CHECK(pl.out.find("| unknown |") != std::string::npos);
+  Finished pj = run_moebench({"plan", "--model", "kimi-k3", "--quant", "mxfp4", "--min-decode-tok-s", "1", "--json",
+                              "--kwh-price", "0.3", "--api-price", "3/15"},
+                             dir.path(), "plan-json");
+  INFO(pj.err);
+  REQUIRE(pj.exit_code == 0);
+  const Json plan = Json::parse(pj.out);
+  CHECK(plan["machines"].size() > 3);
+  CHECK(plan["machines"][0]["rank"] == 1);
+  CHECK(plan["cost"]["machines"].size() == plan["machines"].size());
   for (const char* bad_target : {"-1", "0", "abc", "1e999"}) {
     Finished bt = run_moebench({"plan", "--model", "kimi-k3", "--quant", "mxfp4", "--min-decode-tok-s", bad_target},
                                dir.path(), "plan-bad");

@@ -64,7 +64,10 @@ TEST_CASE("run --resume on a journal line that is JSON but not an object exits 2
   TempDir dir;
   REQUIRE(write_file_atomic(dir.file("s.json"), kSweep).ok());
   const std::string out = dir.file("out");
-  REQUIRE(run_moebench({"run", dir.file("s.json"), "--out", out, "--quiet", "--print", "none"}, dir.path()).exit_code == 0);
+  const Finished first = run_moebench({"run", dir.file("s.json"), "--out", out, "--quiet", "--json"}, dir.path());
+  REQUIRE(first.exit_code == 0);
+  // --json prints results.json itself on stdout.
+  CHECK(Json::parse(first.out) == Json::parse(read_file(out + "/results.json").value()));
   const std::string journal = read_file(out + "/journal.jsonl").value();
   const std::string header = journal.substr(0, journal.find('\n') + 1);
   for (const std::string& line : {"[1]", "3", "\"x\"", "{\"type\": [\"row\"]}", "{\"type\": \"row\", \"row\": 5}"}) {

@@ -160,6 +160,20 @@ TEST_CASE("reproduce: --dry-run prints the plan and writes nothing", "[reproduce
   INFO(one.out + one.err);
   REQUIRE(one.exit_code == 0);
   CHECK(has(one.out, "Dry run: 1 point(s) of layers=1,experts=64"));
+  // --json: the same plan, as data.
+  auto js = run_moebench({"--configs", kData + "/configs", "reproduce", "fab-stream-2drives", "--machine",
+                          kData + "/here.json", "--dry-run", "--json"},
+                         dir.path());
+  INFO(js.out + js.err);
+  REQUIRE(js.exit_code == 0);
+  const moebench::Json j = moebench::Json::parse(js.out);
+  CHECK(j["claim"]["id"] == "fab-stream-2drives");
+  CHECK(j["dry_run"] == true);
+  CHECK(j["verdict"].is_null());
+  CHECK(j["dry_run_plan"]["points"] == 1);
+  REQUIRE(j["cases"].size() == 1);
+  CHECK(j["cases"][0]["dilation"].get<double>() == Approx(2.5));
+  CHECK(j["cases"][0]["row"].is_null());
 }
 
 TEST_CASE("reproduce: claims this machine cannot emulate say why", "[reproduce]") {

@@ -112,6 +112,50 @@ TEST_CASE("plan table: header, ranked rows, footnote", "[plan]") {
         "compare like with like.\n");
 }
 
+TEST_CASE("plan --json: the same ranking, a figure a row lacks is null", "[plan]") {
+  PlanRequest req{"kimi-k3", "mxfp4", 1, 4096, 1000, 0};
+  PlanRow fits;
+  fits.name = "box";
+  fits.profile = "box";
+  fits.meets = true;
+  fits.e.tok_s_low = 1.5;
+  fits.e.tok_s_real = 1.8;
+  fits.e.tok_s_high = 2.25;
+  fits.e.ttft_s = 4.0;
+  fits.e.regime = "memory-cpu";
+  fits.e.drives = 2;
+  fits.price = 3.5;
+  fits.hourly = true;
+  fits.price_per = 3.5 / 1.8;
+  fits.evidence.push_back({"feed-box", "mxfp4", 1.2, "steady_decode", true});
+  PlanRow no;
+  no.name = "small";
+  no.e.fits = false;
+  no.reason = "does not fit: too small";
+  const Json j = plan_json(req, {fits, no});
+  CHECK(j["request"]["model"] == "kimi-k3");
+  CHECK(j["request"]["max_ttft_s"].is_null());
+  CHECK(j["ranked_by"].get<std::string>().find("cheapest per tok/s") != std::string::npos);
+  REQUIRE(j["machines"].size() == 2);
+  const Json& a = j["machines"][0];
+  CHECK(a["rank"] == 1);
+  CHECK(a["meets"] == "yes");
+  CHECK(a["basis"] == "predicted");
+  CHECK(a["decode_tok_s"]["realistic"] == 1.8);
+  CHECK(a["decode_tok_s"]["band_ratio"] == 1.5);
+  CHECK(a["ttft_s"] == 4.0);
+  CHECK(a["ttft_low_s"].is_null());
+  CHECK(a["price_usd"] == 3.5);
+  CHECK(a["price_basis"] == "hourly");  // a price and its basis apart, never "$3.50/h" in one field
+  CHECK(a["published"][0]["claim"] == "feed-box");
+  const Json& b = j["machines"][1];
+  CHECK(b["meets"] == "no");
+  CHECK(b["decode_tok_s"]["realistic"].is_null());
+  CHECK(b["drives"].is_null());
+  CHECK(b["price_usd"].is_null());
+  CHECK(b["why"] == "does not fit: too small");
+}
+
 TEST_CASE("plan rows carry the claims database's figures for that model on that machine", "[plan]") {
   const ConfigStore& store = testing::shipped_store();
   auto card = store.card("kimi-k3");

@@ -96,6 +96,46 @@ TEST_CASE("Debug and sanitizer builds are flagged", "[environment]") {
   CHECK(e.build_label().find("+address") != std::string::npos);
 }
 
+namespace {
+// What was written to a tmpfile, which is then closed.
+std::string read_and_close(std::FILE* f) {
+  std::fflush(f);
+  std::rewind(f);
+  std::string text;
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  std::fclose(f);
+  return text;
+}
+}  // namespace
+
+TEST_CASE("log progress: plain lines at most every 10 s, every failed point, the last point", "[progress]") {
+  std::FILE* f = std::tmpfile();
+  REQUIRE(f != nullptr);
+  FakeClock clock;
+  LogProgress p(f, clock);
+  p.sweep_started(5, 0);
+  for (std::size_t i = 1; i <= 3; ++i) {  // three 4-second points: one line once 10 s have passed
+    p.point_started(i, "null p" + std::to_string(i));
+    clock.advance(4);
+    p.phase("repetition 1/1", -1);
+    p.point_finished(RowStatus::kOk, 4);
+  }
+  p.point_started(4, "null p4");
+  p.point_finished(RowStatus::kFailed, 0);  // a failed point always
+  p.point_started(5, "null p5");
+  p.point_finished(RowStatus::kOk, 0);      // the last point always
+  const std::string text = read_and_close(f);
+  INFO(text);
+  CHECK(text ==
+        "progress: 5 points\n"
+        "progress: [3/5] null p3 — repetition 1/1; 12.0 s elapsed, ETA 12.0 s\n"
+        "progress: [4/5] null p4 — failed in 0 ms; 12.0 s elapsed, ETA 3.0 s\n"
+        "progress: [5/5] null p5 — ok in 0 ms; 12.0 s elapsed, ETA 0 ms\n");
+  CHECK(text.find('\r') == std::string::npos);  // no redraws in a log
+}
+
 TEST_CASE("terminal progress shows point i/N, what runs and an ETA", "[progress]") {
   std::FILE* f = std::tmpfile();
   REQUIRE(f != nullptr);
@@ -110,13 +150,7 @@ TEST_CASE("terminal progress shows point i/N, what runs and an ETA", "[progress]
   p.phase("repetition 2/3", -1);
   p.point_finished(RowStatus::kFailed, 10);
   p.sweep_finished();
-  std::fflush(f);
-  std::rewind(f);
-  std::string text;
-  char buf[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  std::fclose(f);
+  const std::string text = read_and_close(f);
   INFO(text);
   CHECK(text.find("resuming: 1 of 4 points already finished") != std::string::npos);
   CHECK(text.find("[2/4] null tiny-moe") != std::string::npos);

@@ -183,6 +183,29 @@ TEST_CASE("card show kimi-k3 matches its golden file", "[card][golden]") {
   check_golden("card_kimi_k3.txt", *report);
 }
 
+TEST_CASE("card show --json: the report's numbers, exact, under the same errors", "[card]") {
+  const ModelCard k3 = shipped("kimi-k3");
+  CardReportOptions o;
+  o.contexts = {8192};
+  auto j = card_report_json(k3, o);
+  REQUIRE(j.ok());
+  CHECK((*j)["name"] == "kimi-k3");
+  CHECK((*j)["parameters"]["total"].get<std::uint64_t>() == k3.parameter_counts().total());
+  CHECK((*j)["bytes"]["per_routed_expert"].get<std::uint64_t>() == k3.expert_bytes(k3.expert_quant));
+  CHECK((*j)["kv_bytes_per_token"].get<std::uint64_t>() == k3.kv_bytes_per_token());
+  REQUIRE((*j)["contexts"].size() == 1);
+  CHECK((*j)["contexts"][0]["total_bytes"].get<std::uint64_t>() == k3.cache_bytes(8192));
+  const DecodeBytes d = k3.decode_bytes(k3.expert_quant);
+  CHECK((*j)["decode_bytes_per_token"]["experts_streamed"]["storage_bytes"].get<std::uint64_t>() == d.experts_streamed.storage);
+  bool native = false;
+  for (const auto& c : (*j)["containers"]) native = native || (c["quant"] == k3.expert_quant && c["native"] == true);
+  CHECK(native);
+  o.quant = "q4_kk";
+  auto bad = card_report_json(k3, o);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("did you mean \"q4_k\"") != std::string::npos);
+}
+
 TEST_CASE("card report options: quants and contexts", "[card]") {
   const ModelCard k3 = shipped("kimi-k3");
   CardReportOptions o;

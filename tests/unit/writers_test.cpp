@@ -6,6 +6,8 @@
 // and review the diff.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -116,6 +118,56 @@ using testing::check_golden;
 TEST_CASE("markdown writer matches its golden file", "[golden]") {
   check_golden("results.md", write_markdown(fixed_results()));
 }
+namespace {
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t nl = text.find('\n', at);
+    out.push_back(text.substr(at, nl - at));
+    at = nl == std::string::npos ? text.size() : nl + 1;
+  }
+  return out;
+}
+std::size_t screen_width(const std::string& s) {
+  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+}  // namespace
+
+TEST_CASE("terminal table: the answer first, the columns that answer the sweep, within the width", "[writers]") {
+  RunResults r = fixed_results();
+  const std::string text = write_terminal_table(r, 120);
+  INFO(text);
+  const std::vector<std::string> lines = lines_of(text);
+  REQUIRE(lines.size() >= 7);
+  CHECK(lines[0] == "golden: 4 of 4 points (1 failed, 1 infeasible, 2 ok) · decode 2.000–3.000 tok/s · 1 with a decode "
+                    "spread over 10 % (!)");
+  // No axis differs between these rows, so none is shown; full-model is empty in every row.
+  CHECK(lines[2].rfind(" #  engine", 0) == 0);
+  CHECK(lines[2].find("model") == std::string::npos);
+  CHECK(lines[2].find("full-model") == std::string::npos);
+  CHECK(lines[2].find("hit rate") != std::string::npos);
+  CHECK(lines[3].rfind("1!", 0) == 0);  // the 25 % spread is marked
+  CHECK(lines[6].rfind(" 4", 0) == 0);  // points numbered from 1
+  for (std::size_t i = 2; i <= 6; ++i) CHECK(screen_width(lines[i]) <= 120);
+  // What the table shows: budget alone differs between the two ok rows.
+  CHECK(text.find("budget: 1 group of rows that differ only in it; from its smallest value to its largest, decode ×1.50") !=
+        std::string::npos);
+
+  // An axis that differs is shown, so rows that differ never look alike.
+  r.rows[3].point.routing = "sticky:0.8";
+  CHECK(lines_of(write_terminal_table(r, 120))[2].find("routing") != std::string::npos);
+
+  // Narrower: columns go in a fixed order, and the footer names them.
+  const std::string narrow = write_terminal_table(r, 60);
+  INFO(narrow);
+  const std::vector<std::string> nl = lines_of(narrow);
+  REQUIRE(nl.size() >= 7);
+  for (std::size_t i = 2; i <= 6; ++i) CHECK(screen_width(nl[i]) <= 60);  // the header and the four rows
+  CHECK(narrow.find("Not shown at 60 columns: ±%, prefill tok/s, read/token") != std::string::npos);
+  CHECK(lines_of(narrow)[2].find("decode tok/s") != std::string::npos);
+}
+
 TEST_CASE("csv writer matches its golden file", "[golden]") {
   check_golden("results.csv", write_csv(fixed_results()));
 }
