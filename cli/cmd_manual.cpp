@@ -21,8 +21,8 @@
 namespace moebench {
 namespace {
 
-std::vector<CLI::App*> children(const CLI::App& app) {
-  return const_cast<CLI::App&>(app).get_subcommands([](const CLI::App*) { return true; });
+std::vector<const CLI::App*> children(const CLI::App& app) {
+  return app.get_subcommands([](const CLI::App*) { return true; });
 }
 
 std::vector<const CLI::Option*> options_of(const CLI::App& app) {
@@ -80,17 +80,18 @@ std::string man_page(const CLI::App& app, const std::vector<std::string>& path) 
   const std::string first = description.substr(0, description.find('\n'));
   out += ".SH NAME\n" + roff(name) + " \\- " + roff(first) + "\n";
   out += ".SH SYNOPSIS\n.B " + roff("moebench" + (path.empty() ? "" : " " + join(path, " "))) + "\n";
+  const std::vector<const CLI::App*> subs = children(app);
   std::vector<std::string> positionals;
   for (const CLI::Option* o : options_of(app)) {
     if (o->get_positional()) positionals.push_back(o->get_name(true));
   }
-  out += roff("[OPTIONS]" + (children(app).empty() ? "" : std::string(" COMMAND")) +
+  out += roff("[OPTIONS]" + (subs.empty() ? "" : std::string(" COMMAND")) +
               (positionals.empty() ? "" : " " + join(positionals, " "))) + "\n";
   out += ".SH DESCRIPTION\n" + roff_paragraphs(description);
   if (!app.get_footer().empty()) out += ".PP\n" + roff_paragraphs(app.get_footer());
-  if (!children(app).empty()) {
+  if (!subs.empty()) {
     out += ".SH COMMANDS\n";
-    for (const CLI::App* sub : children(app)) {
+    for (const CLI::App* sub : subs) {
       std::vector<std::string> p = path;
       p.push_back(sub->get_name());
       out += ".TP\n.B " + roff(sub->get_name()) + "\n" + roff(sub->get_description()) + " See \\fB" + roff(page_name(p)) + "\\fR(1).\n";

@@ -119,9 +119,9 @@ int run_command(const RunArgs& args, const CliState& state) {
     fmt::print("{}", write_terminal_table(results, terminal_columns(stdout)));
   } else if (print == "md") {
     fmt::print("{}", write_markdown(results));
-  } else if (args.print == "csv") {
+  } else if (print == "csv") {
     fmt::print("{}", write_csv(results));
-  } else if (args.print == "json") {
+  } else if (print == "json") {
     fmt::print("{}", write_json(results));
   }
   std::fflush(stdout);
@@ -152,7 +152,6 @@ void add_print_options(CLI::App* cmd, const std::shared_ptr<RunArgs>& args) {
 }
 
 }  // namespace
-
 
 void add_run_command(CLI::App& app, CliState& state) {
   auto args = std::make_shared<RunArgs>();

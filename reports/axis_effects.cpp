@@ -46,12 +46,6 @@ std::optional<double> median_of(const ResultRow& r, const char* name) {
   return it->second.median;
 }
 
-double middle(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 }  // namespace
 
 std::vector<AxisEffect> axis_effects(const RunResults& results) {
@@ -82,12 +76,12 @@ std::vector<AxisEffect> axis_effects(const RunResults& results) {
     AxisEffect e;
     e.axis = axis.name;
     e.groups = ratios.size();
-    e.ratio_median = middle(ratios);
+    e.ratio_median = median(ratios);
     e.ratio_min = *std::min_element(ratios.begin(), ratios.end());
     e.ratio_max = *std::max_element(ratios.begin(), ratios.end());
     if (!hits_low.empty()) {
-      e.hit_low = middle(hits_low);
-      e.hit_high = middle(hits_high);
+      e.hit_low = median(hits_low);
+      e.hit_high = median(hits_high);
     }
     out.push_back(e);
   }

@@ -75,8 +75,14 @@ std::string header_of(const Column& c) {
   return it == kShort.end() ? c.name : it->second;
 }
 
+// The column table is built once (result_columns), so these stay valid.
+const Column& decode_column() {
+  static const Column& c = *column_named("decode_tok_s");
+  return c;
+}
+
 bool noisy(const ResultRow& row) {
-  const Column* spread = column_named("decode_tok_s_rel_mad_pct");
+  static const Column* const spread = column_named("decode_tok_s_rel_mad_pct");
   const Cell v = spread ? spread->get(row) : Cell{};
   return std::holds_alternative<double>(v) && std::get<double>(v) > kNoisyPct;
 }
@@ -87,24 +93,23 @@ struct Table {
   std::vector<std::string> headers;
   std::vector<std::string> names;   // column names ("#" for the first)
   std::vector<bool> right;
+  std::vector<std::size_t> width;   // per column: its widest cell or header
   std::vector<std::vector<std::string>> cells;  // per row
 };
 
 std::size_t table_width(const Table& t) {
   std::size_t total = 0;
-  for (std::size_t i = 0; i < t.headers.size(); ++i) {
-    std::size_t w = display_width(t.headers[i]);
-    for (const auto& r : t.cells) w = std::max(w, display_width(r[i]));
-    total += w + (i ? 2 : 0);
-  }
+  for (std::size_t i = 0; i < t.width.size(); ++i) total += t.width[i] + (i ? 2 : 0);
   return total;
 }
 
 void drop_column(Table& t, std::size_t i) {
-  t.headers.erase(t.headers.begin() + static_cast<std::ptrdiff_t>(i));
-  t.names.erase(t.names.begin() + static_cast<std::ptrdiff_t>(i));
-  t.right.erase(t.right.begin() + static_cast<std::ptrdiff_t>(i));
-  for (auto& r : t.cells) r.erase(r.begin() + static_cast<std::ptrdiff_t>(i));
+  const auto at = static_cast<std::ptrdiff_t>(i);
+  t.headers.erase(t.headers.begin() + at);
+  t.names.erase(t.names.begin() + at);
+  t.right.erase(t.right.begin() + at);
+  t.width.erase(t.width.begin() + at);
+  for (auto& r : t.cells) r.erase(r.begin() + at);
 }
 
 Table build_table(const RunResults& r) {
@@ -112,18 +117,23 @@ Table build_table(const RunResults& r) {
   t.headers.push_back("#");
   t.names.push_back("#");
   t.right.push_back(true);
+  t.width.push_back(1);
   for (const ResultRow& row : r.rows) {
     t.cells.push_back({std::to_string(row.point.number()) + (disturbed(row) ? "~" : "") + (noisy(row) ? "!" : "")});
+    t.width[0] = std::max(t.width[0], display_width(t.cells.back()[0]));
   }
   auto add = [&](const Column& c) {
     std::vector<std::string> col;
     bool any = false;
+    std::size_t w = display_width(header_of(c));
     for (const ResultRow& row : r.rows) {
       const Cell v = c.get(row);
       any = any || !std::holds_alternative<std::monostate>(v);
       col.push_back(cut(human_cell(c, v)));
+      w = std::max(w, display_width(col.back()));
     }
     if (!any) return;
+    t.width.push_back(w);
     t.headers.push_back(header_of(c));
     t.names.push_back(c.name);
     t.right.push_back(c.type != ColumnType::kString);
@@ -151,7 +161,7 @@ std::string answer_line(const RunResults& r) {
     ++status[to_string(row.status)];
     noisy_rows += noisy(row) ? 1 : 0;
     disturbed_rows += disturbed(row) ? 1 : 0;
-    const Cell v = column_named("decode_tok_s")->get(row);
+    const Cell v = decode_column().get(row);
     if (!std::holds_alternative<double>(v)) continue;
     const double x = std::get<double>(v);
     lo = rated ? std::min(lo, x) : x;
@@ -162,8 +172,9 @@ std::string answer_line(const RunResults& r) {
   for (const auto& [s, n] : status) parts.push_back(std::to_string(n) + " " + s);
   std::string out = fmt::format("{}: {} of {} points ({})", r.sweep.name, r.rows.size(), r.sweep.points_total,
                                 parts.empty() ? "none finished" : join(parts, ", "));
-  const Column& dec = *column_named("decode_tok_s");
-  if (rated) out += fmt::format(" · decode {}–{} tok/s", human_cell(dec, Cell(lo)), human_cell(dec, Cell(hi)));
+  if (rated) {
+    out += fmt::format(" · decode {}–{} tok/s", human_cell(decode_column(), Cell(lo)), human_cell(decode_column(), Cell(hi)));
+  }
   if (noisy_rows) out += fmt::format(" · {} with a decode spread over {:.0f} % (!)", noisy_rows, kNoisyPct);
   if (disturbed_rows) out += fmt::format(" · {} measured while other work ran (~)", disturbed_rows);
   return out;
@@ -184,11 +195,7 @@ std::string write_terminal_table(const RunResults& r, std::size_t width) {
     hidden.push_back(t.headers[i]);
     drop_column(t, i);
   }
-  std::vector<std::size_t> w(t.headers.size());
-  for (std::size_t i = 0; i < w.size(); ++i) {
-    w[i] = display_width(t.headers[i]);
-    for (const auto& row : t.cells) w[i] = std::max(w[i], display_width(row[i]));
-  }
+  const std::vector<std::size_t>& w = t.width;
   auto line = [&](const std::vector<std::string>& cells) {
     std::string s;
     for (std::size_t i = 0; i < cells.size(); ++i) {
