@@ -20,7 +20,7 @@ const std::vector<EngineInfo>& engine_table() {
       {"resident",
        "every weight in RAM: loads the point's container once per set-up, then runs the real model (attention, "
        "router, shared and routed experts through the quant kernels) over it",
-       EngineCaps{true, false, true}, resident_engine_options,
+       EngineCaps{true, false, true, false, true}, resident_engine_options,
        [](const EngineSpec& spec) -> std::unique_ptr<Engine> { return make_resident_engine(spec); }},
       {"streaming",
        "trunk in RAM, routed experts read on demand with O_DIRECT (io_uring, registered buffers) from the drive "

@@ -154,8 +154,10 @@ class ResidentEngine final : public Engine {
       if (!trunk) return trunk.error();
       container_notes_ = container_notes(*use);
       trunk_ = std::make_unique<TrunkWeights>(std::move(*trunk));
-      // The integer kernels' 8-row layout, rewritten once per load (the
-      // float kernels read the row layout: kernels=float keeps it).
+      // The integer kernels' 8-row layout: the experts come so from their
+      // .rows8 container (apply_experts skips them), the trunk is rewritten
+      // once per load. The float kernels read the row layout: kernels=float
+      // keeps it, from a row-layout container.
       rows8_ = dot_mode_ != TensorOps::DotMode::kFloat;
       if (rows8_) {
         ctx.progress.phase("rewriting q4_0/q8_0/mxfp4/q4_k matrices into 8-row groups", -1);
@@ -224,8 +226,9 @@ const OptionTable& resident_engine_options() {
       {"mlock", OptionKind::kFlag, "0", "lock the weights in RAM", 0, 0, {}, {}},
       {"chunk", OptionKind::kCount, "32", "prefill chunk, tokens", 1, 4096, {}, {}},
       {"kernels", OptionKind::kChoice, "auto",
-       "int8: integer-dot kernels with 8-bit activations where the format has one (as llama.cpp), q4_0/q8_0/mxfp4/q4_k "
-       "rewritten into 8-row groups at load; float: dequantize to float for every format, row layout; auto: "
+       "int8: integer-dot kernels with 8-bit activations where the format has one (as llama.cpp); q4_0/q8_0/mxfp4/q4_k "
+       "experts stored in 8-row groups (the .rows8 container the streaming engine reads), trunk rewritten so at load; "
+       "float: dequantize to float for every format, row layout; auto: "
        "as int8, except row-layout matrices on the integer kernels only where they measured faster (q4_0/q8_0/q4_k "
        "at <= 4 rows; 2-4 with AVX-512)", 0, 0, {"auto", "int8", "float"}, {}},
   };
