@@ -35,8 +35,9 @@ const char* const kVaryingAxes[] = {"model",   "scale",    "quant",        "trun
 const char* const kCore[] = {"engine",          "ram_budget_bytes", "drives",           "context_tokens",
                              "status",          "decode_tok_s",     "decode_tok_s_rel_mad_pct", "ttft_s",
                              "prefill_tok_s",   "full_decode_tok_s", "read_bytes_per_token", "expert_hit_rate"};
-// Dropped first when the table is too wide (varying axes are never dropped:
-// without them rows that differ look alike).
+// Dropped first when the table is too wide. An axis among them (budget,
+// drives, context, engine) stays while its values differ between rows, as
+// the varying axes above do: without it rows that differ look alike.
 const char* const kDropOrder[] = {"decode_tok_s_rel_mad_pct", "prefill_tok_s", "read_bytes_per_token",
                                   "ram_budget_bytes", "drives", "ttft_s", "expert_hit_rate", "full_decode_tok_s",
                                   "context_tokens", "engine"};
@@ -101,6 +102,14 @@ std::size_t table_width(const Table& t) {
   std::size_t total = 0;
   for (std::size_t i = 0; i < t.width.size(); ++i) total += t.width[i] + (i ? 2 : 0);
   return total;
+}
+
+bool is_axis(const std::string& name) {
+  return name == "ram_budget_bytes" || name == "drives" || name == "context_tokens" || name == "engine";
+}
+
+bool column_varies(const Table& t, std::size_t i) {
+  return std::any_of(t.cells.begin(), t.cells.end(), [&](const auto& row) { return row[i] != t.cells.front()[i]; });
 }
 
 void drop_column(Table& t, std::size_t i) {
@@ -192,6 +201,7 @@ std::string write_terminal_table(const RunResults& r, std::size_t width) {
     auto it = std::find(t.names.begin(), t.names.end(), name);
     if (it == t.names.end()) continue;
     const std::size_t i = static_cast<std::size_t>(it - t.names.begin());
+    if (is_axis(name) && column_varies(t, i)) continue;
     hidden.push_back(t.headers[i]);
     drop_column(t, i);
   }

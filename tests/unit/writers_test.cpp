@@ -166,6 +166,9 @@ TEST_CASE("terminal table: the answer first, the columns that answer the sweep, 
   for (std::size_t i = 2; i <= 6; ++i) CHECK(screen_width(nl[i]) <= 60);  // the header and the four rows
   CHECK(narrow.find("Not shown at 60 columns: ±%, prefill tok/s, read/token") != std::string::npos);
   CHECK(lines_of(narrow)[2].find("decode tok/s") != std::string::npos);
+  // The budget differs between rows: an axis that differs is never dropped.
+  CHECK(nl[2].find("budget") != std::string::npos);
+  CHECK(narrow.find("Not shown at 60 columns: ±%, prefill tok/s, read/token, budget") == std::string::npos);
 }
 
 TEST_CASE("csv writer matches its golden file", "[golden]") {
