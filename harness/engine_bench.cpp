@@ -180,6 +180,272 @@ constexpr double kScaleThrottleBytesS = 250e6;
 std::string med_s(const std::vector<double>& v) { return format_fixed(median(v), 3) + " s"; }
 std::string med_rate(const std::vector<double>& v) { return format_rate(median(v)); }
 
+// The named lines of the table, with their targets; measured, reference and
+// ratios are filled in by the steps below.
+void name_lines(EngineBenchResults& r, const EngineBenchSetup& a, const CardSetup& ms) {
+  r.reads.line = {"1 streaming decode reads (min budget " + format_bytes(static_cast<double>(ms.budget)) + ", uniform)", "",
+                  "", ">= 0.90", {}, false, 0.90};
+  OverlapBench& o = r.overlap;
+  o.uniform = {"2a overlap, uniform, no lookahead: s/token vs max(I/O, compute)", "", "", "<= 1.15", {}, true, 1.15};
+  o.causal_bound = {"2a' the same vs the causal bound: compute before routing + max(I/O, compute after routing)", "",
+                    "", "<= 1.15", {}, true, 1.15};
+  o.sticky_prefetch = {"2b overlap, sticky:0.8 + next-layer prefetch", "", "", "<= 1.15", {}, true, 1.15};
+  o.more_slots = {"2c overlap, as 2b with k more slots", "", "", "<= 1.15", {}, true, 1.15};
+  o.pregate = {"2d overlap, uniform + pregate:0.9 (a predictor naming 90 % of the next layer's experts)", "", "",
+               "<= 1.15", {}, true, 1.15};
+  r.resident.line = {"3 resident decode weight bytes / time", "", "", ">= 0.70", {}, false, 0.70};
+  ScaleBench& s = r.scale;
+  const std::string deeper = a.scale_text + " -> " + a.overlap_scale_text;
+  s.resident_decode = {"6a scale extrapolation, resident decode s/token " + deeper, "", "", "<= 1.10", {}, true, 1.10};
+  s.resident_ttft = {"6b scale extrapolation, resident TTFT " + deeper, "", "", "<= 1.10", {}, true, 1.10};
+  s.streaming_decode = {"6c scale extrapolation, streaming decode s/token " + deeper +
+                            " (trunk pinned, minimum expert cache, uniform, " + format_rate(kScaleThrottleBytesS) +
+                            " throttle)",
+                        "", "", "<= 1.10", {}, true, 1.10};
+}
+
+// What every step reads: the setup, both cards' benches and set-ups.
+struct BenchRun {
+  const EngineBenchSetup& a;
+  Progress& progress;
+  const std::string& fio_path;
+  Bench& b;   // the main card
+  Bench& ob;  // the deeper (overlap) card
+  const CardSetup& ms;
+  const CardSetup& os;
+  MemoryBandwidthOptions memory;
+  std::uint64_t more_slots_budget = 0;  // 2c: the overlap card's minimum + one layer's k slots
+};
+
+// Samples of the repetitions that the results do not keep as vectors.
+struct RepetitionNotes {
+  std::vector<double> ttft_predicted_s, ttft_measured_s;
+  std::string hidden_sticky, hidden_slots, hidden_pregate, hit_slots;
+};
+
+double worse(double predicted, double measured) { return std::max(predicted / measured, measured / predicted); }
+
+Point streaming_at(Bench& b, std::uint64_t budget) {
+  Point p = b.point("streaming");
+  p.ram_budget_bytes = budget;
+  return p;
+}
+
+// 1: streaming at the minimum budget, uniform routing, fio right before;
+// 3: resident decode against one process's memory read bandwidth.
+Status measure_reads_and_resident(BenchRun& c, EngineBenchResults& r, int rep) {
+  c.progress.phase("fio random reads (" + std::to_string(rep + 1) + "/" + std::to_string(c.a.reps) + ")", -1);
+  auto fio = run_fio(c.fio_path, c.ms.cell, c.a.drive_dirs[0]);
+  if (!fio) return fio.error();
+  auto stream = ok_run(c.b, streaming_at(c.b, c.ms.budget), 1, "streaming run");
+  if (!stream) return stream.error();
+  StreamingReadsBench& r1 = r.reads;
+  r1.engine_bytes_s.push_back(static_cast<double>(stream->read_bytes_decode) / std::max(1e-9, stream->io_busy_s_decode));
+  r1.fio_bytes_s.push_back(fio->read_bytes_s);
+  r1.line.ratios.push_back(r1.engine_bytes_s.back() / r1.fio_bytes_s.back());
+
+  auto res = ok_run(c.b, c.b.point("resident"), 1, "resident run");
+  if (!res) return res.error();
+  c.progress.phase("memory bandwidth", -1);
+  auto bw = probe_memory_bandwidth(c.memory, c.progress);
+  if (!bw) return bw.error();
+  double read_bw = 0;
+  for (const BandwidthCell& cell : *bw) {
+    if (cell.kernel == "read") read_bw = std::max(read_bw, cell.best_bytes_s);
+  }
+  ResidentBench& r3 = r.resident;
+  r3.weight_bytes_s.push_back(static_cast<double>(res->mem_weight_bytes_decode) / decode_s(*res));
+  r3.memory_read_bytes_s.push_back(read_bw);
+  r3.bytes_per_token = static_cast<std::uint64_t>(static_cast<double>(res->mem_weight_bytes_decode) / decode_tokens(*res));
+  r3.line.ratios.push_back(r3.weight_bytes_s.back() / read_bw);
+  return Status::success();
+}
+
+// 2a/2a': overlap on the deeper card, fio over its experts right before;
+// 6: the main card's runs carried to the deeper card.
+Status measure_overlap_and_scale(BenchRun& c, EngineBenchResults& r, RepetitionNotes& notes) {
+  c.progress.phase("fio random reads, overlap card", -1);
+  auto ofio = run_fio(c.fio_path, c.os.cell, c.a.drive_dirs[0]);
+  if (!ofio) return ofio.error();
+  const double f = ofio->read_bytes_s;
+  OverlapBench& o = r.overlap;
+  o.fio_bytes_s.push_back(f);
+  // 6a/6b's shallow run right before the deep one, so both meet the same
+  // minute of this VM's memory bandwidth (it swings between minutes).
+  auto res_pair = ok_run(c.b, c.b.point("resident"), 1, "resident run (scale pair)");
+  if (!res_pair) return res_pair.error();
+  auto ru = ok_run(c.ob, c.ob.point("resident"), 1, "resident run (overlap card)");
+  if (!ru) return ru.error();
+  const Point osp = streaming_at(c.ob, c.os.budget);
+  auto su = ok_run(c.ob, osp, 1, "streaming run (overlap card)");
+  if (!su) return su.error();
+  o.t_uniform.push_back(per_token(*su));
+  o.io_uniform.push_back(io_per_token(*su, f));
+  o.compute_uniform.push_back(per_token(*ru));
+  const double after = ru->routed_phase_s_decode / decode_tokens(*ru);
+  o.before_routing.push_back(o.compute_uniform.back() - after);
+  o.uniform.ratios.push_back(o.t_uniform.back() / std::max(o.io_uniform.back(), o.compute_uniform.back()));
+  o.causal_bound.ratios.push_back(o.t_uniform.back() / (o.before_routing.back() + std::max(o.io_uniform.back(), after)));
+
+  ScaleBench& s = r.scale;
+  auto fr = full_model_figures(c.a.card, c.a.overlap_card, *res_pair, c.b.point("resident"));
+  if (!fr) return make_error("scale extrapolation (resident): " + fr.error().message);
+  s.resident_predicted_s.push_back(fr->decode_s_per_token);
+  s.resident_measured_s.push_back(per_token(*ru));
+  s.resident_decode.ratios.push_back(worse(fr->decode_s_per_token, per_token(*ru)));
+  notes.ttft_predicted_s.push_back(fr->ttft_s);
+  notes.ttft_measured_s.push_back(ru->prefill_s);
+  s.resident_ttft.ratios.push_back(worse(fr->ttft_s, ru->prefill_s));
+  // Streaming through a drive throttled below this disk's slowest minute,
+  // so both cards' runs read at one rate: the check is of the arithmetic,
+  // not of which file the host happens to cache. Each card's whole
+  // per-layer trunk pinned on top of its minimum budget: the runs differ in
+  // depth, not in which regime the trunk is in.
+  Point tsp = streaming_at(c.b, c.ms.budget + c.a.card.trunk().layers);
+  Point tosp = streaming_at(c.ob, c.os.budget + c.a.overlap_card.trunk().layers);
+  tsp.drives.throttle_bytes_s = tosp.drives.throttle_bytes_s = kScaleThrottleBytesS;
+  tsp.gen_tokens = tosp.gen_tokens = std::min(c.a.tokens, 6);
+  auto ts = ok_run(c.b, tsp, 1, "throttled streaming run");
+  if (!ts) return ts.error();
+  auto tos = ok_run(c.ob, tosp, 1, "throttled streaming run (overlap card)");
+  if (!tos) return tos.error();
+  auto fs = full_model_figures(c.a.card, c.a.overlap_card, *ts, tsp,
+                               tos->cache_slots ? std::optional<std::size_t>(*tos->cache_slots) : std::nullopt);
+  if (!fs) return make_error("scale extrapolation (streaming): " + fs.error().message);
+  s.streaming_predicted_s.push_back(fs->decode_s_per_token);
+  s.streaming_measured_s.push_back(per_token(*tos));
+  s.streaming_decode.ratios.push_back(worse(fs->decode_s_per_token, per_token(*tos)));
+  return Status::success();
+}
+
+// 2b-2d on the deeper card, against this repetition's fio rate and uniform
+// compute: routing a lookahead can guess (sticky:0.8) with next-layer
+// prefetch, the same with one more layer's worth of slots, and uniform
+// routing with a simulated pre-gating predictor.
+Status measure_lookahead(BenchRun& c, EngineBenchResults& r, RepetitionNotes& notes) {
+  OverlapBench& o = r.overlap;
+  const double f = o.fio_bytes_s.back();
+  Point rsp = c.ob.point("resident");
+  rsp.routing = "sticky:0.8";
+  auto rs = ok_run(c.ob, rsp, 1, "resident run, sticky (overlap card)");
+  if (!rs) return rs.error();
+  Point pp = streaming_at(c.ob, c.os.budget);
+  pp.routing = "sticky:0.8";
+  pp.prefetch = "next-layer";
+  auto ss = ok_run(c.ob, pp, 1, "prefetch run (overlap card)");
+  if (!ss) return ss.error();
+  o.t_sticky.push_back(per_token(*ss));
+  o.io_sticky.push_back(io_per_token(*ss, f));
+  o.compute_sticky.push_back(per_token(*rs));
+  notes.hidden_sticky = hidden_of(*ss);
+  o.sticky_prefetch.ratios.push_back(o.t_sticky.back() / std::max(o.io_sticky.back(), o.compute_sticky.back()));
+
+  Point pr = pp;
+  pr.ram_budget_bytes = c.more_slots_budget;
+  auto sr = ok_run(c.ob, pr, 1, "prefetch run with k more slots (overlap card)");
+  if (!sr) return sr.error();
+  o.t_slots.push_back(per_token(*sr));
+  o.io_slots.push_back(io_per_token(*sr, f));
+  notes.hidden_slots = hidden_of(*sr);
+  const double lookups = static_cast<double>(std::max<std::uint64_t>(1, sr->expert_hits_decode + sr->expert_misses_decode));
+  notes.hit_slots = format_fixed(100.0 * static_cast<double>(sr->expert_hits_decode) / lookups, 0);
+  o.more_slots.ratios.push_back(o.t_slots.back() / std::max(o.io_slots.back(), o.compute_sticky.back()));
+
+  Point pg = streaming_at(c.ob, c.os.budget);
+  pg.prefetch = "pregate:0.9";
+  auto sg = ok_run(c.ob, pg, 1, "pregate run (overlap card)");
+  if (!sg) return sg.error();
+  o.t_pregate.push_back(per_token(*sg));
+  o.io_pregate.push_back(io_per_token(*sg, f));
+  notes.hidden_pregate = hidden_of(*sg);
+  o.pregate.ratios.push_back(o.t_pregate.back() / std::max(o.io_pregate.back(), o.compute_uniform.back()));
+  return Status::success();
+}
+
+// Lines 1-3 and 6: the medians over the repetitions, as the table prints them.
+void describe_repeated_lines(EngineBenchResults& r, const CardSetup& ms, const RepetitionNotes& notes) {
+  StreamingReadsBench& r1 = r.reads;
+  r1.line.measured = med_rate(r1.engine_bytes_s) + " while reads were outstanding";
+  r1.line.reference = "fio randread " + format_bytes(static_cast<double>(ms.cell.block_bytes)) +
+                      " QD32 fixedbufs over the experts: " + med_rate(r1.fio_bytes_s);
+  OverlapBench& o = r.overlap;
+  o.uniform.measured = med_s(o.t_uniform) + "/token";
+  o.uniform.reference = "I/O " + med_s(o.io_uniform) + ", compute " + med_s(o.compute_uniform);
+  o.causal_bound.measured = o.uniform.measured;
+  std::vector<double> after;
+  for (std::size_t i = 0; i < o.compute_uniform.size(); ++i) after.push_back(o.compute_uniform[i] - o.before_routing[i]);
+  o.causal_bound.reference =
+      "before routing " + med_s(o.before_routing) + ", I/O " + med_s(o.io_uniform) + ", after routing " + med_s(after);
+  o.sticky_prefetch.name += " (" + notes.hidden_sticky + ")";
+  o.sticky_prefetch.measured = med_s(o.t_sticky) + "/token";
+  o.sticky_prefetch.reference = "I/O " + med_s(o.io_sticky) + ", compute " + med_s(o.compute_sticky);
+  o.more_slots.name += " (" + format_bytes(static_cast<double>(o.more_slots_budget_bytes)) + "; hit rate " +
+                       notes.hit_slots + " %; " + notes.hidden_slots + ")";
+  o.more_slots.measured = med_s(o.t_slots) + "/token";
+  o.more_slots.reference = "I/O " + med_s(o.io_slots) + ", compute " + med_s(o.compute_sticky);
+  o.pregate.name += " (" + notes.hidden_pregate + ")";
+  o.pregate.measured = med_s(o.t_pregate) + "/token";
+  o.pregate.reference = "I/O " + med_s(o.io_pregate) + ", compute " + med_s(o.compute_uniform);
+  ResidentBench& r3 = r.resident;
+  r3.line.measured =
+      med_rate(r3.weight_bytes_s) + " (" + format_bytes(static_cast<double>(r3.bytes_per_token)) + "/token)";
+  r3.line.reference = "memory read, " + std::to_string(r3.threads) + " threads: " + med_rate(r3.memory_read_bytes_s);
+  ScaleBench& s = r.scale;
+  s.resident_decode.measured = "predicted " + med_s(s.resident_predicted_s) + "/token";
+  s.resident_decode.reference = "measured " + med_s(s.resident_measured_s) + "/token";
+  s.resident_ttft.measured = "predicted " + med_s(notes.ttft_predicted_s);
+  s.resident_ttft.reference = "measured " + med_s(notes.ttft_measured_s);
+  s.streaming_decode.measured = "predicted " + med_s(s.streaming_predicted_s) + "/token";
+  s.streaming_decode.reference = "measured " + med_s(s.streaming_measured_s) + "/token";
+}
+
+// 4: bytes per token at 0 % hits (deterministic: measured once). Returns
+// the point it ran, which line 5 reuses.
+Expected<Point> measure_zero_hits(BenchRun& c, EngineBenchResults& r) {
+  Point zp = streaming_at(c.b, c.ms.budget);
+  auto trace = c.b.cyclic_trace();
+  if (!trace) return trace.error();
+  zp.routing = "trace:" + *trace;
+  auto zero = ok_run(c.b, zp, 1, "0 % hits run");
+  if (!zero) return zero.error();
+  ZeroHitBench& r4 = r.zero_hits;
+  r4.hits = zero->expert_hits_decode;
+  r4.card_bytes_per_token = static_cast<double>(c.a.card.decode_bytes(c.a.quant).experts_streamed.storage);
+  r4.engine_bytes_per_token = static_cast<double>(zero->read_bytes_decode) / decode_tokens(*zero);
+  r4.proc_bytes_per_token =
+      zero->proc_read_bytes_decode ? static_cast<double>(*zero->proc_read_bytes_decode) / decode_tokens(*zero) : 0;
+  const double card_bytes = r4.card_bytes_per_token, eng = r4.engine_bytes_per_token, proc = r4.proc_bytes_per_token;
+  const double worst = std::max(std::fabs(eng / card_bytes - 1), std::fabs(proc / card_bytes - 1));
+  r4.line = {"4 bytes/token at 0 % hits (hits " + std::to_string(r4.hits) + ")",
+             format_bytes(eng) + " engine, " + format_bytes(proc) + " /proc/self/io",
+             "card: " + format_bytes(card_bytes), "within 2 %", {worst}, true, 0.02};
+  return zp;
+}
+
+// 5: drive scaling under a 200 MB/s throttle per directory (the throttle
+// makes it deterministic: measured once).
+Status measure_drive_scaling(BenchRun& c, EngineBenchResults& r, const Point& zero_hit_point) {
+  DriveScalingBench r5;
+  double* rate = r5.tok_s;
+  const int counts[3] = {1, 2, 4};
+  for (int i = 0; i < 3; ++i) {
+    Point dp = zero_hit_point;
+    dp.gen_tokens = 4;
+    dp.drives.count = counts[i];
+    dp.drives.throttle_bytes_s = 200e6;
+    auto m = ok_run(c.b, dp, counts[i], "drive scaling (" + std::to_string(counts[i]) + ")");
+    if (!m) return m.error();
+    rate[i] = 1.0 / per_token(*m);
+  }
+  r5.two = {"5 drive scaling 1 -> 2 (200 MB/s each, replicate)",
+            format_fixed(rate[1], 3) + " vs " + format_fixed(rate[0], 3) + " tok/s", "", ">= 1.8",
+            {rate[1] / rate[0]}, false, 1.8};
+  r5.four = {"5 drive scaling 1 -> 4", format_fixed(rate[2], 3) + " vs " + format_fixed(rate[0], 3) + " tok/s", "",
+             ">= 3.2", {rate[2] / rate[0]}, false, 3.2};
+  r.scaling = r5;
+  return Status::success();
+}
+
 }  // namespace
 
 Expected<EngineBenchResults> run_engine_benchmarks(const EngineBenchSetup& a, Progress& progress) {
@@ -197,243 +463,31 @@ Expected<EngineBenchResults> run_engine_benchmarks(const EngineBenchSetup& a, Pr
   if (!main_setup) return main_setup.error();
   auto ov_setup = set_up(ob, a, a.overlap_card, a.overlap_scale);
   if (!ov_setup) return ov_setup.error();
-  const CardSetup& ms = *main_setup;
-  const CardSetup& os = *ov_setup;
+
+  BenchRun c{a, progress, *fio_path, b, ob, *main_setup, *ov_setup, {}, 0};
+  c.memory.thread_counts = {static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))};
+  c.memory.repetitions = 5;
+  const std::uint64_t oslot = (expert_record_bytes(c.os.spec) + 3 * 8192 + 4095) / 4096 * 4096;  // aligned split spans
+  c.more_slots_budget = c.os.budget + static_cast<std::uint64_t>(a.overlap_card.moe.active) * oslot;
 
   EngineBenchResults r;
-  StreamingReadsBench& r1 = r.reads;
-  OverlapBench& r2 = r.overlap;
-  ResidentBench& r3 = r.resident;
-  r1.budget_bytes = ms.budget;
-  r1.fio_block_bytes = ms.cell.block_bytes;
-  r2.budget_bytes = os.budget;
-  BenchLine& l1 = r1.line;
-  l1 = {"1 streaming decode reads (min budget " + format_bytes(static_cast<double>(ms.budget)) + ", uniform)", "", "",
-        ">= 0.90", {}, false, 0.90};
-  BenchLine& l2a = r2.uniform;
-  BenchLine& l2a_bound = r2.causal_bound;
-  BenchLine& l2b = r2.sticky_prefetch;
-  BenchLine& l2c = r2.more_slots;
-  BenchLine& l2d = r2.pregate;
-  BenchLine& l3 = r3.line;
-  l2a = {"2a overlap, uniform, no lookahead: s/token vs max(I/O, compute)", "", "", "<= 1.15", {}, true, 1.15};
-  l2a_bound = {"2a' the same vs the causal bound: compute before routing + max(I/O, compute after routing)", "", "",
-               "<= 1.15", {}, true, 1.15};
-  l2b = {"2b overlap, sticky:0.8 + next-layer prefetch", "", "", "<= 1.15", {}, true, 1.15};
-  l2c = {"2c overlap, as 2b with k more slots", "", "", "<= 1.15", {}, true, 1.15};
-  l2d = {"2d overlap, uniform + pregate:0.9 (a predictor naming 90 % of the next layer's experts)", "", "",
-         "<= 1.15", {}, true, 1.15};
-  l3 = {"3 resident decode weight bytes / time", "", "", ">= 0.70", {}, false, 0.70};
-  ScaleBench& r6 = r.scale;
-  const std::string deeper = a.scale_text + " -> " + a.overlap_scale_text;
-  r6.resident_decode = {"6a scale extrapolation, resident decode s/token " + deeper, "", "", "<= 1.10", {}, true, 1.10};
-  r6.resident_ttft = {"6b scale extrapolation, resident TTFT " + deeper, "", "", "<= 1.10", {}, true, 1.10};
-  r6.streaming_decode = {"6c scale extrapolation, streaming decode s/token " + deeper + " (trunk pinned, minimum expert cache, uniform, " +
-                             format_rate(kScaleThrottleBytesS) + " throttle)",
-                         "", "", "<= 1.10", {}, true, 1.10};
-  std::vector<double> ttft_p, ttft_m;
-  auto worse = [](double p, double m) { return std::max(p / m, m / p); };
-  std::vector<double>&achieved = r1.engine_bytes_s, &fio_bw = r1.fio_bytes_s, &ofio_bw = r2.fio_bytes_s,
-      &t_u = r2.t_uniform, &io_u = r2.io_uniform, &c_u = r2.compute_uniform, &pre_u = r2.before_routing,
-      &t_s = r2.t_sticky, &io_s = r2.io_sticky, &c_s = r2.compute_sticky, &t_r = r2.t_slots, &io_r = r2.io_slots,
-      &t_g = r2.t_pregate, &io_g = r2.io_pregate, &res_rate = r3.weight_bytes_s, &mem_bw = r3.memory_read_bytes_s;
-  std::string hidden_s, hidden_r, hidden_g, hit_r;
-  const std::uint64_t oslot = (expert_record_bytes(os.spec) + 3 * 8192 + 4095) / 4096 * 4096;  // aligned split spans
-  MemoryBandwidthOptions mo;
-  mo.thread_counts = {static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))};
-  mo.repetitions = 5;
-  r3.threads = mo.thread_counts[0];
-
+  name_lines(r, a, c.ms);
+  r.reads.budget_bytes = c.ms.budget;
+  r.reads.fio_block_bytes = c.ms.cell.block_bytes;
+  r.overlap.budget_bytes = c.os.budget;
+  r.overlap.more_slots_budget_bytes = c.more_slots_budget;
+  r.resident.threads = c.memory.thread_counts[0];
+  RepetitionNotes notes;
   for (int rep = 0; rep < a.reps; ++rep) {
-    // 1: streaming at the minimum budget, uniform routing, fio right before.
-    progress.phase("fio random reads (" + std::to_string(rep + 1) + "/" + std::to_string(a.reps) + ")", -1);
-    auto fio = run_fio(*fio_path, ms.cell, a.drive_dirs[0]);
-    if (!fio) return fio.error();
-    Point sp = b.point("streaming");
-    sp.ram_budget_bytes = ms.budget;
-    auto stream = ok_run(b, sp, 1, "streaming run");
-    if (!stream) return stream.error();
-    achieved.push_back(static_cast<double>(stream->read_bytes_decode) / std::max(1e-9, stream->io_busy_s_decode));
-    fio_bw.push_back(fio->read_bytes_s);
-    l1.ratios.push_back(achieved.back() / fio_bw.back());
-
-    // 3: resident decode against one process's memory read bandwidth.
-    auto res = ok_run(b, b.point("resident"), 1, "resident run");
-    if (!res) return res.error();
-    progress.phase("memory bandwidth", -1);
-    auto bw = probe_memory_bandwidth(mo, progress);
-    if (!bw) return bw.error();
-    double read_bw = 0;
-    for (const BandwidthCell& c : *bw) {
-      if (c.kernel == "read") read_bw = std::max(read_bw, c.best_bytes_s);
-    }
-    res_rate.push_back(static_cast<double>(res->mem_weight_bytes_decode) / decode_s(*res));
-    mem_bw.push_back(read_bw);
-    r3.bytes_per_token = static_cast<std::uint64_t>(static_cast<double>(res->mem_weight_bytes_decode) / decode_tokens(*res));
-    l3.ratios.push_back(res_rate.back() / read_bw);
-
-    // 2: overlap on the deeper card; fio over its experts right before.
-    progress.phase("fio random reads, overlap card", -1);
-    auto ofio = run_fio(*fio_path, os.cell, a.drive_dirs[0]);
-    if (!ofio) return ofio.error();
-    const double f = ofio->read_bytes_s;
-    ofio_bw.push_back(f);
-    // 6a/6b's shallow run right before the deep one, so both meet the same
-    // minute of this VM's memory bandwidth (it swings between minutes).
-    auto res_pair = ok_run(b, b.point("resident"), 1, "resident run (scale pair)");
-    if (!res_pair) return res_pair.error();
-    auto ru = ok_run(ob, ob.point("resident"), 1, "resident run (overlap card)");
-    if (!ru) return ru.error();
-    Point osp = ob.point("streaming");
-    osp.ram_budget_bytes = os.budget;
-    auto su = ok_run(ob, osp, 1, "streaming run (overlap card)");
-    if (!su) return su.error();
-    t_u.push_back(per_token(*su));
-    io_u.push_back(io_per_token(*su, f));
-    c_u.push_back(per_token(*ru));
-    const double after = ru->routed_phase_s_decode / decode_tokens(*ru);
-    pre_u.push_back(c_u.back() - after);
-    l2a.ratios.push_back(t_u.back() / std::max(io_u.back(), c_u.back()));
-    // 6: the main card's runs carried to this card.
-    auto fr = full_model_figures(a.card, a.overlap_card, *res_pair, b.point("resident"));
-    if (!fr) return make_error("scale extrapolation (resident): " + fr.error().message);
-    r6.resident_predicted_s.push_back(fr->decode_s_per_token);
-    r6.resident_measured_s.push_back(per_token(*ru));
-    r6.resident_decode.ratios.push_back(worse(fr->decode_s_per_token, per_token(*ru)));
-    ttft_p.push_back(fr->ttft_s);
-    ttft_m.push_back(ru->prefill_s);
-    r6.resident_ttft.ratios.push_back(worse(fr->ttft_s, ru->prefill_s));
-    // Streaming through a drive throttled below this disk's slowest minute,
-    // so both cards' runs read at one rate: the check is of the arithmetic,
-    // not of which file the host happens to cache.
-    // Each card's whole per-layer trunk pinned on top of its minimum budget:
-    // the runs differ in depth, not in which regime the trunk is in.
-    Point tsp = sp, tosp = osp;
-    tsp.ram_budget_bytes = ms.budget + a.card.trunk().layers;
-    tosp.ram_budget_bytes = os.budget + a.overlap_card.trunk().layers;
-    tsp.drives.throttle_bytes_s = tosp.drives.throttle_bytes_s = kScaleThrottleBytesS;
-    tsp.gen_tokens = tosp.gen_tokens = std::min(a.tokens, 6);
-    auto ts = ok_run(b, tsp, 1, "throttled streaming run");
-    if (!ts) return ts.error();
-    auto tos = ok_run(ob, tosp, 1, "throttled streaming run (overlap card)");
-    if (!tos) return tos.error();
-    auto fs = full_model_figures(a.card, a.overlap_card, *ts, tsp,
-                                 tos->cache_slots ? std::optional<std::size_t>(*tos->cache_slots) : std::nullopt);
-    if (!fs) return make_error("scale extrapolation (streaming): " + fs.error().message);
-    r6.streaming_predicted_s.push_back(fs->decode_s_per_token);
-    r6.streaming_measured_s.push_back(per_token(*tos));
-    r6.streaming_decode.ratios.push_back(worse(fs->decode_s_per_token, per_token(*tos)));
-    l2a_bound.ratios.push_back(t_u.back() / (pre_u.back() + std::max(io_u.back(), after)));
-    // Routing a lookahead can guess (sticky:0.8) and next-layer prefetch.
-    Point rsp = ob.point("resident");
-    rsp.routing = "sticky:0.8";
-    auto rs = ok_run(ob, rsp, 1, "resident run, sticky (overlap card)");
-    if (!rs) return rs.error();
-    Point pp = osp;
-    pp.routing = "sticky:0.8";
-    pp.prefetch = "next-layer";
-    auto ss = ok_run(ob, pp, 1, "prefetch run (overlap card)");
-    if (!ss) return ss.error();
-    t_s.push_back(per_token(*ss));
-    io_s.push_back(io_per_token(*ss, f));
-    c_s.push_back(per_token(*rs));
-    hidden_s = hidden_of(*ss);
-    l2b.ratios.push_back(t_s.back() / std::max(io_s.back(), c_s.back()));
-    // The same with room to prefetch into: one more layer's worth of slots.
-    Point pr = pp;
-    pr.ram_budget_bytes = os.budget + static_cast<std::uint64_t>(a.overlap_card.moe.active) * oslot;
-    auto sr = ok_run(ob, pr, 1, "prefetch run with k more slots (overlap card)");
-    if (!sr) return sr.error();
-    t_r.push_back(per_token(*sr));
-    io_r.push_back(io_per_token(*sr, f));
-    hidden_r = hidden_of(*sr);
-    hit_r = format_fixed(100.0 * static_cast<double>(sr->expert_hits_decode) /
-                             static_cast<double>(std::max<std::uint64_t>(1, sr->expert_hits_decode + sr->expert_misses_decode)),
-                         0);
-    l2c.ratios.push_back(t_r.back() / std::max(io_r.back(), c_s.back()));
-    // Uniform routing with a simulated pre-gating predictor.
-    Point pg = osp;
-    pg.prefetch = "pregate:0.9";
-    auto sg = ok_run(ob, pg, 1, "pregate run (overlap card)");
-    if (!sg) return sg.error();
-    t_g.push_back(per_token(*sg));
-    io_g.push_back(io_per_token(*sg, f));
-    hidden_g = hidden_of(*sg);
-    l2d.ratios.push_back(t_g.back() / std::max(io_g.back(), c_u.back()));
+    if (Status st = measure_reads_and_resident(c, r, rep); !st) return st.error();
+    if (Status st = measure_overlap_and_scale(c, r, notes); !st) return st.error();
+    if (Status st = measure_lookahead(c, r, notes); !st) return st.error();
   }
-  r2.more_slots_budget_bytes = os.budget + static_cast<std::uint64_t>(a.overlap_card.moe.active) * oslot;
-  l1.measured = med_rate(achieved) + " while reads were outstanding";
-  l1.reference = "fio randread " + format_bytes(static_cast<double>(ms.cell.block_bytes)) +
-                 " QD32 fixedbufs over the experts: " + med_rate(fio_bw);
-  const std::string ref_u = "I/O " + med_s(io_u) + ", compute " + med_s(c_u);
-  l2a.measured = med_s(t_u) + "/token";
-  l2a.reference = ref_u;
-  l2a_bound.measured = l2a.measured;
-  {
-    std::vector<double> after;
-    for (std::size_t i = 0; i < c_u.size(); ++i) after.push_back(c_u[i] - pre_u[i]);
-    l2a_bound.reference = "before routing " + med_s(pre_u) + ", I/O " + med_s(io_u) + ", after routing " + med_s(after);
-  }
-  l2b.name += " (" + hidden_s + ")";
-  l2b.measured = med_s(t_s) + "/token";
-  l2b.reference = "I/O " + med_s(io_s) + ", compute " + med_s(c_s);
-  l2c.name += " (" + format_bytes(static_cast<double>(r2.more_slots_budget_bytes)) + "; hit rate " + hit_r + " %; " +
-              hidden_r + ")";
-  l2c.measured = med_s(t_r) + "/token";
-  l2c.reference = "I/O " + med_s(io_r) + ", compute " + med_s(c_s);
-  l2d.name += " (" + hidden_g + ")";
-  l2d.measured = med_s(t_g) + "/token";
-  l2d.reference = "I/O " + med_s(io_g) + ", compute " + med_s(c_u);
-  l3.measured = med_rate(res_rate) + " (" + format_bytes(static_cast<double>(r3.bytes_per_token)) + "/token)";
-  r6.resident_decode.measured = "predicted " + med_s(r6.resident_predicted_s) + "/token";
-  r6.resident_decode.reference = "measured " + med_s(r6.resident_measured_s) + "/token";
-  r6.resident_ttft.measured = "predicted " + med_s(ttft_p);
-  r6.resident_ttft.reference = "measured " + med_s(ttft_m);
-  r6.streaming_decode.measured = "predicted " + med_s(r6.streaming_predicted_s) + "/token";
-  r6.streaming_decode.reference = "measured " + med_s(r6.streaming_measured_s) + "/token";
-  l3.reference = "memory read, " + std::to_string(r3.threads) + " threads: " + med_rate(mem_bw);
-
-  // 4: bytes per token at 0 % hits (deterministic: measured once).
-  Point zp = b.point("streaming");
-  zp.ram_budget_bytes = ms.budget;
-  auto trace = b.cyclic_trace();
-  if (!trace) return trace.error();
-  zp.routing = "trace:" + *trace;
-  auto zero = ok_run(b, zp, 1, "0 % hits run");
-  if (!zero) return zero.error();
-  ZeroHitBench& r4 = r.zero_hits;
-  r4.hits = zero->expert_hits_decode;
-  r4.card_bytes_per_token = static_cast<double>(a.card.decode_bytes(a.quant).experts_streamed.storage);
-  r4.engine_bytes_per_token = static_cast<double>(zero->read_bytes_decode) / decode_tokens(*zero);
-  r4.proc_bytes_per_token =
-      zero->proc_read_bytes_decode ? static_cast<double>(*zero->proc_read_bytes_decode) / decode_tokens(*zero) : 0;
-  const double card_bytes = r4.card_bytes_per_token, eng = r4.engine_bytes_per_token, proc = r4.proc_bytes_per_token;
-  const double worst = std::max(std::fabs(eng / card_bytes - 1), std::fabs(proc / card_bytes - 1));
-  r4.line = {"4 bytes/token at 0 % hits (hits " + std::to_string(r4.hits) + ")",
-             format_bytes(eng) + " engine, " + format_bytes(proc) + " /proc/self/io",
-             "card: " + format_bytes(card_bytes), "within 2 %", {worst}, true, 0.02};
-
-  // 5: drive scaling under a 200 MB/s throttle per directory (the throttle
-  // makes it deterministic: measured once).
+  describe_repeated_lines(r, c.ms, notes);
+  auto zero_hit_point = measure_zero_hits(c, r);
+  if (!zero_hit_point) return zero_hit_point.error();
   if (!a.skip_scaling) {
-    DriveScalingBench r5;
-    double* rate = r5.tok_s;
-    const int counts[3] = {1, 2, 4};
-    for (int i = 0; i < 3; ++i) {
-      Point dp = zp;
-      dp.gen_tokens = 4;
-      dp.drives.count = counts[i];
-      dp.drives.throttle_bytes_s = 200e6;
-      auto m = ok_run(b, dp, counts[i], "drive scaling (" + std::to_string(counts[i]) + ")");
-      if (!m) return m.error();
-      rate[i] = 1.0 / per_token(*m);
-    }
-    r5.two = {"5 drive scaling 1 -> 2 (200 MB/s each, replicate)",
-              format_fixed(rate[1], 3) + " vs " + format_fixed(rate[0], 3) + " tok/s", "", ">= 1.8",
-              {rate[1] / rate[0]}, false, 1.8};
-    r5.four = {"5 drive scaling 1 -> 4", format_fixed(rate[2], 3) + " vs " + format_fixed(rate[0], 3) + " tok/s", "",
-               ">= 3.2", {rate[2] / rate[0]}, false, 3.2};
-    r.scaling = r5;
+    if (Status st = measure_drive_scaling(c, r, *zero_hit_point); !st) return st.error();
   }
   progress.sweep_finished();
   return r;
