@@ -60,11 +60,8 @@ Expected<EngineBenchSetup> setup_of(const BenchArgs& a, const CliState& state) {
   return s;
 }
 
-int bench_command(const BenchArgs& a, const CliState& state) {
-  auto fail = [](const std::string& m) {
-    fmt::print(stderr, "moebench bench-engines: {}\n", m);
-    return kExitBadInput;
-  };
+Expected<int> bench_command(const BenchArgs& a, const CliState& state) {
+  auto fail = [](const std::string& m) { return Error{m}; };
   auto setup = setup_of(a, state);
   if (!setup) return fail(setup.error().message);
   SteadyClock clock;
@@ -106,7 +103,7 @@ void add_bench_command(CLI::App& app, CliState& state) {
   cmd->add_option("--tokens", args->tokens, "generated tokens per run (default 9)")->check(CLI::Range(3, 1000));
   cmd->add_flag("--skip-scaling", args->skip_scaling, "skip the throttled drive-scaling benchmark");
   cmd->add_option("--out", args->out, "also write the figures as JSON");
-  cmd->callback([args, &state] { state.exit_code = bench_command(*args, state); });
+  cmd->callback([args, &state] { finish(state, "bench-engines", bench_command(*args, state)); });
 }
 
 }  // namespace moebench

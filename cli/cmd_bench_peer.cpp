@@ -19,17 +19,14 @@
 namespace moebench {
 namespace {
 
-int bench_peer_command(const PeerBenchRequest& req, const std::string& out, bool quiet, const CliState& state) {
-  auto fail = [](const std::string& m) {
-    fmt::print(stderr, "moebench bench-peer: {}\n", m);
-    return kExitBadInput;
-  };
+Expected<int> bench_peer_command(const PeerBenchRequest& req, const std::string& out, bool quiet, const CliState& state) {
+  auto fail = [](const std::string& m) { return Error{m}; };
   SteadyClock clock;
   StderrProgress shown(clock, quiet);
   Progress& progress = shown.get();
   auto rep = run_peer_bench(req, state.store(), progress, [&](const PeerCase& c) {
     if (quiet) return;
-    fmt::print(stderr, "{} {} {} thread(s): prefill ratio {:.2f}, decode ratio {:.2f} (medians)\n", c.card, c.quant,
+    say("{} {} {} thread(s): prefill ratio {:.2f}, decode ratio {:.2f} (medians)", c.card, c.quant,
                c.threads, summarize(c.prefill_ratio).median, summarize(c.decode_ratio).median);
   });
   if (!rep) return fail(rep.error().message);
@@ -67,7 +64,7 @@ void add_bench_peer_command(CLI::App& app, CliState& state) {
   cmd->add_option("--dir", req->dir, "where containers and exports are made or reused (default moebench-drives/peer)");
   cmd->add_option("--out", *out, "also write the markdown here");
   cmd->add_flag("-q,--quiet", *quiet, "no progress on stderr");
-  cmd->callback([req, out, quiet, &state] { state.exit_code = bench_peer_command(*req, *out, *quiet, state); });
+  cmd->callback([req, out, quiet, &state] { finish(state, "bench-peer", bench_peer_command(*req, *out, *quiet, state)); });
 }
 
 }  // namespace moebench

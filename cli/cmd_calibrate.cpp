@@ -35,11 +35,8 @@ struct CalibrateArgs {
 
 std::string pct(double v) { return v < 0 ? "–" : format_fixed(100 * v, 1) + " %"; }
 
-int calibrate_command(const CalibrateArgs& a, const CliState& state) {
-  auto fail = [](const std::string& m) {
-    fmt::print(stderr, "moebench calibrate: {}\n", m);
-    return kExitBadInput;
-  };
+Expected<int> calibrate_command(const CalibrateArgs& a, const CliState& state) {
+  auto fail = [](const std::string& m) { return Error{m}; };
   auto results = load_results_file(a.results);
   if (!results) return fail(results.error().message);
   const ConfigStore store = state.store();
@@ -102,7 +99,7 @@ void add_calibrate_command(CLI::App& app, CliState& state) {
       ->check(CLI::IsMember({"alternate", "none"}));
   cmd->add_option("--out", args->out, "write the calibrated profile here (default: the profile file itself)");
   cmd->add_flag("--dry-run", args->dry_run, "print the fit and the validation, store nothing");
-  cmd->callback([args, &state] { state.exit_code = calibrate_command(*args, state); });
+  cmd->callback([args, &state] { finish(state, "calibrate", calibrate_command(*args, state)); });
 }
 
 }  // namespace moebench

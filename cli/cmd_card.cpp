@@ -25,11 +25,8 @@ struct ShowArgs {
   bool json = false;
 };
 
-int show_card(const ShowArgs& args, const CliState& state) {
-  auto fail = [](const std::string& message) {
-    fmt::print(stderr, "moebench card show: {}\n", message);
-    return kExitBadInput;
-  };
+Expected<int> show_card(const ShowArgs& args, const CliState& state) {
+  auto fail = [](const std::string& message) { return Error{message}; };
   auto sc = state.scaled_card(args.name, args.scale);
   if (!sc) return fail(sc.error().message);
   CardReportOptions options;
@@ -60,11 +57,8 @@ struct FromGgufArgs {
   std::string out;
 };
 
-int card_from_gguf_file(const FromGgufArgs& args) {
-  auto fail = [](const std::string& message) {
-    fmt::print(stderr, "moebench card from-gguf: {}\n", message);
-    return kExitBadInput;
-  };
+Expected<int> card_from_gguf_file(const FromGgufArgs& args) {
+  auto fail = [](const std::string& message) { return Error{message}; };
   auto file = read_gguf(args.file);
   if (!file) return fail(file.error().message);
   auto derived = card_from_gguf(*file);
@@ -76,13 +70,13 @@ int card_from_gguf_file(const FromGgufArgs& args) {
   auto check = load_config_text<ModelCard>(text, args.out.empty() ? "derived card" : args.out, load_model_card);
   if (!check) return fail("the derived card does not validate (the file lacks something a card needs):\n" +
                           check.error().message);
-  for (const std::string& n : derived->notes) fmt::print(stderr, "note: {}\n", n);
+  for (const std::string& n : derived->notes) say("note: {}", n);
   if (args.out.empty()) {
     std::fputs(text.c_str(), stdout);
     return 0;
   }
   if (Status st = write_file_atomic(args.out, text); !st) return fail(st.error().message);
-  fmt::print(stderr, "moebench card from-gguf: card \"{}\" written to {}\n", derived->card.name,
+  say("moebench card from-gguf: card \"{}\" written to {}", derived->card.name,
              args.out);
   return 0;
 }
@@ -125,7 +119,7 @@ void add_card_command(CLI::App& app, CliState& state) {
                    "default 4K, 8K, 128K, 1M)")
       ->delimiter(',');
   show->add_flag("--json", args->json, "the same numbers as JSON (bytes as exact integers)");
-  show->callback([args, &state] { state.exit_code = show_card(*args, state); });
+  show->callback([args, &state] { finish(state, "card show", show_card(*args, state)); });
 
   auto gguf_args = std::make_shared<FromGgufArgs>();
   CLI::App* from = card->add_subcommand(
@@ -138,7 +132,7 @@ void add_card_command(CLI::App& app, CliState& state) {
       "  moebench card from-gguf tests/data/gguf/tiny-qwen3moe-Q4_K.gguf");
   from->add_option("file", gguf_args->file, "GGUF file")->required();
   from->add_option("--out", gguf_args->out, "write the card here (default: print it)");
-  from->callback([gguf_args, &state] { state.exit_code = card_from_gguf_file(*gguf_args); });
+  from->callback([gguf_args, &state] { finish(state, "card from-gguf", card_from_gguf_file(*gguf_args)); });
 }
 
 }  // namespace moebench

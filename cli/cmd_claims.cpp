@@ -19,20 +19,16 @@ struct ClaimsArgs {
   bool json = false;
 };
 
-int claims_command(const ClaimsArgs& a, const CliState& state) {
+Expected<int> claims_command(const ClaimsArgs& a, const CliState& state) {
   auto all = judge_stored_claims(state.store());
-  if (!all) {
-    fmt::print(stderr, "{}\n", all.error().message);
-    return kExitBadInput;
-  }
+  if (!all) return all.error();
   if (!a.explain.empty()) {
     for (const JudgedClaim& x : *all) {
       if (x.claim.id != a.explain) continue;
       fmt::print("{}", write_claim_explain(x.claim, x.j));
       return 0;
     }
-    fmt::print(stderr, "moebench claims: no claim \"{}\" (moebench claims lists every id)\n", a.explain);
-    return kExitBadInput;
+    return Error{"no claim \"" + a.explain + "\" (moebench claims lists every id)"};
   }
   if (a.json) {
     fmt::print("{}\n", claims_json(*all, a.filter).dump(2));
@@ -63,7 +59,7 @@ void add_claims_command(CLI::App& app, CliState& state) {
   cmd->add_option("--verdict", args->filter.verdict, "only claims with this verdict")
       ->check(CLI::IsMember({"consistent", "consistent-if", "optimistic", "implausible", "below-band", "under-specified", "contradictory"}));
   cmd->add_flag("--json", args->json, "JSON instead of the markdown table");
-  cmd->callback([args, &state] { state.exit_code = claims_command(*args, state); });
+  cmd->callback([args, &state] { finish(state, "claims", claims_command(*args, state)); });
 }
 
 }  // namespace moebench

@@ -37,11 +37,9 @@ struct CompareArgs {
   std::string out;
 };
 
-int compare_command(const CompareArgs& a) {
+Expected<int> compare_command(const CompareArgs& a) {
   auto error = [](const std::string& m) {
-    fmt::print(stderr, "moebench compare: error: {}\n(exit 2: nothing was compared; this is not a regression "
-                       "verdict)\n", m);
-    return kExitBadInput;
+    return Error{m + "\n(exit 2: nothing was compared; this is not a regression verdict)"};
   };
   auto threshold = parse_relative_change(a.threshold, "--threshold");
   if (!threshold) return error(threshold.error().message);
@@ -86,23 +84,23 @@ int compare_command(const CompareArgs& a) {
   std::fflush(stdout);
   if (c->regressed()) {
     const std::string changes = escape_control_bytes(status_changes_phrase(*c));  // labels come from the files
-    fmt::print(stderr, "moebench compare: regression: {} of {} rows regressed ({} metrics regressed; {} rows changed "
-               "status{}); exit 1\n", c->rows_regressed, c->rows.size(), c->metrics_regressed,
+    say("moebench compare: regression: {} of {} rows regressed ({} metrics regressed; {} rows changed "
+               "status{}); exit 1", c->rows_regressed, c->rows.size(), c->metrics_regressed,
                c->status_regressed + c->status_improved, changes.empty() ? "" : ": " + changes);
     return kExitNo;
   }
   if (c->incomplete()) {
-    fmt::print(stderr, "moebench compare: incomplete: the new file lacks {} metric(s) the base measured (first: {}); "
-               "missing is not unchanged; exit 1\n", c->metrics_missing, escape_control_bytes(c->missing.front()));
+    say("moebench compare: incomplete: the new file lacks {} metric(s) the base measured (first: {}); "
+               "missing is not unchanged; exit 1", c->metrics_missing, escape_control_bytes(c->missing.front()));
     return kExitNo;
   }
   if (c->inconclusive()) {
-    fmt::print(stderr, "moebench compare: inconclusive: {} of {} rows regressed only with repetitions disturbed by other "
-               "work on the machine counted; run both again on a quiet machine; exit 3\n",
+    say("moebench compare: inconclusive: {} of {} rows regressed only with repetitions disturbed by other "
+               "work on the machine counted; run both again on a quiet machine; exit 3",
                c->rows_inconclusive, c->rows.size());
     return kExitInconclusive;
   }
-  fmt::print(stderr, "moebench compare: no regression in {} rows ({} improved, {} insufficient samples)\n",
+  say("moebench compare: no regression in {} rows ({} improved, {} insufficient samples)",
              c->rows.size(), c->rows_improved, c->rows_insufficient);
   return 0;
 }
@@ -141,7 +139,7 @@ void add_compare_command(CLI::App& app, CliState& state) {
   cmd->add_option("--seed", args->seed, "bootstrap seed (default 1; the same seed gives the same intervals)");
   cmd->add_option("--resamples", args->resamples, "bootstrap resamples (default 2000)")->check(CLI::Range(100, 1000000));
   cmd->add_option("--out", args->out, "also write the report to this file");
-  cmd->callback([args, &state] { state.exit_code = compare_command(*args); });
+  cmd->callback([args, &state] { finish(state, "compare", compare_command(*args)); });
 }
 
 }  // namespace moebench

@@ -29,12 +29,9 @@ struct CompareBuildsArgs {
   bool quiet = false;
 };
 
-int fail(const std::string& message) {
-  fmt::print(stderr, "moebench compare-builds: error: {}\n", message);
-  return kExitBadInput;
-}
+Error fail(const std::string& message) { return Error{message}; }
 
-int compare_builds_command(CompareBuildsArgs args, const CliState& state) {
+Expected<int> compare_builds_command(CompareBuildsArgs args, const CliState& state) {
   BuildGateRequest& r = args.req;
   r.config_dirs = state.config_dirs;
   auto effect = parse_relative_change(args.min_effect, "--min-effect");
@@ -59,22 +56,22 @@ int compare_builds_command(CompareBuildsArgs args, const CliState& state) {
   std::vector<GatePoint> points;
   for (const Point& p : plan->points) points.push_back({p.index + 1, p.id(), p.label()});
   if (Status st = ensure_directory(r.out_dir); !st) return fail(st.error().message);
-  const auto say = [&args](const std::string& line) {
-    if (!args.quiet) fmt::print(stderr, "moebench compare-builds: {}\n", line);
+  const auto progress_line = [&args](const std::string& line) {
+    if (!args.quiet) say("moebench compare-builds: {}", line);
   };
   if (r.blocks <= 0) r.blocks = gate_default_blocks(points.size() * gate_timed_metrics().size(), r.gate.alpha);
-  say(fmt::format("{} points × {} blocks × 4 runs of {} repetitions (+{} warm-up), A = {}, B = {}", points.size(),
-                  r.blocks, r.repetitions, r.warmup, r.base_bin, r.new_bin));
-  auto report = run_build_gate(r, points, say);
+  progress_line(fmt::format("{} points × {} blocks × 4 runs of {} repetitions (+{} warm-up), A = {}, B = {}", points.size(),
+                            r.blocks, r.repetitions, r.warmup, r.base_bin, r.new_bin));
+  auto report = run_build_gate(r, points, progress_line);
   if (!report) return fail(report.error().message);
   const std::string md = gate_markdown(*report), json = gate_json(*report);
   const auto dir = std::filesystem::path(r.out_dir);
   if (Status st = write_files_atomic({{(dir / "gate.md").string(), md}, {(dir / "gate.json").string(), json}}); !st) {
-    fmt::print(stderr, "moebench compare-builds: {} (the verdict below stands)\n", st.error().message);
+    say("moebench compare-builds: {} (the verdict below stands)", st.error().message);
   }
   fmt::print("{}", args.json ? json : md);
   const int code = gate_exit_code(report->verdict);
-  fmt::print(stderr, "moebench compare-builds: {} ({} series, {} changes of work; exit {})\n",
+  say("moebench compare-builds: {} ({} series, {} changes of work; exit {})",
              to_string(report->verdict), report->judged.size(), report->work.size(), code);
   return code;
 }
@@ -109,7 +106,7 @@ void add_compare_builds_command(CLI::App& app, CliState& state) {
       ->check(CLI::Range(1.0, 86400.0));
   cmd->add_flag("--json", args->json, "print JSON instead of markdown");
   cmd->add_flag("--quiet,-q", args->quiet, "no progress lines on stderr");
-  cmd->callback([args, &state] { state.exit_code = compare_builds_command(*args, state); });
+  cmd->callback([args, &state] { finish(state, "compare-builds", compare_builds_command(*args, state)); });
 }
 
 }  // namespace moebench

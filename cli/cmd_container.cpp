@@ -36,11 +36,8 @@ struct MakeArgs {
   bool quiet = false;
 };
 
-int make_command(const MakeArgs& a, const CliState& state) {
-  auto fail = [](const std::string& m) {
-    fmt::print(stderr, "moebench container make: {}\n", m);
-    return kExitBadInput;
-  };
+Expected<int> make_command(const MakeArgs& a, const CliState& state) {
+  auto fail = [](const std::string& m) { return Error{m}; };
   auto sc = state.scaled_card(a.model, a.scale);
   if (!sc) return fail(sc.error().message);
   ContainerSpec spec;
@@ -144,7 +141,7 @@ void add_container_command(CLI::App& app, CliState& state) {
                  "depth) and print the make's rate as a share of it");
   make->add_option("--seed", margs->seed, "weight seed (default 42)");
   make->add_flag("--quiet,-q", margs->quiet, "no progress line");
-  make->callback([margs, &state] { state.exit_code = make_command(*margs, state); });
+  make->callback([margs, &state] { finish(state, "container make", make_command(*margs, state)); });
 
   auto vfiles = std::make_shared<std::vector<std::string>>();
   CLI::App* verify = cmd->add_subcommand("verify", "Recompute every checksum of container files.");
@@ -165,7 +162,7 @@ void add_container_command(CLI::App& app, CliState& state) {
       progress.sweep_finished();
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (!r) {
-        fmt::print(stderr, "{}\n", r.error().message);
+        say("{}", r.error().message);
         state.exit_code = std::max(state.exit_code, kExitBadInput);  // could not read it (worse than a mismatch)
         continue;
       }
@@ -187,7 +184,7 @@ void add_container_command(CLI::App& app, CliState& state) {
     for (const std::string& path : *files) {
       auto f = read_gguf(path);
       if (!f) {
-        fmt::print(stderr, "{}\n", f.error().message);
+        say("{}", f.error().message);
         state.exit_code = kExitBadInput;
         continue;
       }

@@ -20,11 +20,8 @@ struct ExportArgs {
   std::uint64_t seed = 42;
 };
 
-int export_command(const ExportArgs& a, const CliState& state) {
-  auto fail = [](const std::string& m) {
-    fmt::print(stderr, "moebench export: {}\n", m);
-    return kExitBadInput;
-  };
+Expected<int> export_command(const ExportArgs& a, const CliState& state) {
+  auto fail = [](const std::string& m) { return Error{m}; };
   auto sc = state.scaled_card(a.model, a.scale);
   if (!sc) return fail(sc.error().message);
   if (!a.trunk_quant.empty()) {
@@ -77,7 +74,7 @@ void add_export_command(CLI::App& app, CliState& state) {
   cmd->add_option("--out", args->out, "the GGUF file to write")->required();
   cmd->add_option("--container-dir", args->container_dir, "where the container is made or reused");
   cmd->add_option("--seed", args->seed, "weight seed (default 42)");
-  cmd->callback([args, &state] { state.exit_code = export_command(*args, state); });
+  cmd->callback([args, &state] { finish(state, "export", export_command(*args, state)); });
 }
 
 }  // namespace moebench

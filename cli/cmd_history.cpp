@@ -52,8 +52,11 @@ struct ShowArgs {
   std::string format = "text";
 };
 
-int fail(const char* sub, const std::string& message) {
-  fmt::print(stderr, "moebench history {}: {}\n", sub, message);
+Error fail(const std::string& message) { return Error{message}; }
+
+// One file `history add` could not read or add: said, and the others go on.
+int skip_file(const std::string& message) {
+  say("moebench history add: error: {}", message);
   return kExitBadInput;
 }
 
@@ -69,24 +72,24 @@ Expected<double> parse_threshold(const std::string& text) {
   return v / 100;
 }
 
-int show_command(const ShowArgs& a) {
+Expected<int> show_command(const ShowArgs& a) {
   auto threshold = parse_threshold(a.threshold);
-  if (!threshold) return fail("show", threshold.error().message);
-  if (!(a.alpha > 0 && a.alpha < 1)) return fail("show", "--alpha: expected a significance level in (0, 1), e.g. 0.05");
+  if (!threshold) return fail(threshold.error().message);
+  if (!(a.alpha > 0 && a.alpha < 1)) return fail("--alpha: expected a significance level in (0, 1), e.g. 0.05");
   auto db = HistoryDb::open(a.db, HistoryDb::Mode::kReadOnly);
-  if (!db) return fail("show", db.error().message);
+  if (!db) return fail(db.error().message);
   auto names = db->metric_names();
-  if (!names) return fail("show", names.error().message);
+  if (!names) return fail(names.error().message);
   if (std::find(names->begin(), names->end(), a.filter.metric) == names->end()) {
-    return fail("show", db->path() + ": no metric \"" + a.filter.metric + "\" stored" + did_you_mean(a.filter.metric, *names) +
+    return fail(db->path() + ": no metric \"" + a.filter.metric + "\" stored" + did_you_mean(a.filter.metric, *names) +
                             "; stored: " + join(*names, ", "));
   }
   auto runs = db->runs();
-  if (!runs) return fail("show", runs.error().message);
+  if (!runs) return fail(runs.error().message);
   auto entries = db->query(a.filter);
-  if (!entries) return fail("show", entries.error().message);
+  if (!entries) return fail(entries.error().message);
   if (entries->empty()) {
-    return fail("show", db->path() + ": no rows match the filters (" + std::to_string(runs->size()) +
+    return fail(db->path() + ": no rows match the filters (" + std::to_string(runs->size()) +
                             " runs stored; `moebench history runs --db " + db->path() + "` lists them)");
   }
   StepOptions opt;
@@ -109,7 +112,7 @@ int show_command(const ShowArgs& a) {
   return 0;
 }
 
-int add_command(const AddArgs& a) {
+Expected<int> add_command(const AddArgs& a) {
   // Read every file before touching the database, so that a command whose
   // files are all unreadable creates no (empty) database file.
   int rc = 0;
@@ -117,14 +120,14 @@ int add_command(const AddArgs& a) {
   for (const std::string& file : a.files) {
     auto results = load_results_file(file);
     if (!results) {
-      rc = fail("add", results.error().message);
+      rc = skip_file(results.error().message);
       continue;
     }
     loaded.emplace_back(file, std::move(*results));
   }
   if (loaded.empty()) return rc;
   auto db = HistoryDb::open(a.db, HistoryDb::Mode::kReadWrite);
-  if (!db) return fail("add", db.error().message);
+  if (!db) return fail(db.error().message);
   for (const auto& [file, results] : loaded) {
     std::error_code ec;
     const std::string abs = std::filesystem::absolute(file, ec).lexically_normal().string();
@@ -132,7 +135,7 @@ int add_command(const AddArgs& a) {
     opt.replace = a.replace;
     auto added = db->add(results, ec ? file : abs, opt);
     if (!added) {
-      rc = fail("add", added.error().message + " (" + file + " not added; the database is unchanged)");
+      rc = skip_file(added.error().message + " (" + file + " not added; the database is unchanged)");
       continue;
     }
     for (const std::string& w : added->warnings) fmt::print("warning: {}: {}\n", file, w);
@@ -155,11 +158,11 @@ int add_command(const AddArgs& a) {
   return rc;
 }
 
-int runs_command(const std::string& path) {
+Expected<int> runs_command(const std::string& path) {
   auto db = HistoryDb::open(path, HistoryDb::Mode::kReadOnly);
-  if (!db) return fail("runs", db.error().message);
+  if (!db) return fail(db.error().message);
   auto runs = db->runs();
-  if (!runs) return fail("runs", runs.error().message);
+  if (!runs) return fail(runs.error().message);
   fmt::print("{}", write_history_runs(*runs, db->path(), db->schema_version()));
   return 0;
 }
@@ -171,13 +174,13 @@ struct MachinesArgs {
 
 // `history machines`: who measured what, then per sweep the machines side by
 // side (each machine's latest run of the sweep's latest digest).
-int machines_command(const MachinesArgs& a, const CliState& state) {
+Expected<int> machines_command(const MachinesArgs& a, const CliState& state) {
   auto db = HistoryDb::open(a.db, HistoryDb::Mode::kReadOnly);
-  if (!db) return fail("machines", db.error().message);
+  if (!db) return fail(db.error().message);
   auto machines = db->machines();
-  if (!machines) return fail("machines", machines.error().message);
+  if (!machines) return fail(machines.error().message);
   auto runs = db->runs();
-  if (!runs) return fail("machines", runs.error().message);
+  if (!runs) return fail(runs.error().message);
   fmt::print("| machine | runs | rows | first run | last run | sweeps |\n|---|---:|---:|---|---|---|\n");
   for (const HistoryMachine& m : *machines) {
     fmt::print("| {} | {} | {} | {} | {} | {} |\n", m.machine, static_cast<long long>(m.runs),
@@ -190,7 +193,7 @@ int machines_command(const MachinesArgs& a, const CliState& state) {
     for (const std::string& s : m.sweeps) machines_of_sweep[s].insert(m.machine);
   }
   if (!a.sweep.empty() && machines_of_sweep.count(a.sweep) == 0) {
-    return fail("machines", db->path() + ": no run of sweep \"" + a.sweep + "\" stored");
+    return fail(db->path() + ": no run of sweep \"" + a.sweep + "\" stored");
   }
   const ConfigStore store = state.store();
   for (const auto& [sweep, names] : machines_of_sweep) {
@@ -207,7 +210,7 @@ int machines_command(const MachinesArgs& a, const CliState& state) {
     std::vector<RunResults> loaded;
     for (const auto& [machine, run_id] : latest) {
       auto r = db->load_run(run_id);
-      if (!r) return fail("machines", r.error().message);
+      if (!r) return fail(r.error().message);
       loaded.push_back(std::move(*r));
     }
     std::map<std::string, FleetPrice> prices;
@@ -219,7 +222,7 @@ int machines_command(const MachinesArgs& a, const CliState& state) {
       if (auto price = fleet_price_of(*p, src->label)) prices[m] = *price;
     }
     auto view = build_fleet_view(loaded, prices);
-    if (!view) return fail("machines", view.error().message);
+    if (!view) return fail(view.error().message);
     fmt::print("\n{}", write_fleet_markdown(*view));
   }
   return 0;
@@ -253,7 +256,7 @@ void add_history_command(CLI::App& app, CliState& state) {
   addc->add_option("results", add->files, "results.json of `moebench run` or `moebench predict`")->required();
   addc->add_option("--db", add->db, "the history database: an SQLite file (created when missing) or postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE (schema created when missing)")->required();
   addc->add_flag("--replace", add->replace, "replace a stored run whose rows differ (e.g. after --resume)");
-  addc->callback([add, &state] { state.exit_code = add_command(*add); });
+  addc->callback([add, &state] { finish(state, "history add", add_command(*add)); });
 
   auto show = std::make_shared<ShowArgs>();
   CLI::App* showc = cmd->add_subcommand("show", "Each point's values across runs (commit, date, median \u00b1 MAD) and its steps.");
@@ -287,13 +290,13 @@ void add_history_command(CLI::App& app, CliState& state) {
   showc->add_option("--min-segment", show->min_segment, "runs on each side of a step, at least (default 1)");
   showc->add_flag("--steps-only", show->steps_only, "show only the series that have a step");
   showc->add_option("--format", show->format, "text (default), md or json")->check(CLI::IsMember({"text", "md", "json"}));
-  showc->callback([show, &state] { state.exit_code = show_command(*show); });
+  showc->callback([show, &state] { finish(state, "history show", show_command(*show)); });
 
   auto runs_db = std::make_shared<std::string>();
   CLI::App* runsc = cmd->add_subcommand("runs", "List the runs stored in a history database.");
   runsc->footer("Example:\n  moebench history runs --db history.sqlite");
   runsc->add_option("--db", *runs_db, "the history database: an SQLite file or a postgresql:// URL")->required();
-  runsc->callback([runs_db, &state] { state.exit_code = runs_command(*runs_db); });
+  runsc->callback([runs_db, &state] { finish(state, "history runs", runs_command(*runs_db)); });
 
   auto mach = std::make_shared<MachinesArgs>();
   CLI::App* machc = cmd->add_subcommand("machines", "The machines in a history database, and one sweep's points "
@@ -306,7 +309,7 @@ void add_history_command(CLI::App& app, CliState& state) {
       "  moebench history machines --db postgresql://moebench@db.lab/moebench --sweep ci");
   machc->add_option("--db", mach->db, "the history database: an SQLite file or a postgresql:// URL")->required();
   machc->add_option("--sweep", mach->sweep, "only this sweep (default: every sweep with two machines or more)");
-  machc->callback([mach, &state] { state.exit_code = machines_command(*mach, state); });
+  machc->callback([mach, &state] { finish(state, "history machines", machines_command(*mach, state)); });
 }
 
 }  // namespace moebench

@@ -10,6 +10,29 @@
 
 namespace moebench {
 
+namespace {
+
+// A machine profile built from a spec (a file or the JSON text), printed as
+// its figure table or as JSON.
+Expected<int> machine_command(const std::string& spec, bool json, const CliState& state) {
+  const ConfigStore store = state.store();
+  ConfigSource src;
+  if (!spec.empty() && spec.front() == '{') {
+    src = {"SPEC (command line)", spec, ""};
+  } else {
+    auto found = store.find("hardware", spec);
+    if (!found) return found.error();
+    src = *found;
+  }
+  auto m = load_machine_source(store, src);
+  if (!m) return m.error();
+  const std::string out = json ? dump_untrusted(machine_profile_to_json(*m), 2) + "\n" : write_machine_figures(*m);
+  std::fputs(out.c_str(), stdout);
+  return kExitOk;
+}
+
+}  // namespace
+
 void add_machine_command(CLI::App& app, CliState& state) {
   auto spec = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
@@ -24,30 +47,7 @@ void add_machine_command(CLI::App& app, CliState& state) {
       "  moebench machine my-box.json --json > configs/hardware/my-box.json");
   cmd->add_option("SPEC", *spec, "a machine spec file, or the JSON text itself")->required();
   cmd->add_flag("--json", *json, "print the built MachineProfile as JSON instead of the figure table");
-  cmd->callback([spec, json, &state] {
-    const ConfigStore store = state.store();
-    ConfigSource src;
-    if (!spec->empty() && spec->front() == '{') {
-      src = {"SPEC (command line)", *spec, ""};
-    } else {
-      auto found = store.find("hardware", *spec);
-      if (!found) {
-        std::fprintf(stderr, "moebench machine: %s\n", found.error().message.c_str());
-        state.exit_code = kExitBadInput;
-        return;
-      }
-      src = *found;
-    }
-    auto m = load_machine_source(store, src);
-    if (!m) {
-      std::fprintf(stderr, "moebench machine: %s\n", m.error().message.c_str());
-      state.exit_code = kExitBadInput;
-      return;
-    }
-    const std::string out = *json ? dump_untrusted(machine_profile_to_json(*m), 2) + "\n" : write_machine_figures(*m);
-    std::fputs(out.c_str(), stdout);
-    state.exit_code = 0;
-  });
+  cmd->callback([spec, json, &state] { finish(state, "machine", machine_command(*spec, *json, state)); });
 }
 
 }  // namespace moebench

@@ -122,7 +122,7 @@ void collect(const CLI::App& app, std::vector<std::string> path, std::vector<std
   }
 }
 
-int man_command(const CLI::App& root, const std::vector<std::string>& command, const std::string& out_dir) {
+Expected<int> man_command(const CLI::App& root, const std::vector<std::string>& command, const std::string& out_dir) {
   std::vector<std::pair<std::vector<std::string>, const CLI::App*>> pages;
   collect(root, {}, pages);
   if (!out_dir.empty()) {
@@ -130,12 +130,9 @@ int man_command(const CLI::App& root, const std::vector<std::string>& command, c
     std::filesystem::create_directories(out_dir, ec);
     for (const auto& [path, app] : pages) {
       const std::string file = out_dir + "/" + page_name(path) + ".1";
-      if (Status st = write_file_atomic(file, man_page(*app, path)); !st) {
-        fmt::print(stderr, "moebench man: {}\n", st.error().message);
-        return kExitBadInput;
-      }
+      if (Status st = write_file_atomic(file, man_page(*app, path)); !st) return st.error();
     }
-    fmt::print(stderr, "moebench man: {} pages in {}\n", pages.size(), out_dir);
+    say("moebench man: {} pages in {}", pages.size(), out_dir);
     return kExitOk;
   }
   for (const auto& [path, app] : pages) {
@@ -144,8 +141,7 @@ int man_command(const CLI::App& root, const std::vector<std::string>& command, c
       return kExitOk;
     }
   }
-  fmt::print(stderr, "moebench man: no command \"{}\" (moebench --help lists them)\n", join(command, " "));
-  return kExitBadInput;
+  return Error{"no command \"" + join(command, " ") + "\" (moebench --help lists them)"};
 }
 
 std::string bash_word_list(const std::vector<std::string>& words) {
@@ -202,7 +198,7 @@ void add_manual_commands(CLI::App& app, CliState& state) {
               "  moebench man --out /usr/local/share/man/man1");
   man->add_option("command", *command, "a command (and subcommand), e.g. run, or card show (default: moebench itself)");
   man->add_option("--out", *out_dir, "write every page to this directory as moebench[-COMMAND[-SUB]].1");
-  man->callback([&app, command, out_dir, &state] { state.exit_code = man_command(app, *command, *out_dir); });
+  man->callback([&app, command, out_dir, &state] { finish(state, "man", man_command(app, *command, *out_dir)); });
 
   auto shell = std::make_shared<std::string>();
   auto script = std::make_shared<std::string>();
@@ -214,12 +210,12 @@ void add_manual_commands(CLI::App& app, CliState& state) {
   completion->add_option("--out", *script, "write the script to this file instead of stdout");
   completion->callback([&app, script, shell, &state] {
     const std::string text = bash_completion(app);
-    state.exit_code = kExitOk;
     if (script->empty()) {
       fmt::print("{}", text);
-    } else if (Status st = write_file_atomic(*script, text); !st) {
-      fmt::print(stderr, "moebench completion: {}\n", st.error().message);
-      state.exit_code = kExitBadInput;
+      state.exit_code = kExitOk;
+    } else {
+      const Status st = write_file_atomic(*script, text);
+      finish(state, "completion", st ? Expected<int>(kExitOk) : Expected<int>(st.error()));
     }
   });
 }

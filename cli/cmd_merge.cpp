@@ -33,17 +33,14 @@ struct MergeArgs {
   std::string print = "none";
 };
 
-int fail(const std::string& message) {
-  fmt::print(stderr, "moebench merge: {}\n", message);
-  return kExitBadInput;
-}
+Error fail(const std::string& message) { return Error{message}; }
 
 bool same_path(const std::string& a, const std::string& b) {
   std::error_code ec;
   return std::filesystem::equivalent(a, b, ec) && !ec;
 }
 
-int merge_command(const MergeArgs& args, const CliState& state) {
+Expected<int> merge_command(const MergeArgs& args, const CliState& state) {
   std::vector<MergeInput> inputs;
   bool out_is_input = false;
   for (const std::string& path : args.inputs) {
@@ -62,7 +59,7 @@ int merge_command(const MergeArgs& args, const CliState& state) {
   // in `history` apart from the shards' runs.
   auto report = merge_runs(std::move(inputs), capture_environment("", state.command_line));
   if (!report) return fail(report.error().message);
-  for (const std::string& line : merge_summary(*report)) fmt::print(stderr, "moebench merge: {}\n", line);
+  for (const std::string& line : merge_summary(*report)) say("moebench merge: {}", line);
 
   if (Status st = ensure_directory(args.out); !st) return fail(st.error().message);
   auto lock = DirLock::acquire(args.out, state.command_line.empty() ? "moebench merge" : state.command_line);
@@ -78,10 +75,10 @@ int merge_command(const MergeArgs& args, const CliState& state) {
     return fail(st.error().message);
   }
   if (args.print == "md") fmt::print("{}", write_markdown(report->merged));
-  fmt::print(stderr, "moebench merge: wrote {} (journal.jsonl + results.{{{}}})\n", args.out,
+  say("moebench merge: wrote {} (journal.jsonl + results.{{{}}})", args.out,
              fmt::join(args.formats, ","));
   if (!report->complete()) {
-    fmt::print(stderr, "moebench merge: incomplete: {} missing, {} measured twice\n", report->missing_points,
+    say("moebench merge: incomplete: {} missing, {} measured twice", report->missing_points,
                report->duplicates.size());
     return kExitNo;
   }
@@ -111,7 +108,7 @@ void add_merge_command(CLI::App& app, CliState& state) {
       ->delimiter(',');
   cmd->add_option("--print", args->print, "what to print on stdout: md or none (default)")
       ->check(CLI::IsMember({"md", "none"}));
-  cmd->callback([args, &state] { state.exit_code = merge_command(*args, state); });
+  cmd->callback([args, &state] { finish(state, "merge", merge_command(*args, state)); });
 }
 
 }  // namespace moebench

@@ -48,11 +48,8 @@ struct PlanArgs {
   bool json = false;        // the ranking (and cost table) as JSON on stdout
 };
 
-int plan_command(const PlanArgs& a, const CliState& state) {
-  auto fail = [](const std::string& m) {
-    fmt::print(stderr, "moebench plan: {}\n", m);
-    return kExitBadInput;
-  };
+Expected<int> plan_command(const PlanArgs& a, const CliState& state) {
+  auto fail = [](const std::string& m) { return Error{m}; };
   const ConfigStore store = state.store();
   auto card = store.card(a.model);
   if (!card) return fail(card.error().message);
@@ -95,7 +92,7 @@ int plan_command(const PlanArgs& a, const CliState& state) {
     auto measured = measured_from_history(*db, req, *rows);
     if (!measured) return fail("--measured-db: " + measured.error().message);
     rank_measured_first(*rows, *measured, req);
-    fmt::print(stderr, "moebench plan: {} of {} machines measured in {}\n", measured->size(), rows->size(), db->path());
+    say("moebench plan: {} of {} machines measured in {}", measured->size(), rows->size(), db->path());
   }
   std::optional<CostRequest> cost;
   if (a.kwh_price >= 0 || !a.api_price.empty()) {
@@ -154,7 +151,7 @@ void add_plan_command(CLI::App& app, CliState& state) {
       ->check(CLI::Range(0.1, 24.0));
   cmd->add_flag("--json", args->json, "the ranking as JSON instead of the markdown table (figures a row lacks are null)");
   cmd->add_option("--years", args->years, "years the hardware's price is spread over (default 3)")->check(CLI::Range(0.1, 50.0));
-  cmd->callback([args, &state] { state.exit_code = plan_command(*args, state); });
+  cmd->callback([args, &state] { finish(state, "plan", plan_command(*args, state)); });
 }
 
 }  // namespace moebench

@@ -17,20 +17,91 @@
 
 namespace moebench {
 
+namespace {
+
+struct ProbeArgs {
+  std::vector<std::string> drives;
+  bool quick = false;
+  std::string out;
+  std::string file_size = "4GiB";
+  std::string name;
+  bool no_fio = false;
+  int pairs = 0;
+  std::string max_touch;
+  bool quiet = false;
+  bool kernels_only = false;
+};
+
+// The probe: options checked, the machine measured, the profile validated
+// and written, its summary printed.
+Expected<int> probe_command(const ProbeArgs& a, const CliState& state) {
+  if (a.kernels_only) {
+    QuietProgress quiet;
+    auto table = run_kernel_table(a.quick, quiet);
+    if (!table) return Error{table.error().message};
+    std::fputs(table->c_str(), stdout);
+    return kExitOk;
+  }
+  if (Status st = probe_allowed(); !st) return Error{st.error().message};
+  auto size = parse_size_bytes(a.file_size);
+  if (!size) return Error{"--file-size: " + size.error().message};
+  ProbeOptions o;
+  if (!a.max_touch.empty()) {
+    auto cap = parse_size_bytes(a.max_touch);
+    if (!cap) return Error{"--max-touch: " + cap.error().message};
+    o.max_touch_bytes = *cap;
+  }
+  o.drive_dirs = a.drives;
+  if (o.drive_dirs.empty()) {
+    o.drive_dirs = {"/var/tmp/moebench"};
+    std::error_code ec;
+    std::filesystem::create_directories(o.drive_dirs[0], ec);
+  }
+  o.quick = a.quick;
+  o.file_bytes = *size;
+  o.use_fio = !a.no_fio;
+  o.pairs = a.pairs;
+  o.profile_name = a.name;
+  const Environment env = capture_environment("", state.command_line);
+  o.build_label = env.build_label();
+  const ConfigStore store = state.store();
+  for (const std::string& card_name : store.names("models")) {
+    auto card = store.card(card_name);
+    if (card) o.record_bytes.push_back(card->expert_bytes(card->expert_quant));
+  }
+  const std::string out = a.out.empty() ? "results/probe-" + env.hostname + ".json" : a.out;
+  const std::string out_dir = std::filesystem::path(out).parent_path().string();
+  if (!out_dir.empty()) {
+    if (Status st = ensure_directory(out_dir); !st) return Error{st.error().message};
+  }
+  // A symlink or device as the profile path is refused now, not after the probe.
+  if (Status st = check_output_path(out); !st) return Error{"--out: " + st.error().message};
+  o.scratch_dir = std::filesystem::temp_directory_path().string();
+  if (!env.build_warning().empty()) say("\n*** WARNING: {} ***\n", env.build_warning());
+  say("moebench probe: {} probe of {} drive director{}, expected to take about {}",
+      o.quick ? "quick" : "full", o.drive_dirs.size(), o.drive_dirs.size() == 1 ? "y" : "ies",
+      format_duration_s(estimated_probe_seconds(o)));
+  SteadyClock clock;
+  StderrProgress shown(clock, a.quiet);
+  Progress& progress = shown.get();
+  progress.sweep_started(1, 0);
+  progress.point_started(1, "probe");
+  auto profile = run_probe(o, progress);
+  progress.sweep_finished();
+  if (!profile) return Error{profile.error().message};
+  const std::string text = machine_profile_to_json(*profile).dump(2) + "\n";
+  auto check = load_config_text<MachineProfile>(text, out, load_machine_profile);
+  if (!check) return Error{"internal error, the profile does not validate:\n" + check.error().message};
+  if (Status st = write_file_atomic(out, text); !st) return Error{st.error().message};
+  std::fputs(profile_summary(*profile).c_str(), stdout);
+  say("moebench probe: profile written to {}", out);
+  return kExitOk;
+}
+
+}  // namespace
+
 void add_probe_command(CLI::App& app, CliState& state) {
-  struct Args {
-    std::vector<std::string> drives;
-    bool quick = false;
-    std::string out;
-    std::string file_size = "4GiB";
-    std::string name;
-    bool no_fio = false;
-    int pairs = 0;
-    std::string max_touch;
-    bool quiet = false;
-    bool kernels_only = false;
-  };
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<ProbeArgs>();
   CLI::App* cmd = app.add_subcommand("probe", "Measure this machine (storage, memory, topology) and write its profile.");
   cmd->footer(
       "What can this machine really do? Reads each drive directory with O_DIRECT at the block sizes and queue "
@@ -58,99 +129,7 @@ void add_probe_command(CLI::App& app, CliState& state) {
   cmd->add_flag("--kernels-only", args->kernels_only,
                 "only the kernel phase: every format's float and integer-dot kernels at this CPU's SIMD level, "
                 "printed as a table naming the kernels that ran (labelled when emulated); writes no profile");
-  cmd->callback([args, &state] {
-    state.exit_code = kExitBadInput;
-    if (args->kernels_only) {
-      QuietProgress quiet;
-      auto table = run_kernel_table(args->quick, quiet);
-      if (!table) {
-        fmt::print(stderr, "moebench probe: {}\n", table.error().message);
-        return;
-      }
-      std::fputs(table->c_str(), stdout);
-      state.exit_code = 0;
-      return;
-    }
-    if (Status st = probe_allowed(); !st) {
-      fmt::print(stderr, "moebench probe: {}\n", st.error().message);
-      return;
-    }
-    auto size = parse_size_bytes(args->file_size);
-    if (!size) {
-      fmt::print(stderr, "moebench probe: --file-size: {}\n", size.error().message);
-      return;
-    }
-    ProbeOptions o;
-    if (!args->max_touch.empty()) {
-      auto cap = parse_size_bytes(args->max_touch);
-      if (!cap) {
-        fmt::print(stderr, "moebench probe: --max-touch: {}\n", cap.error().message);
-        return;
-      }
-      o.max_touch_bytes = *cap;
-    }
-    o.drive_dirs = args->drives;
-    if (o.drive_dirs.empty()) {
-      o.drive_dirs = {"/var/tmp/moebench"};
-      std::error_code ec;
-      std::filesystem::create_directories(o.drive_dirs[0], ec);
-    }
-    o.quick = args->quick;
-    o.file_bytes = *size;
-    o.use_fio = !args->no_fio;
-    o.pairs = args->pairs;
-    o.profile_name = args->name;
-    const Environment env = capture_environment("", state.command_line);
-    o.build_label = env.build_label();
-    const ConfigStore store = state.store();
-    for (const std::string& card_name : store.names("models")) {
-      auto card = store.card(card_name);
-      if (card) o.record_bytes.push_back(card->expert_bytes(card->expert_quant));
-    }
-    const std::string out = args->out.empty() ? "results/probe-" + env.hostname + ".json" : args->out;
-    const std::string out_dir = std::filesystem::path(out).parent_path().string();
-    if (!out_dir.empty()) {
-      if (Status st = ensure_directory(out_dir); !st) {
-        fmt::print(stderr, "moebench probe: {}\n", st.error().message);
-        return;
-      }
-    }
-    // A symlink or device as the profile path is refused now, not after the probe.
-    if (Status st = check_output_path(out); !st) {
-      fmt::print(stderr, "moebench probe: --out: {}\n", st.error().message);
-      return;
-    }
-    o.scratch_dir = std::filesystem::temp_directory_path().string();
-    if (!env.build_warning().empty()) fmt::print(stderr, "\n*** WARNING: {} ***\n\n", env.build_warning());
-    fmt::print(stderr, "moebench probe: {} probe of {} drive director{}, expected to take about {}\n",
-               o.quick ? "quick" : "full", o.drive_dirs.size(), o.drive_dirs.size() == 1 ? "y" : "ies",
-               format_duration_s(estimated_probe_seconds(o)));
-    SteadyClock clock;
-    StderrProgress shown(clock, args->quiet);
-    Progress& progress = shown.get();
-    progress.sweep_started(1, 0);
-    progress.point_started(1, "probe");
-    auto profile = run_probe(o, progress);
-    progress.sweep_finished();
-    if (!profile) {
-      fmt::print(stderr, "moebench probe: {}\n", profile.error().message);
-      return;
-    }
-    const std::string text = machine_profile_to_json(*profile).dump(2) + "\n";
-    auto check = load_config_text<MachineProfile>(text, out, load_machine_profile);
-    if (!check) {
-      fmt::print(stderr, "moebench probe: internal error, the profile does not validate:\n{}\n",
-                 check.error().message);
-      return;
-    }
-    if (Status st = write_file_atomic(out, text); !st) {
-      fmt::print(stderr, "moebench probe: {}\n", st.error().message);
-      return;
-    }
-    std::fputs(profile_summary(*profile).c_str(), stdout);
-    fmt::print(stderr, "moebench probe: profile written to {}\n", out);
-    state.exit_code = 0;
-  });
+  cmd->callback([args, &state] { finish(state, "probe", probe_command(*args, state)); });
 }
 
 }  // namespace moebench

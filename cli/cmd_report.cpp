@@ -132,11 +132,8 @@ std::optional<FleetPrice> profile_price(const std::string& machine, const std::v
   return std::nullopt;
 }
 
-int fleet_command(const ReportArgs& a, const CliState& state) {
-  auto fail = [](const std::string& m) {
-    fmt::print(stderr, "moebench report --fleet: {}\n", m);
-    return kExitBadInput;
-  };
+Expected<int> fleet_command(const ReportArgs& a, const CliState& state) {
+  auto fail = [](const std::string& m) { return Error{"--fleet: " + m}; };
   std::vector<RunResults> runs;
   for (const std::string& path : a.inputs) {
     auto r = load_results_file(path);
@@ -167,17 +164,14 @@ int fleet_command(const ReportArgs& a, const CliState& state) {
   if (Status st = write_files_atomic(files); !st) return fail(st.error().message);
   if (!a.quiet) {
     fmt::print("{}", md);
-    fmt::print(stderr, "moebench report --fleet: wrote {}{} ({} machines, {} points)\n", a.html,
+    say("moebench report --fleet: wrote {}{} ({} machines, {} points)", a.html,
                a.md.empty() ? "" : " and " + a.md, view->machines.size(), view->rows.size());
   }
   return 0;
 }
 
-int report_command(const ReportArgs& a, const CliState& state) {
-  auto fail = [](const std::string& m) {
-    fmt::print(stderr, "moebench report: {}\n", m);
-    return kExitBadInput;
-  };
+Expected<int> report_command(const ReportArgs& a, const CliState& state) {
+  auto fail = [](const std::string& m) { return Error{m}; };
   if (a.fleet) return fleet_command(a, state);
   if (a.inputs.size() != 1) {
     return fail("one results file, or several with --fleet (the same sweep on several machines side by side)");
@@ -225,7 +219,7 @@ int report_command(const ReportArgs& a, const CliState& state) {
                    }};
   if (Status st = write_files_atomic({file}); !st) return fail(st.error().message);
   if (!a.quiet) {
-    if (!profile.profile) fmt::print(stderr, "moebench report: machine profile not found ({})\n", profile.note);
+    if (!profile.profile) say("moebench report: machine profile not found ({})", profile.note);
     fmt::print("wrote {} ({} rows, {} KiB)\n", a.html, results->rows.size(), html_bytes / 1024);
   }
   return 0;
@@ -265,7 +259,7 @@ void add_report_command(CLI::App& app, CliState& state) {
   cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");
   cmd->callback([args, &state] {
     if (!args->inputs.empty()) args->results = args->inputs.front();
-    state.exit_code = report_command(*args, state);
+    finish(state, "report", report_command(*args, state));
   });
 }
 

@@ -42,12 +42,9 @@ struct ReproduceArgs {
   bool json = false;  // the reproduction as JSON on stdout instead of the text
 };
 
-int fail(const std::string& m) {
-  fmt::print(stderr, "moebench reproduce: {}\n", m);
-  return kExitBadInput;
-}
+Error fail(const std::string& m) { return Error{m}; }
 
-int reproduce_command(const ReproduceArgs& a, const CliState& state) {
+Expected<int> reproduce_command(const ReproduceArgs& a, const CliState& state) {
   const ConfigStore store = state.store();
   auto judged = judge_stored_claims(store);
   if (!judged) return fail(judged.error().message);
@@ -132,12 +129,9 @@ int reproduce_command(const ReproduceArgs& a, const CliState& state) {
     if (c->full_slots > 0) t.slots = c->full_slots;
     return t;
   };
-  const SayFn say = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
-  auto swept = plan_sweep(req, store, state.sweep_context(store), say);
-  if (!swept) {
-    fmt::print(stderr, "{}\n", swept.error().message);
-    return kExitBadInput;
-  }
+  const SayFn say_line = [](const std::string& line) { say(line); };
+  auto swept = plan_sweep(req, store, state.sweep_context(store), say_line);
+  if (!swept) return fail(swept.error().message);
   if (a.dry_run) {
     if (!a.json) fmt::print("{}", write_reproduction(plan, claim, found->j, nullptr));
     // The containers: one trunk file per trunk quant, one expert file per
@@ -168,7 +162,7 @@ int reproduce_command(const ReproduceArgs& a, const CliState& state) {
                format_bytes(disk), trunks.size(), experts.size(), req.out_dir);
     return 0;
   }
-  auto session = open_sweep_session(req, *swept, say);
+  auto session = open_sweep_session(req, *swept, say_line);
   if (!session) return fail(session.error().message);
   SteadyClock clock;
   StderrProgress shown(clock, a.quiet);
@@ -183,15 +177,16 @@ int reproduce_command(const ReproduceArgs& a, const CliState& state) {
   if (a.json) fmt::print("{}\n", reproduction_json(plan, claim, found->j, &v).dump(2));
   else fmt::print("{}", text);
   if (Status st = write_file_atomic(req.out_dir + "/reproduce.md", text); !st) {
-    fmt::print(stderr, "moebench reproduce: {}\n", st.error().message);
+    say("moebench reproduce: {}", st.error().message);
   }
   if (!end.outcome) return fail("stopped: " + end.outcome.error().message + "; rows so far are in " + session->out_dir);
   if (*end.outcome == RunOutcome::kInterrupted) {
-    fmt::print(stderr, "moebench reproduce: interrupted; continue with the same command plus --resume\n");
+    say("moebench reproduce: interrupted; continue with the same command plus --resume");
     return 130;
   }
-  fmt::print(stderr, "moebench reproduce: rows (provenance \"reproduced\") in {}\n", session->out_dir);
-  return end.written ? kExitOk : kExitBadInput;
+  say("moebench reproduce: rows (provenance \"reproduced\") in {}", session->out_dir);
+  if (!end.written) return fail(end.written.error().message);
+  return kExitOk;
 }
 
 }  // namespace
@@ -222,7 +217,7 @@ void add_reproduce_command(CLI::App& app, CliState& state) {
   cmd->add_flag("--fresh", args->fresh, "discard results already in --out")->excludes(resume);
   cmd->add_flag("--quiet,-q", args->quiet, "no progress line");
   cmd->add_flag("--json", args->json, "the reproduction as JSON on stdout (reproduce.md keeps the text)");
-  cmd->callback([args, &state] { state.exit_code = reproduce_command(*args, state); });
+  cmd->callback([args, &state] { finish(state, "reproduce", reproduce_command(*args, state)); });
 }
 
 }  // namespace moebench

@@ -60,12 +60,9 @@ CLI::Validator at_most_30_days(const std::string& what) {
       "SECONDS<=2592000", "max_" + what);
 }
 
-int fail(const Error& e) {
-  fmt::print(stderr, "{}\n", e.message);
-  return kExitBadInput;
-}
+Error fail(const Error& e) { return e; }
 
-int run_command(const RunArgs& args, const CliState& state) {
+Expected<int> run_command(const RunArgs& args, const CliState& state) {
   SweepRequest req = args.req;
   req.command = kCommand[req.predict ? 1 : 0];
   if (req.predict) req.default_machine = default_probe_path();
@@ -81,10 +78,10 @@ int run_command(const RunArgs& args, const CliState& state) {
     if (!shard) return fail(make_error(req.command + ": " + shard.error().message));
     req.shard = *shard;
   }
-  const SayFn say = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+  const SayFn say_line = [](const std::string& line) { say(line); };
   const ConfigStore store = state.store();
 
-  auto plan = plan_sweep(req, store, state.sweep_context(store), say);
+  auto plan = plan_sweep(req, store, state.sweep_context(store), say_line);
   if (!plan) return fail(plan.error());
   if (req.predict && args.explain > 0) {
     auto text = explain_sweep_point(req, *plan, store, args.explain);
@@ -92,19 +89,19 @@ int run_command(const RunArgs& args, const CliState& state) {
     fmt::print("{}", *text);
     return 0;
   }
-  auto session = open_sweep_session(req, *plan, say);
+  auto session = open_sweep_session(req, *plan, say_line);
   if (!session) return fail(session.error());
 
   if (const std::size_t failed = session->journal.failed_at_open(); failed > 0 && !req.quiet) {
-    fmt::print(stderr, "{}: {} point{} journaled as failed {}\n", req.command, failed, failed == 1 ? "" : "s",
+    say("{}: {} point{} journaled as failed {}", req.command, failed, failed == 1 ? "" : "s",
                req.retry_failed ? "run again (--retry-failed)" : "kept as failed; --retry-failed measures them again");
   }
   SteadyClock clock;
   StderrProgress shown(clock, req.quiet);
   Progress& progress = shown.get();
   if (req.io_cap_bytes_s && !req.quiet) {
-    fmt::print(stderr, "moebench run: --io-throttle: drive reads capped at {} per drive (a what-if: noted in every "
-               "row, point ids unchanged)\n", format_rate(*req.io_cap_bytes_s));
+    say("moebench run: --io-throttle: drive reads capped at {} per drive (a what-if: noted in every "
+               "row, point ids unchanged)", format_rate(*req.io_cap_bytes_s));
   }
   std::signal(SIGINT, on_sigint);
   std::signal(SIGTERM, on_sigint);
@@ -113,7 +110,6 @@ int run_command(const RunArgs& args, const CliState& state) {
   std::signal(SIGTERM, SIG_DFL);
 
   const RunResults& results = session->journal.results();
-  if (!end.written) fmt::print(stderr, "{}: {}\n", req.command, end.written.error().message);
   const std::string print = args.print != "auto" ? args.print : is_terminal(stdout) ? "table" : "md";
   if (print == "table") {
     fmt::print("{}", write_terminal_table(results, terminal_columns(stdout)));
@@ -126,19 +122,19 @@ int run_command(const RunArgs& args, const CliState& state) {
   }
   std::fflush(stdout);
   if (!end.outcome) {
-    fmt::print(stderr, "moebench run: stopped: {}\nmoebench run: the rows finished so far are in {}\n",
-               end.outcome.error().message, session->out_dir);
-    return kExitBadInput;
+    return Error{"stopped: " + end.outcome.error().message + "; the rows finished so far are in " + session->out_dir +
+                 (end.written ? "" : " (" + end.written.error().message + ")")};
   }
-  fmt::print(stderr, "{}: {}/{} points{} in {} ({})\n", req.command, results.rows.size(), plan->points.size(),
+  say("{}: {}/{} points{} in {} ({})", req.command, results.rows.size(), plan->points.size(),
              plan->shard ? " of shard " + plan->shard->label() : std::string(), session->out_dir,
              sweep_files_written(req, end.written));
   if (*end.outcome == RunOutcome::kInterrupted) {
-    fmt::print(stderr, "moebench run: interrupted; finished points are saved. Continue with the same "
-                       "command plus --resume.\n");
+    say("moebench run: interrupted; finished points are saved. Continue with the same "
+                       "command plus --resume.");
     return 130;
   }
-  return end.written ? kExitOk : kExitBadInput;  // the results files could not be written
+  if (!end.written) return Error{end.written.error().message};  // the results files could not be written
+  return kExitOk;
 }
 
 // --print and --json, the same for run and predict.
@@ -218,7 +214,7 @@ void add_run_command(CLI::App& app, CliState& state) {
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--warmup", args->req.warmup, "warm-up runs per point, instead of the sweep's")
       ->check(CLI::Range(0, 100));
-  cmd->callback([args, &state] { state.exit_code = run_command(*args, state); });
+  cmd->callback([args, &state] { finish(state, "run", run_command(*args, state)); });
 }
 
 void add_predict_command(CLI::App& app, CliState& state) {
@@ -243,7 +239,7 @@ void add_predict_command(CLI::App& app, CliState& state) {
       ->delimiter(',');
   add_print_options(cmd, args);
   args->req.fresh = true;  // a prediction is cheap: always start over
-  cmd->callback([args, &state] { state.exit_code = run_command(*args, state); });
+  cmd->callback([args, &state] { finish(state, "predict", run_command(*args, state)); });
 }
 
 }  // namespace moebench

@@ -33,11 +33,8 @@ struct ValidateModelArgs {
   bool rows = false;
 };
 
-int validate_model_command(const ValidateModelArgs& a, const CliState& state) {
-  auto fail = [](const std::string& m) {
-    fmt::print(stderr, "moebench validate-model: {}\n", m);
-    return kExitBadInput;
-  };
+Expected<int> validate_model_command(const ValidateModelArgs& a, const CliState& state) {
+  auto fail = [](const std::string& m) { return Error{m}; };
   const ConfigStore store = state.store();
   auto figures = load_published(store, a.published);
   if (!figures) return fail(figures.error().message);
@@ -113,7 +110,7 @@ void add_validate_model_command(CLI::App& app, CliState& state) {
                   "the regime model instead, validated by leaving one whole source (or engine family) out at a time")
       ->check(CLI::IsMember({"source", "family"}));
   cmd->add_flag("--rows", args->rows, "with --regimes: every figure's row and why the others have no number");
-  cmd->callback([args, &state] { state.exit_code = validate_model_command(*args, state); });
+  cmd->callback([args, &state] { finish(state, "validate-model", validate_model_command(*args, state)); });
 }
 
 }  // namespace moebench

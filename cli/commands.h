@@ -1,12 +1,15 @@
 // commands.h — the subcommands of the moebench CLI. Each file cmd_*.cpp adds
 // one subcommand with its options, help text and a worked example; the
-// callback stores its exit code in CliState (CLI11 callbacks return void).
+// callback hands its outcome to finish(), which stores the exit code in
+// CliState (CLI11 callbacks return void) and prints an error once.
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "vocab/config_store.h"
 #include "vocab/sweep_spec.h"
@@ -41,6 +44,17 @@ struct CliState {
   Expected<ScaledCard> scaled_card(const std::string& name, const std::string& scale_text) const;
   SweepContext sweep_context(const ConfigStore& store) const;
 };
+
+// The one printer of the command line's stderr (printer.cpp): a status
+// line, and a command's outcome. Commands return Expected<int>: an exit code,
+// or an error that finish() prints once as "moebench COMMAND: error: MESSAGE"
+// and turns into kExitBadInput.
+void say(const std::string& line);
+template <typename... T>
+void say(fmt::format_string<T...> format, T&&... args) {
+  say(fmt::format(format, std::forward<T>(args)...));
+}
+void finish(CliState& state, const std::string& command, const Expected<int>& outcome);
 
 // Where `moebench probe` writes this machine's profile by default:
 // results/probe-<host>.json.

@@ -48,7 +48,7 @@ bool unknown_command(const CLI::App& app, int argc, char** argv) {
     after_configs = false;  // --configs DIR: one value is its own; a second word is the command
   }
   if (word.empty()) return false;
-  fmt::print(stderr, "moebench: \"{}\" is not a command{}\ncommands: {}\n(moebench --help says what each does)\n",
+  moebench::say("moebench: \"{}\" is not a command{}\ncommands: {}\n(moebench --help says what each does)",
              word, moebench::did_you_mean(word, names), moebench::join(names, ", "));
   return true;
 }
