@@ -60,21 +60,10 @@ int skip_file(const std::string& message) {
   return kExitBadInput;
 }
 
-// "5%", "5 %", "2.5" (a bare number is a percentage too) → 0.05, 0.025.
-Expected<double> parse_threshold(const std::string& text) {
-  std::string t(trim(text));
-  if (!t.empty() && t.back() == '%') t = std::string(trim(t.substr(0, t.size() - 1)));
-  char* end = nullptr;
-  const double v = t.empty() ? -1 : std::strtod(t.c_str(), &end);
-  if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(v) || v <= 0 || v >= 1000) {
-    return make_error("--threshold: expected a percentage such as 5% or 2.5%, got \"" + text + "\"");
-  }
-  return v / 100;
-}
-
 Expected<int> show_command(const ShowArgs& a) {
-  auto threshold = parse_threshold(a.threshold);
+  auto threshold = parse_relative_change(a.threshold, "--threshold");  // as compare reads it
   if (!threshold) return fail(threshold.error().message);
+  if (*threshold <= 0) return fail("--threshold: a step needs a change above 0, e.g. 5%");
   if (!(a.alpha > 0 && a.alpha < 1)) return fail("--alpha: expected a significance level in (0, 1), e.g. 0.05");
   auto db = HistoryDb::open(a.db, HistoryDb::Mode::kReadOnly);
   if (!db) return fail(db.error().message);
@@ -285,7 +274,7 @@ void add_history_command(CLI::App& app, CliState& state) {
       ->check(CLI::IsMember({"measured", "predicted", "reproduced", "synthetic"}));
   showc->add_option("--sweep", show->filter.sweep, "only runs of this sweep name");
   showc->add_option("--last", show->last, "only the last N runs of each series (default all)");
-  showc->add_option("--threshold", show->threshold, "smallest change of level reported as a step (default 5%)");
+  showc->add_option("--threshold", show->threshold, "smallest change of level reported as a step: 5% or 0.05 (default 5%)");
   showc->add_option("--alpha", show->alpha, "significance level of the t-test (default 0.05)");
   showc->add_option("--min-segment", show->min_segment, "runs on each side of a step, at least (default 1)");
   showc->add_flag("--steps-only", show->steps_only, "show only the series that have a step");

@@ -36,7 +36,7 @@ struct ReproduceArgs {
   std::string machine;
   std::string scale;
   int repetitions = 2;
-  double tolerance_pct = 25;
+  std::string tolerance = "25%";
   std::vector<std::string> drive_dirs;
   bool resume = false, fresh = false, quiet = false;
   bool json = false;  // the reproduction as JSON on stdout instead of the text
@@ -60,7 +60,10 @@ Expected<int> reproduce_command(const ReproduceArgs& a, const CliState& state) {
   const Claim& claim = found->claim;
   ReproduceOptions o;
   o.repetitions = a.repetitions;
-  o.tolerance = a.tolerance_pct / 100;
+  auto tolerance = parse_relative_change(a.tolerance, "--tolerance");  // as every threshold is read
+  if (!tolerance) return fail(tolerance.error().message);
+  if (*tolerance < 0.01) return fail("--tolerance " + a.tolerance + ": expected 1% or more");
+  o.tolerance = *tolerance;
   o.drive_dirs = a.drive_dirs;
   if (!a.scale.empty()) {
     auto sc = parse_scale(a.scale);
@@ -210,8 +213,7 @@ void add_reproduce_command(CLI::App& app, CliState& state) {
   cmd->add_option("--machine", args->machine, "this machine's probe profile (default results/probe-<host>.json)");
   cmd->add_option("--scale", args->scale, "scale of the emulated card (default layers=2,experts=64)");
   cmd->add_option("--reps", args->repetitions, "repetitions per case (default 2)")->check(CLI::Range(1, 100));
-  cmd->add_option("--tolerance", args->tolerance_pct, "reproduced within this many percent (default 25)")
-      ->check(CLI::Range(1.0, 100.0));
+  cmd->add_option("--tolerance", args->tolerance, "reproduced within this relative change: 25% or 0.25 (default 25%)");
   cmd->add_option("--drive-dir", args->drive_dirs, "drive directory (repeatable; default moebench-drives/d0, d1, …)");
   auto* resume = cmd->add_flag("--resume", args->resume, "continue a reproduction in --out");
   cmd->add_flag("--fresh", args->fresh, "discard results already in --out")->excludes(resume);
