@@ -108,7 +108,7 @@ TEST_CASE("Slurm: a 4-shard job array merged, a shard cancelled mid-run and reru
   SECTION("a shard cancelled mid-run, reported by the merge, rerun with --resume") {
     const std::string sweep = dir.file("slow.json");
     REQUIRE(write_file_atomic(sweep, R"({"name": "slow-fleet", "repetitions": 2, "warmup": 0, "seed": 7,
-      "axes": {"engine": ["null:sleep_ms=150"], "model": ["tiny-moe"], "quant": ["mxfp4", "q8_0"],
+      "axes": {"engine": ["null:sleep_ms=400"], "model": ["tiny-moe"], "quant": ["mxfp4", "q8_0"],
                "ram_budget": ["1MiB", "2MiB"], "drives": [1, 2], "context_tokens": [0, 128],
                "gen_tokens": [4]}})").ok());
     const std::string out = dir.file("slow-out");
@@ -116,6 +116,8 @@ TEST_CASE("Slurm: a 4-shard job array merged, a shard cancelled mid-run and reru
     const std::string journal3 = out + "/shards/3-of-4/journal.jsonl";
     INFO(slurm.logs());
     // Header + one row: shard 3 is mid-run. Cancel it (SIGTERM to moebench).
+    // 400 ms per token leaves its other points about 12 s, so that a busy
+    // machine's scancel still lands before the shard ends (150 ms did not).
     wait_until([&] { return count_lines(journal3) >= 2; }, 240);
     REQUIRE(count_lines(journal3) >= 2);
     ProcessOptions o;
