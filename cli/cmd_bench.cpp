@@ -61,7 +61,6 @@ Expected<EngineBenchSetup> setup_of(const BenchArgs& a, const CliState& state) {
 }
 
 Expected<int> bench_command(const BenchArgs& a, const CliState& state) {
-  auto fail = [](const std::string& m) { return Error{m}; };
   auto setup = setup_of(a, state);
   if (!setup) return fail(setup.error().message);
   SteadyClock clock;

@@ -20,7 +20,6 @@ namespace moebench {
 namespace {
 
 Expected<int> bench_peer_command(const PeerBenchRequest& req, const std::string& out, bool quiet, const CliState& state) {
-  auto fail = [](const std::string& m) { return Error{m}; };
   SteadyClock clock;
   StderrProgress shown(clock, quiet);
   Progress& progress = shown.get();

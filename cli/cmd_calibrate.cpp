@@ -36,7 +36,6 @@ struct CalibrateArgs {
 std::string pct(double v) { return v < 0 ? "–" : format_fixed(100 * v, 1) + " %"; }
 
 Expected<int> calibrate_command(const CalibrateArgs& a, const CliState& state) {
-  auto fail = [](const std::string& m) { return Error{m}; };
   auto results = load_results_file(a.results);
   if (!results) return fail(results.error().message);
   const ConfigStore store = state.store();

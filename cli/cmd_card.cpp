@@ -26,7 +26,6 @@ struct ShowArgs {
 };
 
 Expected<int> show_card(const ShowArgs& args, const CliState& state) {
-  auto fail = [](const std::string& message) { return Error{message}; };
   auto sc = state.scaled_card(args.name, args.scale);
   if (!sc) return fail(sc.error().message);
   CardReportOptions options;
@@ -58,7 +57,6 @@ struct FromGgufArgs {
 };
 
 Expected<int> card_from_gguf_file(const FromGgufArgs& args) {
-  auto fail = [](const std::string& message) { return Error{message}; };
   auto file = read_gguf(args.file);
   if (!file) return fail(file.error().message);
   auto derived = card_from_gguf(*file);

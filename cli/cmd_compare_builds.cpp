@@ -29,8 +29,6 @@ struct CompareBuildsArgs {
   bool quiet = false;
 };
 
-Error fail(const std::string& message) { return Error{message}; }
-
 Expected<int> compare_builds_command(CompareBuildsArgs args, const CliState& state) {
   BuildGateRequest& r = args.req;
   r.config_dirs = state.config_dirs;

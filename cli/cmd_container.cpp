@@ -37,7 +37,6 @@ struct MakeArgs {
 };
 
 Expected<int> make_command(const MakeArgs& a, const CliState& state) {
-  auto fail = [](const std::string& m) { return Error{m}; };
   auto sc = state.scaled_card(a.model, a.scale);
   if (!sc) return fail(sc.error().message);
   ContainerSpec spec;

@@ -21,7 +21,6 @@ struct ExportArgs {
 };
 
 Expected<int> export_command(const ExportArgs& a, const CliState& state) {
-  auto fail = [](const std::string& m) { return Error{m}; };
   auto sc = state.scaled_card(a.model, a.scale);
   if (!sc) return fail(sc.error().message);
   if (!a.trunk_quant.empty()) {

@@ -52,11 +52,9 @@ struct ShowArgs {
   std::string format = "text";
 };
 
-Error fail(const std::string& message) { return Error{message}; }
-
 // One file `history add` could not read or add: said, and the others go on.
 int skip_file(const std::string& message) {
-  say("moebench history add: error: {}", message);
+  say_error("history add", message);
   return kExitBadInput;
 }
 

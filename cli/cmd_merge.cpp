@@ -33,8 +33,6 @@ struct MergeArgs {
   std::string print = "none";
 };
 
-Error fail(const std::string& message) { return Error{message}; }
-
 bool same_path(const std::string& a, const std::string& b) {
   std::error_code ec;
   return std::filesystem::equivalent(a, b, ec) && !ec;

@@ -49,7 +49,6 @@ struct PlanArgs {
 };
 
 Expected<int> plan_command(const PlanArgs& a, const CliState& state) {
-  auto fail = [](const std::string& m) { return Error{m}; };
   const ConfigStore store = state.store();
   auto card = store.card(a.model);
   if (!card) return fail(card.error().message);

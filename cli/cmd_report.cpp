@@ -171,7 +171,6 @@ Expected<int> fleet_command(const ReportArgs& a, const CliState& state) {
 }
 
 Expected<int> report_command(const ReportArgs& a, const CliState& state) {
-  auto fail = [](const std::string& m) { return Error{m}; };
   if (a.fleet) return fleet_command(a, state);
   if (a.inputs.size() != 1) {
     return fail("one results file, or several with --fleet (the same sweep on several machines side by side)");

@@ -42,8 +42,6 @@ struct ReproduceArgs {
   bool json = false;  // the reproduction as JSON on stdout instead of the text
 };
 
-Error fail(const std::string& m) { return Error{m}; }
-
 Expected<int> reproduce_command(const ReproduceArgs& a, const CliState& state) {
   const ConfigStore store = state.store();
   auto judged = judge_stored_claims(store);

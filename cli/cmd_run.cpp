@@ -60,8 +60,6 @@ CLI::Validator at_most_30_days(const std::string& what) {
       "SECONDS<=2592000", "max_" + what);
 }
 
-Error fail(const Error& e) { return e; }
-
 Expected<int> run_command(const RunArgs& args, const CliState& state) {
   SweepRequest req = args.req;
   req.command = kCommand[req.predict ? 1 : 0];
@@ -69,28 +67,28 @@ Expected<int> run_command(const RunArgs& args, const CliState& state) {
   req.command_line = state.command_line;
   if (!args.io_throttle.empty()) {
     auto rate = parse_rate_bytes_s(args.io_throttle);
-    if (!rate) return fail(make_error(req.command + ": --io-throttle: " + rate.error().message));
+    if (!rate) return make_error("--io-throttle: " + rate.error().message);
     req.io_cap_bytes_s = *rate;
   }
   if (!args.shard.empty() || args.shard_from_env) {
     auto shard = args.shard_from_env ? shard_spec_from_env([](const char* n) { return std::getenv(n); })
                                      : parse_shard_spec(args.shard);
-    if (!shard) return fail(make_error(req.command + ": " + shard.error().message));
+    if (!shard) return shard.error();
     req.shard = *shard;
   }
   const SayFn say_line = [](const std::string& line) { say(line); };
   const ConfigStore store = state.store();
 
   auto plan = plan_sweep(req, store, state.sweep_context(store), say_line);
-  if (!plan) return fail(plan.error());
+  if (!plan) return plan.error();
   if (req.predict && args.explain > 0) {
     auto text = explain_sweep_point(req, *plan, store, args.explain);
-    if (!text) return fail(text.error());
+    if (!text) return text.error();
     fmt::print("{}", *text);
     return 0;
   }
   auto session = open_sweep_session(req, *plan, say_line);
-  if (!session) return fail(session.error());
+  if (!session) return session.error();
 
   if (const std::size_t failed = session->journal.failed_at_open(); failed > 0 && !req.quiet) {
     say("{}: {} point{} journaled as failed {}", req.command, failed, failed == 1 ? "" : "s",

@@ -34,7 +34,6 @@ struct ValidateModelArgs {
 };
 
 Expected<int> validate_model_command(const ValidateModelArgs& a, const CliState& state) {
-  auto fail = [](const std::string& m) { return Error{m}; };
   const ConfigStore store = state.store();
   auto figures = load_published(store, a.published);
   if (!figures) return fail(figures.error().message);

@@ -55,6 +55,11 @@ void say(fmt::format_string<T...> format, T&&... args) {
   say(fmt::format(format, std::forward<T>(args)...));
 }
 void finish(CliState& state, const std::string& command, const Expected<int>& outcome);
+// A command's error with its message as written (multi-line kept: finish()
+// prints it); say_error() prints one in finish()'s format for a command that
+// goes on (one bad file among several).
+Error fail(std::string message);
+void say_error(const std::string& command, const std::string& message);
 
 // Where `moebench probe` writes this machine's profile by default:
 // results/probe-<host>.json.

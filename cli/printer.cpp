@@ -2,6 +2,7 @@
 // lines (say) and a command's outcome (finish), errors printed once, in
 // one format: "moebench COMMAND: error: MESSAGE" and exit 2.
 #include <cstdio>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -21,8 +22,14 @@ void finish(CliState& state, const std::string& command, const Expected<int>& ou
   std::string message = outcome.error().message;
   const std::string prefix = "moebench " + command + ": ";
   if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
-  say(prefix + "error: " + message);
+  say_error(command, message);
   state.exit_code = kExitBadInput;
+}
+
+Error fail(std::string message) { return Error{std::move(message)}; }
+
+void say_error(const std::string& command, const std::string& message) {
+  say("moebench " + command + ": error: " + message);
 }
 
 }  // namespace moebench

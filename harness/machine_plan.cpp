@@ -272,6 +272,11 @@ void rank_measured_first(std::vector<PlanRow>& rows, const std::map<std::string,
   });
 }
 
+namespace {
+// The "meets" cell of the table and the JSON.
+const char* meets_text(const PlanRow& r) { return r.meets ? "yes" : r.likely ? "likely" : r.unknown ? "unknown" : "no"; }
+}  // namespace
+
 std::string write_plan_table(const PlanRequest& a, const std::vector<PlanRow>& rows) {
   const bool any_measured = std::any_of(rows.begin(), rows.end(), [](const PlanRow& r) { return r.measured.has_value(); });
   std::string out = fmt::format("moebench plan: {}, experts in {}, trunk in {}, context {}, target >= {} tok/s decode{}\n\n",
@@ -284,7 +289,7 @@ std::string write_plan_table(const PlanRequest& a, const std::vector<PlanRow>& r
   for (const PlanRow& r : rows) {
     const std::string basis = !any_measured ? "" : r.measured ? " measured |" : " predicted |";
     out += fmt::format("| {} | {} |{} {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", ++rank, r.name, basis,
-                       r.meets ? "yes" : r.likely ? "likely" : r.unknown ? "unknown" : "no",
+                       meets_text(r),
                        r.measured ? format_fixed(r.measured->tok_s, 3) + " (measured)"
                        : r.e.fits ? format_fixed(r.e.tok_s_real, 3) : "–",
                        r.e.fits ? format_fixed(r.e.tok_s_low, 3) + "–" + format_fixed(r.e.tok_s_high, 3) + " (×" +
@@ -317,8 +322,6 @@ std::string write_plan_table(const PlanRequest& a, const std::vector<PlanRow>& r
 }
 
 namespace {
-
-const char* meets_text(const PlanRow& r) { return r.meets ? "yes" : r.likely ? "likely" : r.unknown ? "unknown" : "no"; }
 
 Json or_null(bool has, double v) { return has ? Json(v) : Json(nullptr); }
 
