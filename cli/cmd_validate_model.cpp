@@ -40,6 +40,12 @@ Expected<int> validate_model_command(const ValidateModelArgs& a, const CliState&
   if (!a.explain.empty() && std::none_of(figures->begin(), figures->end(), [&](const PublishedFigure& f) { return f.claim.id == a.explain; })) {
     return fail("no published figure \"" + a.explain + "\" (moebench validate-model lists every id)");
   }
+  if (!a.regimes.empty() && !a.explain.empty()) {
+    const std::string text = write_regime_explain(regime_inputs(*figures), a.explain, a.regimes);
+    if (text.empty()) return fail("figure \"" + a.explain + "\" has no number from the regime model (--rows says why)");
+    fmt::print("{}", text);
+    return 0;
+  }
   if (!a.regimes.empty()) {
     const RegimeValidation v = validate_regimes(regime_inputs(*figures), a.regimes);
     if (!a.write_fit.empty()) {

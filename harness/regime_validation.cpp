@@ -232,6 +232,57 @@ std::string write_regime_validation(const RegimeValidation& v, bool rows) {
   return out;
 }
 
+namespace {
+
+std::string ms(double s) { return fmt::format("{:.3g}", s * 1e3); }
+
+std::string case_lines(const CaseParts& c, const RegimeParams& q) {
+  const RegimeTerms t = regime_terms(c, q, 1);
+  std::string out = fmt::format(
+      "  parts at spec (ms): memory cpu {} (sockets {}, threads {}, cores {}, {:.3g} GB/token) gpu {}; flops {}; "
+      "attention {}; io {} (paged {}); layers {}{}{}{}\n",
+      ms(c.mem_cpu_s[1]), c.sockets, c.threads, c.cores, c.cpu_bytes_tok / 1e9, ms(c.mem_gpu_s[1]), ms(c.flops_peak_s[1]),
+      ms(c.attn_peak_s), ms(c.io_s[1]), ms(c.paged_io_s[1]), c.layers, c.gpu_computes ? ", GPU computes" : "",
+      c.experts_on_cpu ? ", experts on the CPU" : "", c.unified ? ", unified memory" : "");
+  if (c.prefill) {
+    out += fmt::format("  prefill pass of {} tokens at peak (ms): gpu {} cpu {} offload {} link {}\n", c.batch,
+                       ms(c.flops_gpu_peak_s), ms(c.flops_cpu_peak_s), ms(c.flops_offload_peak_s), ms(c.link_s));
+  }
+  out += fmt::format("  priced (ms): memory cpu {} gpu {}; flops {}; attention {}; fixed {}; io {} (paged {})", ms(t.mem_cpu_s),
+                     ms(t.mem_gpu_s), ms(t.flops_s), ms(t.attn_s), ms(t.fixed_s), ms(t.io_s), ms(t.paged_s));
+  if (c.prefill) out += fmt::format("; pass gpu {} cpu {} link {}", ms(t.prefill_gpu_s), ms(t.prefill_cpu_s), ms(t.prefill_link_s));
+  out += fmt::format("\n  => {} ms per {}, {:.4g} tok/s, regime {}\n", ms(t.token_s), c.prefill ? "token of the pass" : "token",
+                     t.token_s > 0 ? 1 / t.token_s : 0.0, t.regime);
+  return out;
+}
+
+}  // namespace
+
+std::string write_regime_explain(const RegimeInputs& in, const std::string& id, const std::string& left_out) {
+  auto key = [&](const RegimeFigure& f) { return left_out == "family" ? f.family : f.source; };
+  std::string out;
+  for (const RegimeFigure& f : in.figures) {
+    if (f.id != id && f.id != id + " (prefill)") continue;
+    std::vector<const RegimeFigure*> train;
+    for (const RegimeFigure& g : in.figures) {
+      if (key(g) != key(f)) train.push_back(&g);
+    }
+    const RegimeFit fit = fit_regimes(train);
+    const FigureBand b = figure_band(f, fit);
+    const RegimeParams q = fit.params.for_family(f.family, gpu_kind_of(f.realistic));
+    out += fmt::format("{} ({}, {})\nsource {}; fitted on {} figures of the other {}s\nmeasured {:.4g} tok/s, predicted {:.4g} "
+                       "(band {:.3g}–{:.3g}, ×{:.2f}), regime {}\nparameters as family \"{}\" sees them:",
+                       f.id, f.kind, f.family, f.source, train.size(), left_out, f.measured_tok_s, b.tok_s, b.low_tok_s,
+                       b.high_tok_s, b.low_tok_s > 0 ? b.high_tok_s / b.low_tok_s : 0.0, b.regime, f.family);
+    for (const RegimeParam& p : q.p) out += fmt::format(" {}={:.4g}", p.name, p.value);
+    out += fmt::format("\nstreams {}, run-average factor {}; {} realistic case(s) of {}:\n", f.streams, f.run_average,
+                       f.realistic.size(), f.all.size());
+    for (const CaseParts& c : f.realistic) out += case_lines(c, q);
+    out += "\n";
+  }
+  return out;
+}
+
 Json regime_validation_json(const RegimeValidation& v) {
   Json j;
   j["left_out"] = v.left_out;

@@ -65,6 +65,12 @@ RegimeInputs regime_inputs(const std::vector<PublishedFigure>& published);
 RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& left_out);
 
 std::string write_regime_validation(const RegimeValidation& v, bool rows);
+
+// One figure under the fit that left its source (or family) out: the
+// parameters its family sees, then each realistic case's parts before any
+// efficiency and its priced terms, in ms. "" when no answered figure has
+// that id (with or without " (prefill)").
+std::string write_regime_explain(const RegimeInputs& in, const std::string& id, const std::string& left_out);
 Json regime_validation_json(const RegimeValidation& v);
 
 }  // namespace moebench

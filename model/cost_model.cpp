@@ -264,13 +264,13 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
   const double kv_bytes = static_cast<double>(card.cache_bytes(static_cast<std::uint64_t>(point.context_tokens + prompt + gen)));
   // KV read per decode token: every cached token of every MLA/GQA layer,
   // and the linear state read and written.
-  const double kv_read = static_cast<double>(card.kv_bytes_per_token()) * (context + static_cast<double>(prompt) + static_cast<double>(gen) / 2) +
+  const double ctx_avg = context + static_cast<double>(prompt) + static_cast<double>(gen) / 2;
+  const double kv_read = static_cast<double>(card.kv_bytes_at(static_cast<std::uint64_t>(ctx_avg))) +
                          2.0 * static_cast<double>(card.linear_state_bytes());
   const double routed_active = static_cast<double>(k) * L * expert_bytes;
   // Attention over the cached context is arithmetic on the cache, not a
-  // weight read (ModelCard::attention_flops_per_position).
-  const double ctx_avg = context + static_cast<double>(prompt) + static_cast<double>(gen) / 2;
-  const double attn_flops = static_cast<double>(card.attention_flops_per_position()) * ctx_avg;
+  // weight read (ModelCard::attention_flops_at).
+  const double attn_flops = static_cast<double>(card.attention_flops_at(static_cast<std::uint64_t>(ctx_avg)));
   step("trunk bytes before routing / token", split.pre_bytes, "B", "attention, routers, norms, dense FFNs, lm_head, embedding row");
   step("trunk bytes after routing / token", split.post_bytes, "B", "shared experts, latent projection in");
   step("routed expert bytes / token", routed_active, "B", std::to_string(k) + " × " + std::to_string(L) + " layers × expert");

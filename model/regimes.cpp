@@ -21,6 +21,18 @@ double core_share(const CaseParts& p) {
   return static_cast<double>(std::min(p.threads, p.cores)) / p.cores;
 }
 
+// How much longer a CPU pass takes on the engine's threads than the cores'
+// summed peak says: Amdahl's law with a serial share `serial` of the pass
+// (one thread's work per layer: norms, routing, the softmax, the join of
+// every operation), cores × (serial + (1 − serial) ÷ threads); at serial 0
+// the stated threads over the cores (core_share). A machine of many cores
+// loses more to it than one of few.
+double cpu_pass_scaling(const CaseParts& p, double serial) {
+  if (p.cores <= 0) return 1.0;
+  const int n = p.threads > 0 ? std::min(p.threads, p.cores) : p.cores;
+  return p.cores * (serial + (1 - serial) / n);
+}
+
 // The threads that meet at a CPU decode's barriers: as stated (SMT siblings
 // and threads past the cores meet too), else one per core.
 double barrier_threads(const CaseParts& p) {
@@ -76,7 +88,7 @@ PrefillPriced price_prefill(const CaseParts& p, const RegimeParams& q, int k) {
   x.fixed = r.fixed;
   x.io = r.io;
   x.gpu = p.flops_gpu_peak_s / q.get("prefill_eff_gpu");
-  x.cpu = p.flops_cpu_peak_s / q.get("prefill_eff_cpu") / core_share(p);
+  x.cpu = p.flops_cpu_peak_s / q.get("prefill_eff_cpu") * cpu_pass_scaling(p, q.get("prefill_serial"));
   if (p.link_s > 0) {
     const double copied = p.link_s / q.get("link_eff"), on_gpu = p.flops_offload_peak_s / q.get("prefill_eff_gpu");
     // The copy of one layer's experts overlaps the GPU's work on another.
@@ -203,6 +215,9 @@ RegimeParams RegimeParams::defaults() {
       {"prefill_eff_gpu", 0.3, 0.05, 1.0, true, "prefill-gpu",
        "share of the GPU's dense BF16 peak a prefill reaches (per GPU maker: matrix units and backends differ)", false, true,
        true},
+      {"prefill_serial", 0.002, 0.0, 0.05, false, "prefill-cpu",
+       "serial share of a CPU prefill pass (Amdahl's law: what one thread does while the others wait, per layer); "
+       "threads n reach 1 ÷ (serial + (1 − serial) ÷ n) of one core's rate", true},
       {"link_eff", 0.7, 0.2, 1.0, false, "prefill-link",
        "share of the host link's rate a hybrid prefill copies CPU-held weights to the GPU at"},
       {"io_eff", 0.7, 0.3, 1.0, false, "io,paging,prefill-io",
@@ -236,6 +251,27 @@ std::string case_regime(const CaseParts& p, const RegimeParams& q) {
   if (p.experts_on_cpu && r.cpu > 0 && r.gpu > 0) return "hybrid";
   if (r.gpu >= r.cpu) return "memory-gpu";
   return p.sockets > 1 ? "numa" : "memory-cpu";
+}
+
+RegimeTerms regime_terms(const CaseParts& p, const RegimeParams& q, int k) {
+  RegimeTerms t;
+  const Priced r = price(p, q, k);
+  t.mem_cpu_s = r.cpu;
+  t.mem_gpu_s = r.gpu;
+  t.flops_s = r.flops;
+  t.attn_s = r.attn;
+  t.fixed_s = r.fixed;
+  t.io_s = r.io;
+  t.paged_s = r.paged;
+  if (p.prefill) {
+    const PrefillPriced x = price_prefill(p, q, k);
+    t.prefill_gpu_s = x.gpu;
+    t.prefill_cpu_s = x.cpu;
+    t.prefill_link_s = x.link;
+  }
+  t.token_s = regime_token_s(p, q, k);
+  t.regime = case_regime(p, q);
+  return t;
 }
 
 const std::vector<std::string>& regime_names() {

@@ -119,6 +119,17 @@ double regime_token_s(const CaseParts& parts, const RegimeParams& q, int k = 1);
 // The regime that binds a case under `q`: the largest of its priced parts.
 std::string case_regime(const CaseParts& parts, const RegimeParams& q);
 
+// A case's priced parts at end `k`, in seconds per token (decode) or per
+// pass (prefill), as regime_token_s sums them: what `validate-model
+// --regimes --explain` prints.
+struct RegimeTerms {
+  double mem_cpu_s = 0, mem_gpu_s = 0, flops_s = 0, attn_s = 0, fixed_s = 0, io_s = 0, paged_s = 0;
+  double prefill_gpu_s = 0, prefill_cpu_s = 0, prefill_link_s = 0;  // a prefill pass's compute
+  double token_s = 0;  // regime_token_s
+  std::string regime;
+};
+RegimeTerms regime_terms(const CaseParts& parts, const RegimeParams& q, int k = 1);
+
 // The regimes, in report order.
 const std::vector<std::string>& regime_names();
 

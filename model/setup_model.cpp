@@ -318,7 +318,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   // Concurrent streams each read their own KV; a prompt's tokens share one
   // sequence's, read once per pass (tiled attention).
   const double sequences = c.one_sequence ? 1.0 : b;
-  const double kv_tok = sequences * (static_cast<double>(card.kv_bytes_per_token()) * c.context + 2.0 * static_cast<double>(card.linear_state_bytes()));
+  const double kv_tok = sequences * (static_cast<double>(card.kv_bytes_at(static_cast<std::uint64_t>(c.context))) + 2.0 * static_cast<double>(card.linear_state_bytes()));
   e.model_bytes = tr.total + routed_total;
   step("trunk", tr.total, "B", tr.how + "; layers and lm_head " + format_bytes_decimal(tr.layers) + " (pinned or streamed), embedding read a row at a time");
   step("routed experts", routed_total, "B", format_fixed(c.expert_bits, 2) + " bits per weight; one expert " + format_bytes_decimal(expert_bytes));
@@ -555,7 +555,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   // Compute: flops ÷ the peak, when the profile states a peak.
   // Every token of the pass attends to the whole context (its own stream's).
   const double flops = b * (2.0 * (static_cast<double>(pc.active()) - static_cast<double>(pc.embedding)) +
-                            c.context * static_cast<double>(card.attention_flops_per_position()));
+                            static_cast<double>(card.attention_flops_at(static_cast<std::uint64_t>(c.context))));
   const Peak peak = peak_flops(machine, in_gpu > 0, c.on_cpu);
   // Hybrid: the routed experts' flops run on the CPU cores.
   const double cpu_flops =
@@ -567,7 +567,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     P.flops_s[0] = at(rest, peak, peak.eff_lo) + at(cpu_flops, cpu_peak, cpu_peak.eff_lo);
     P.flops_s[1] = at(rest, peak, peak.eff) + at(cpu_flops, cpu_peak, cpu_peak.eff);
     P.flops_s[2] = at(rest, peak, peak.eff_hi) + at(cpu_flops, cpu_peak, cpu_peak.eff_hi);
-    const double attn = b * c.context * static_cast<double>(card.attention_flops_per_position());
+    const double attn = b * static_cast<double>(card.attention_flops_at(static_cast<std::uint64_t>(c.context)));
     const double at_peak = at(rest - attn, peak, 1) + at(cpu_flops, cpu_peak, 1);  // the peak has no range
     std::fill(std::begin(P.flops_peak_s), std::end(P.flops_peak_s), at_peak);
     P.attn_peak_s = at(attn, peak, 1);

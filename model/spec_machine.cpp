@@ -118,21 +118,28 @@ Expected<MemoryPeak> memory_peak(const MachineSpec& spec, const SpecRow& cpu, co
 std::optional<ComputeInfo> cpu_compute(const SpecRow& cpu, int sockets) {
   const auto cores = cpu.number("performance_cores") ? cpu.number("performance_cores") : cpu.number("cores");
   const auto pipes = cpu.number("fma_pipes"), width = cpu.number("fma_width_bits");
-  const auto all_core = cpu.number("all_core_ghz");
-  const auto clock = all_core ? all_core : cpu.number("base_ghz");
+  // The clock every core holds under a long vector load: the vendor's
+  // all-core figure where it publishes one; else between the base clock
+  // (the floor the part guarantees at its rated power) and the boost (one
+  // or two cores), taken midway; the base alone without a boost.
+  const auto all_core = cpu.number("all_core_ghz"), base = cpu.number("base_ghz"), boost = cpu.number("boost_ghz");
+  const std::optional<double> clock = all_core ? all_core : base && boost ? std::optional<double>((*base + *boost) / 2) : base;
   const bool cpu_known = cores && pipes && width && clock;
   if (!cpu_known && !cpu.number("gpu.fp16_tflops") && !cpu.number("gpu.fp32_tflops")) return std::nullopt;
   ComputeInfo ci;
   if (!cpu_known) {
     ci.cpu_flops = estimate_figure(0, cpu.name + ": the row lacks the cores, clock or FMA width a CPU peak needs (not counted)");
   }
-  const std::string clock_key = all_core ? "all_core_ghz" : "base_ghz";
+  const std::string clock_cite = all_core ? cpu.cite("all_core_ghz")
+                                 : base && boost ? "midway between the base " + cpu.cite("base_ghz") + " and the boost " +
+                                                       cpu.cite("boost_ghz") + ": no all-core clock published"
+                                 : base ? cpu.cite("base_ghz") : std::string();
   const double lanes = cpu_known ? *width / 32 : 0;
   const double flops = cpu_known ? *cores * sockets * *clock * 1e9 * *pipes * lanes * 2 : 0;
   if (cpu_known) ci.cpu_flops = spec_figure(flops, num(*cores) + (cpu.number("performance_cores") ? " performance" : "") + " cores × " +
                                         std::to_string(sockets) + " sockets × " + num(*clock) + " GHz × " + num(*pipes) +
                                         " FMA pipes × " + num(lanes) + " FP32 lanes × 2 = " + format_fixed(flops / 1e12, 2) +
-                                        " TFLOP/s (cores: " + cpu.cite("cores") + "; clock: " + cpu.cite(clock_key) +
+                                        " TFLOP/s (cores: " + cpu.cite("cores") + "; clock: " + clock_cite +
                                         "; FMA: " + cpu.cite("fma_width_bits") + ")");
   if (auto dot = cpu.text("int8_dot"); dot && cpu_known) {
     const double ops = *cores * sockets * *clock * 1e9 * *pipes * lanes * 4 * 2;

@@ -210,7 +210,7 @@ std::string cache_section(const ModelCard& c, const std::vector<u64>& contexts) 
   out += render_table(rows, "lrl");
   std::vector<std::vector<std::string>> ctx{{"context", "KV", "+ state", "= total", "total (binary)"}};
   for (u64 n : contexts) {
-    ctx.push_back({group_digits(n), format_bytes_decimal(static_cast<double>(sat_mul(c.kv_bytes_per_token(), n))),
+    ctx.push_back({group_digits(n), format_bytes_decimal(static_cast<double>(c.kv_bytes_at(n))),
                    format_bytes_decimal(static_cast<double>(c.linear_state_bytes())),
                    format_bytes_decimal(static_cast<double>(c.cache_bytes(n))),
                    format_bytes(static_cast<double>(c.cache_bytes(n)))});
@@ -284,7 +284,7 @@ Json card_report_json_for(const ModelCard& c, const CardReportOptions& options, 
   };
   Json contexts = Json::array();
   for (u64 n : options.contexts) {
-    contexts.push_back({{"tokens", n}, {"kv_bytes", sat_mul(c.kv_bytes_per_token(), n)},
+    contexts.push_back({{"tokens", n}, {"kv_bytes", c.kv_bytes_at(n)},
                         {"linear_state_bytes", c.linear_state_bytes()}, {"total_bytes", c.cache_bytes(n)}});
   }
   Json containers = Json::array();

@@ -142,32 +142,62 @@ std::uint64_t ModelCard::container_bytes(const std::string& quant) const {
   return sat_add(routed_bytes_total(quant), trunk().total());
 }
 
+namespace {
+
+// Cached bytes per position of one layer of group `g` (0 for linear layers).
+u64 group_kv_bytes(const ModelCard& c, const LayerGroup& g, const QuantFormat& f) {
+  if (g.attention == AttentionKind::kMla && c.mla) {
+    return rows_bytes(f, 1, static_cast<u64>(c.mla->kv_lora_rank) + static_cast<u64>(c.mla->qk_rope_head_dim));
+  }
+  if (g.attention == AttentionKind::kGqa && c.gqa) {
+    return rows_bytes(f, 2 * static_cast<u64>(c.gqa->kv_heads), static_cast<u64>(c.gqa->head_dim));
+  }
+  return 0;
+}
+
+// Attention FLOPs per attended position of one layer of group `g`.
+u64 group_attention_flops(const ModelCard& c, const LayerGroup& g) {
+  if (g.attention == AttentionKind::kMla && c.mla) {
+    const u64 dims = 2 * static_cast<u64>(c.mla->kv_lora_rank) + static_cast<u64>(c.mla->qk_rope_head_dim);
+    return sat_mul(2 * static_cast<u64>(c.mla->heads), dims);
+  }
+  if (g.attention == AttentionKind::kGqa && c.gqa) return sat_mul(4 * static_cast<u64>(c.gqa->heads), static_cast<u64>(c.gqa->head_dim));
+  return 0;
+}
+
+// The positions a layer of `g` attends to at `context` cached positions.
+u64 attended(const LayerGroup& g, u64 context) { return g.window > 0 ? std::min(context, g.window) : context; }
+
+}  // namespace
+
 std::uint64_t ModelCard::kv_bytes_per_token() const {
   const auto f = find_quant(kv_dtype);
   if (!f) return 0;
   u64 total = 0;
+  for (const LayerGroup& g : layers) total = sat_add(total, sat_mul(static_cast<u64>(g.count), group_kv_bytes(*this, g, *f)));
+  return total;
+}
+
+std::uint64_t ModelCard::kv_bytes_at(std::uint64_t context) const {
+  const auto f = find_quant(kv_dtype);
+  if (!f) return 0;
+  u64 total = 0;
   for (const LayerGroup& g : layers) {
-    const u64 n = static_cast<u64>(g.count);
-    if (g.attention == AttentionKind::kMla && mla) {
-      const u64 values = static_cast<u64>(mla->kv_lora_rank) + static_cast<u64>(mla->qk_rope_head_dim);
-      total = sat_add(total, sat_mul(n, rows_bytes(*f, 1, values)));
-    } else if (g.attention == AttentionKind::kGqa && gqa) {
-      total = sat_add(total, sat_mul(n, rows_bytes(*f, 2 * static_cast<u64>(gqa->kv_heads), static_cast<u64>(gqa->head_dim))));
-    }
+    total = sat_add(total, sat_mul(sat_mul(static_cast<u64>(g.count), group_kv_bytes(*this, g, *f)), attended(g, context)));
   }
   return total;
 }
 
 std::uint64_t ModelCard::attention_flops_per_position() const {
   u64 total = 0;
+  for (const LayerGroup& g : layers) total = sat_add(total, sat_mul(static_cast<u64>(g.count), group_attention_flops(*this, g)));
+  return total;
+}
+
+std::uint64_t ModelCard::attention_flops_at(std::uint64_t context) const {
+  u64 total = 0;
   for (const LayerGroup& g : layers) {
-    const u64 n = static_cast<u64>(g.count);
-    if (g.attention == AttentionKind::kMla && mla) {
-      const u64 dims = 2 * static_cast<u64>(mla->kv_lora_rank) + static_cast<u64>(mla->qk_rope_head_dim);
-      total = sat_add(total, sat_mul(n, sat_mul(2 * static_cast<u64>(mla->heads), dims)));
-    } else if (g.attention == AttentionKind::kGqa && gqa) {
-      total = sat_add(total, sat_mul(n, sat_mul(4 * static_cast<u64>(gqa->heads), static_cast<u64>(gqa->head_dim))));
-    }
+    total = sat_add(total, sat_mul(sat_mul(static_cast<u64>(g.count), group_attention_flops(*this, g)), attended(g, context)));
   }
   return total;
 }
@@ -188,7 +218,7 @@ std::uint64_t ModelCard::linear_state_bytes() const {
 }
 
 std::uint64_t ModelCard::cache_bytes(std::uint64_t context) const {
-  return sat_add(sat_mul(kv_bytes_per_token(), context), linear_state_bytes());
+  return sat_add(kv_bytes_at(context), linear_state_bytes());
 }
 
 DecodeBytes ModelCard::decode_bytes(const std::string& quant) const {
@@ -524,11 +554,19 @@ std::optional<ModelCard> load_model_card(const Json& j, Diagnostics& d) {
       lg.count = req_int(g, "count");
       const auto att = g.enumeration("attention", true, kAttentionNames, "attention kind");
       const auto ffn = g.enumeration("ffn", true, kFfnNames, "ffn kind");
+      const auto window = g.integer("window", false, 1, std::int64_t{1} << 40);
       g.finish();
       if (att) {
         lg.attention = *att == "mla" ? AttentionKind::kMla
                        : *att == "gqa" ? AttentionKind::kGqa : AttentionKind::kLinear;
         uses[static_cast<int>(lg.attention)] = true;
+      }
+      if (window) {
+        if (lg.attention != AttentionKind::kGqa) {
+          d.add(g.path_of("window"), "a sliding window applies to \"gqa\" layers only; remove it from this group");
+        } else {
+          lg.window = static_cast<u64>(*window);
+        }
       }
       if (ffn) {
         lg.ffn = *ffn == "moe" ? FfnKind::kMoe : FfnKind::kDense;

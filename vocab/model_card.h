@@ -57,6 +57,9 @@ struct LayerGroup {
   int count = 0;
   AttentionKind attention = AttentionKind::kGqa;
   FfnKind ffn = FfnKind::kMoe;
+  // Sliding-window attention (GQA only): each token attends to, and the
+  // cache keeps, the last `window` positions; 0 attends to every position.
+  std::uint64_t window = 0;
 };
 
 struct MlaParams {       // multi-head latent attention (DeepSeek-V3 style)
@@ -205,6 +208,13 @@ struct ModelCard {
   // rope key and sums the latents back, 2 × heads × (2 × kv_lora_rank +
   // qk_rope_head_dim); linear layers: none.
   std::uint64_t attention_flops_per_position() const;
+  // KV bytes one token reads at `context` cached positions: per layer the
+  // positions it attends to (at most its window) × its per-position bytes.
+  // Without sliding windows, kv_bytes_per_token() × context.
+  std::uint64_t kv_bytes_at(std::uint64_t context) const;
+  // Attention FLOPs of one token at `context` cached positions, each layer
+  // over the positions it attends to (attention_flops_per_position's terms).
+  std::uint64_t attention_flops_at(std::uint64_t context) const;
   // KV at `context` tokens plus the fixed state.
   std::uint64_t cache_bytes(std::uint64_t context) const;
   // Weight bytes per decode token with routed experts in `quant`.

@@ -191,6 +191,7 @@ nlohmann::ordered_json model_card_to_json(const ModelCard& c) {
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   for (const LayerGroup& g : c.layers) {
     layers.push_back({{"count", g.count}, {"attention", to_string(g.attention)}, {"ffn", to_string(g.ffn)}});
+    if (g.window > 0) layers.back()["window"] = g.window;
   }
   j["layers"] = layers;
   if (c.mla) {

@@ -171,7 +171,7 @@ class MlaLayer final : public AttentionLayer {
 // ---- GQA ----------------------------------------------------------------
 class GqaLayer final : public AttentionLayer {
  public:
-  GqaLayer(const ModelCard& card, const AttentionWeights& w) : p_(*card.gqa), w_(w) {}
+  GqaLayer(const ModelCard& card, const AttentionWeights& w, std::uint64_t window) : p_(*card.gqa), w_(w), window_(window) {}
   void reserve(std::int64_t max_tokens) override {
     cap_ = max_tokens;
     const std::size_t kvw = static_cast<std::size_t>(p_.kv_heads) * static_cast<std::size_t>(p_.head_dim);
@@ -218,16 +218,22 @@ class GqaLayer final : public AttentionLayer {
       const std::size_t g = std::min(h / group, kvh - 1);
       std::vector<float>& s = scores_[h];
       for (std::size_t b = 0; b < batch; ++b) {
-        const std::size_t visible = static_cast<std::size_t>(first) + b + 1;
+        // A sliding window attends to the last window_ positions only.
+        const std::size_t end = static_cast<std::size_t>(first) + b + 1;
+        const std::size_t from = window_ > 0 && end > window_ ? end - static_cast<std::size_t>(window_) : 0;
+        const std::size_t visible = end - from;
         const float* qh = q_.data() + b * heads * hd + h * hd;
-        for (std::size_t t = 0; t < visible; ++t) s[t] = dot_bf16(qh, k_.data() + t * kvw + g * hd, hd) * scale;
+        const std::uint16_t* kb = k_.data() + from * kvw + g * hd;
+        const std::uint16_t* vb = v_.data() + from * kvw + g * hd;
+        for (std::size_t t = 0; t < visible; ++t) s[t] = dot_bf16(qh, kb + t * kvw, hd) * scale;
         softmax(s.data(), visible);
         float* o = attn_.data() + b * heads * hd + h * hd;
-        for (std::size_t t = 0; t < visible; ++t) axpy_bf16(s[t], v_.data() + t * kvw + g * hd, o, hd);
+        for (std::size_t t = 0; t < visible; ++t) axpy_bf16(s[t], vb + t * kvw, o, hd);
       }
     });
     for (std::size_t b = 0; b < batch; ++b) {
-      const std::uint64_t visible = static_cast<std::uint64_t>(first) + b + 1;
+      const std::uint64_t end = static_cast<std::uint64_t>(first) + b + 1;
+      const std::uint64_t visible = window_ > 0 ? std::min(end, window_) : end;
       work_.kv_positions += visible;
       work_.kv_bytes += visible * kvw * 2 * sizeof(std::uint16_t);  // K and V rows of every KV head, bf16
     }
@@ -237,6 +243,7 @@ class GqaLayer final : public AttentionLayer {
  private:
   GqaParams p_;
   AttentionWeights w_;
+  std::uint64_t window_ = 0;  // LayerGroup::window
 
  public:
   void rebind(const AttentionWeights& w) override { w_ = w; }
@@ -394,10 +401,11 @@ class LinearLayer final : public AttentionLayer {
 
 }  // namespace
 
-std::unique_ptr<AttentionLayer> make_attention(const ModelCard& card, AttentionKind kind, const AttentionWeights& w) {
+std::unique_ptr<AttentionLayer> make_attention(const ModelCard& card, AttentionKind kind, const AttentionWeights& w,
+                                               std::uint64_t window) {
   switch (kind) {
     case AttentionKind::kMla: return std::make_unique<MlaLayer>(card, w);
-    case AttentionKind::kGqa: return std::make_unique<GqaLayer>(card, w);
+    case AttentionKind::kGqa: return std::make_unique<GqaLayer>(card, w, window);
     case AttentionKind::kLinear: return std::make_unique<LinearLayer>(card, w);
   }
   return nullptr;

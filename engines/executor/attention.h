@@ -89,6 +89,8 @@ class AttentionLayer {
   AttentionWork work_;
 };
 
-std::unique_ptr<AttentionLayer> make_attention(const ModelCard& card, AttentionKind kind, const AttentionWeights& w);
+// `window`: a GQA layer's sliding window (LayerGroup::window; 0 none).
+std::unique_ptr<AttentionLayer> make_attention(const ModelCard& card, AttentionKind kind, const AttentionWeights& w,
+                                               std::uint64_t window = 0);
 
 }  // namespace moebench

@@ -70,6 +70,7 @@ Expected<TrunkWeights> bind_trunk(const ModelCard& card, const GgufFile& g, cons
       TrunkLayer L;
       L.attention = grp.attention;
       L.ffn = grp.ffn;
+      L.window = grp.window;
       L.attn_norm = need(blk(layer, "attn_norm.weight"));
       L.ffn_norm = need(blk(layer, "ffn_norm.weight"));
       AttentionWeights& a = L.attn;
@@ -193,7 +194,7 @@ Expected<ExpertTable> expert_table(const ModelCard& card, const GgufFile& g) {
 Executor::Executor(const ModelCard& card, const TrunkWeights& trunk, ExpertSource& experts,
                    RoutingGenerator& routing, TensorOps& ops, TrunkSource* trunk_source)
     : card_(card), trunk_(trunk), experts_(experts), routing_(routing), ops_(ops), trunk_source_(trunk_source) {
-  for (const TrunkLayer& L : trunk_.layers) attention_.push_back(make_attention(card_, L.attention, L.attn));
+  for (const TrunkLayer& L : trunk_.layers) attention_.push_back(make_attention(card_, L.attention, L.attn, L.window));
   layer_s_.assign(trunk_.layers.size(), 0.0);
 }
 

@@ -73,6 +73,7 @@ class ExpertSource {
 struct TrunkLayer {
   AttentionKind attention = AttentionKind::kGqa;
   FfnKind ffn = FfnKind::kMoe;
+  std::uint64_t window = 0;  // sliding-window attention (LayerGroup::window; 0 none)
   int moe_index = -1;  // index among MoE layers (-1 for dense)
   TensorView attn_norm, ffn_norm;
   AttentionWeights attn;

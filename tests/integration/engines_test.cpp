@@ -293,6 +293,26 @@ TEST_CASE("stripe reads each expert from its home drive, replicate spreads reads
   }
 }
 
+TEST_CASE("a sliding-window layer attends to its window, the full layer to every position", "[engines]") {
+  Rig rig(std::string(MOEBENCH_TEST_DATA) + "/cards/tiny-gqa-window.json", 1);
+  Point p = rig.point("resident");
+  p.gen_tokens = 6;
+  p.context_tokens = 4096;
+  auto e = engine_for(p);
+  auto m = rig.run(*e, p);
+  REQUIRE(m);
+  REQUIRE(m->status == RowStatus::kOk);
+  const RepMetrics r = derive_metrics(*m);
+  // The windowed layer visits 32 positions per token; the full one context
+  // + prompt + gen/2 on average (the decode steps 1 .. gen-1).
+  const double full = static_cast<double>(p.context_tokens + p.prompt_tokens) + static_cast<double>(p.gen_tokens) / 2;
+  CHECK(r.at(metric::kKvPositionsPerToken) == Approx(32 + full).epsilon(1e-12));
+  const double row_bytes = 2.0 * 64 * 2 * 2;  // K and V of 2 KV heads × 64, bf16
+  CHECK(r.at(metric::kKvBytesPerToken) == Approx((32 + full) * row_bytes).epsilon(1e-12));
+  // The card's own arithmetic agrees at that context.
+  CHECK(rig.card.kv_bytes_at(4096) == static_cast<std::uint64_t>(row_bytes) * (32 + 4096));
+}
+
 TEST_CASE("decode attention work grows with context for GQA and MLA, and not for linear attention", "[engines]") {
   // The work, not the speed: KV positions visited and cache/state bytes read
   // per decode token, counted by the executor's attention layers.

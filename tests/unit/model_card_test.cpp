@@ -253,6 +253,41 @@ TEST_CASE("card loader: the optional geometry fields", "[card]") {
   CHECK_FALSE(bad.ok());
 }
 
+TEST_CASE("card: a sliding window caps the KV a layer keeps and the positions it attends to", "[card]") {
+  // gpt-oss-20b alternates 12 sliding (window 128) and 12 full GQA layers;
+  // one layer keeps 2 × 8 KV heads × 64 × 2 B = 2,048 B per position.
+  const ModelCard oss = shipped("gpt-oss-20b");
+  CHECK(oss.kv_bytes_per_token() == 24ull * 2048);
+  CHECK(oss.kv_bytes_at(100) == 24ull * 2048 * 100);  // inside the window every layer sees every position
+  CHECK(oss.kv_bytes_at(4096) == 12ull * 2048 * 4096 + 12ull * 2048 * 128);
+  CHECK(oss.cache_bytes(4096) == oss.kv_bytes_at(4096));
+  // Attention: 4 × 64 heads × 64 FLOPs per attended position and layer.
+  CHECK(oss.attention_flops_at(4096) == 12ull * 16384 * 4096 + 12ull * 16384 * 128);
+  // A card without windows: per-position × context, as before.
+  const ModelCard k3 = shipped("kimi-k3");
+  CHECK(k3.kv_bytes_at(k8K) == k3.kv_bytes_per_token() * k8K);
+  CHECK(k3.attention_flops_at(k8K) == k3.attention_flops_per_position() * k8K);
+  // The loader: a window belongs to GQA layers and is a positive count.
+  auto load = [](const std::string& group) {
+    return load_config_text<ModelCard>(
+        R"({"name": "t", "geometry": "exact", "hidden_size": 256, "vocab_size": 1024,
+            "layers": [)" + group + R"(],
+            "gqa": {"heads": 4, "kv_heads": 2, "head_dim": 64},
+            "moe": {"experts": 4, "active": 2, "expert_dim": 256, "expert_intermediate": 256},
+            "expert_quant": "q8_0", "trunk_quant": "bf16"})",
+        "t.json", load_model_card);
+  };
+  auto ok = load(R"({"count": 2, "attention": "gqa", "ffn": "moe", "window": 16})");
+  REQUIRE(ok.ok());
+  CHECK(ok->layers[0].window == 16);
+  auto zero = load(R"({"count": 2, "attention": "gqa", "ffn": "moe", "window": 0})");
+  REQUIRE_FALSE(zero.ok());
+  CHECK_THAT(zero.error().message, Catch::Contains("/layers/0/window"));
+  auto linear = load(R"({"count": 2, "attention": "linear", "ffn": "moe", "window": 16})");
+  REQUIRE_FALSE(linear.ok());
+  CHECK_THAT(linear.error().message, Catch::Contains("sliding window applies to \"gqa\" layers only"));
+}
+
 TEST_CASE("moebench card show: output and exit codes", "[card][cli]") {
   const std::string binary = MOEBENCH_BINARY;
   if (!std::filesystem::exists(binary)) {

@@ -28,6 +28,7 @@ RegimeParams params() {
   q.set("layer_s_handoff", 20e-6);
   q.set("prefill_eff_cpu", 0.25);
   q.set("prefill_eff_gpu", 0.5);
+  q.set("prefill_serial", 0);
   q.set("link_eff", 0.5);
   q.set("io_eff", 0.5);
   q.set("overlap", 0);
@@ -64,6 +65,28 @@ TEST_CASE("prefill-cpu: the pass's flops ÷ (peak × prefill_eff_cpu), plus fixe
   half.cores = 128;
   half.threads = 64;
   CHECK(regime_token_s(half, params()) == Approx((16.0 + 100 * (10e-6 + 64 * 0.1e-6)) / 512));
+}
+
+TEST_CASE("prefill-cpu: a serial share of the pass (Amdahl) costs a machine of many cores more than one of few", "[regimes][prefill]") {
+  RegimeParams q = params();
+  q.set("prefill_serial", 0.01);
+  // 64 threads of 128 cores: the pass takes 128 × (0.01 + 0.99 / 64) =
+  // 3.26 times the cores' summed peak time, 2 / 0.25 × 3.26 = 26.08 s.
+  CaseParts many = cpu_pass();
+  many.cores = 128;
+  many.threads = 64;
+  const double fixed = 100 * (10e-6 + 64 * 0.1e-6);
+  CHECK(regime_token_s(many, q) == Approx((8.0 * 128 * (0.01 + 0.99 / 64) + fixed) / 512));
+  // 16 threads of 16 cores lose 16 × (0.01 + 0.99 / 16) = 1.15: 9.2 s.
+  CaseParts few = cpu_pass();
+  few.cores = 16;
+  few.threads = 16;
+  CHECK(regime_token_s(few, q) == Approx((8.0 * 16 * (0.01 + 0.99 / 16) + 100 * (10e-6 + 16 * 0.1e-6)) / 512));
+  // Doubling 64 threads to 128 gains 1 / (0.01 + 0.99/128) ÷ 1 / (0.01 + 0.99/64) = 1.44, not 2.
+  CaseParts all = many;
+  all.threads = 128;
+  const double pass64 = regime_token_s(many, q) * 512 - fixed, pass128 = regime_token_s(all, q) * 512 - 100 * (10e-6 + 128 * 0.1e-6);
+  CHECK(pass64 / pass128 == Approx((0.01 + 0.99 / 64) / (0.01 + 0.99 / 128)));
 }
 
 TEST_CASE("hybrid prefill: CPU-held experts copied over the host link where that beats the CPU cores", "[regimes][prefill]") {

@@ -21,6 +21,11 @@ const char* kTables = R"({
      "sources": [{"page": "https://example.test/9654", "quote": "96 cores, 12 channels DDR5-4800",
                   "fields": ["cores", "memory_channels", "memory_mt_s", "memory_kind", "max_sockets", "base_ghz", "all_core_ghz"]}],
      "derived": {"fma_pipes": "Zen 4: two FMA pipes", "fma_width_bits": "Zen 4: 256-bit datapath"}},
+    {"name": "Intel Xeon Gold 6138", "cores": 20, "base_ghz": 2.0, "boost_ghz": 3.7, "fma_pipes": 2, "fma_width_bits": 512,
+     "memory_kind": "DDR5", "memory_channels": 6, "memory_mt_s": 2666, "max_sockets": 2,
+     "sources": [{"page": "https://example.test/6138", "quote": "20 cores, 2.0 GHz base, 3.7 GHz turbo",
+                  "fields": ["cores", "base_ghz", "boost_ghz", "memory_channels", "memory_mt_s", "memory_kind", "max_sockets"]}],
+     "derived": {"fma_pipes": "two AVX-512 FMA units", "fma_width_bits": "AVX-512"}},
     {"name": "Apple M3 Ultra", "cores": 32, "performance_cores": 24, "base_ghz": 4.05, "fma_pipes": 4, "fma_width_bits": 128,
      "unified_memory": {"bandwidth_gb_s": 819, "sizes_gb": [96, 256, 512], "kind": "LPDDR5"},
      "gpu": {"fp16_tflops": 28.4},
@@ -78,6 +83,19 @@ MachineSpec spec_of(const std::string& json) {
 }
 
 }  // namespace
+
+TEST_CASE("a CPU without a published all-core clock computes midway between its base and its boost", "[spec]") {
+  const SpecTables t = fixture_tables();
+  auto m = build_machine(spec_of(R"({"cpu": "Intel Xeon Gold 6138", "sockets": 2,
+      "memory": {"kind": "DDR5", "mt_s": 2666, "channels": 12, "size": "384GB"}, "os": "linux"})"), t);
+  REQUIRE(m.ok());
+  REQUIRE(m->compute);
+  // 40 cores × (2.0 + 3.7) / 2 GHz × 2 pipes × 16 FP32 lanes × 2 = 7.30 TFLOP/s.
+  CHECK(m->compute->cpu_flops.value == Approx(40 * 2.85e9 * 2 * 16 * 2));
+  CHECK_THAT(m->compute->cpu_flops.source, Catch::Contains("midway between the base"));
+  // No int8 dot product in the row: no int8 peak (prefill takes twice FP32).
+  CHECK_FALSE(m->compute->cpu_int8_ops.has_value());
+}
 
 TEST_CASE("a dual EPYC with a GPU and a drive is the arithmetic of its rows", "[spec]") {
   const SpecTables t = fixture_tables();
