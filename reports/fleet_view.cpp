@@ -211,6 +211,7 @@ std::string write_fleet_html(const FleetView& v, const std::string& title) {
   chart.title = "Decode tok/s per point and machine";
   chart.value_axis.label = "decode tok/s";
   chart.value_axis.include_zero = true;
+  chart.value_label = [](double x) { return sig3(x); };
   for (const std::string& m : v.machines) {
     svg::BarSeries s;
     s.name = m;
