@@ -47,8 +47,8 @@ void ttft_bars(const RunResults& res, Section& sec) {
     s.ranges.push_back(f->has_range() ? std::optional(std::make_pair(f->min, f->max)) : std::nullopt);
     if (f->has_range()) reps.insert(f->n);
     const std::optional<double> prefill = r.median(metric::kPrefillTokS);
-    s.tips.push_back(row_label(r, vary) + ": TTFT " + figure_text(*f, 1, "s") + " (" + f->metric +
-                     "), card prefill " + (prefill ? num(*prefill) + " tok/s" : "–"));
+    s.tips.push_back(row_label(r, vary) + ": TTFT " + figure_text(*f, 1, "s") + ", " + f->metric +
+                     "; card prefill " + (prefill ? num(*prefill) + " tok/s" : "–"));
     vals.push_back(f->median);
   }
   if (vals.empty()) {

@@ -112,7 +112,7 @@ Panels fill_panels(const RunResults& res, const PanelSpec& spec, const Split& sp
       s.dash = svg::dash_pattern(si);
       s.marker = svg::marker_shape(si);
     }
-    svg::XYPoint p{*x, y, label + ": " + figure_text(*f, spec.y_div, spec.unit) + " (" + f->metric + ")", {}, {}};
+    svg::XYPoint p{*x, y, label + ": " + figure_text(*f, spec.y_div, spec.unit) + ", " + f->metric, {}, {}};
     if (f->has_range()) {
       p.y_lo = f->min / spec.y_div;
       p.y_hi = f->max / spec.y_div;

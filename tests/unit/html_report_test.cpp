@@ -385,7 +385,7 @@ TEST_CASE("decode charts plot the full-model tok/s with min-max whiskers of the 
   // Point 3 (streaming mxfp4, 7.25 GiB): card 4.6 tok/s, full model 4.6 / 30,
   // repetitions 0.95× and 1.05× of it.
   CHECK(budget.find("#3 streaming · mxfp4 · 7.25 GiB · 1 drive · ctx 0: 0.153 tok/s (min 0.146, max 0.161 over 2 "
-                    "repetitions) (full_decode_tok_s)") != std::string::npos);
+                    "repetitions), full_decode_tok_s<") != std::string::npos);
   CHECK(budget.find(": 4.60 tok/s") == std::string::npos);  // the card's figure is not charted
   // One whisker per ok point (8 of the 9 rows), and the legend says what they are.
   CHECK(count(budget, "class=\"whisker\"") == 8);
@@ -393,8 +393,8 @@ TEST_CASE("decode charts plot the full-model tok/s with min-max whiskers of the 
   for (const char* id : {"chart-decode-vs-drives", "chart-decode-vs-context"}) {
     INFO(id);
     CHECK(section(html, id).find("full-model decode (tokens/s)") != std::string::npos);
-    CHECK(section(html, id).find("(full_decode_tok_s)") != std::string::npos);
-    CHECK(section(html, id).find("(decode_tok_s)") == std::string::npos);
+    CHECK(section(html, id).find(", full_decode_tok_s<") != std::string::npos);
+    CHECK(section(html, id).find(", decode_tok_s<") == std::string::npos);
   }
   // A full-size card is its own full model: its decode tok/s is charted.
   RunResults full = m;
@@ -403,8 +403,8 @@ TEST_CASE("decode charts plot the full-model tok/s with min-max whiskers of the 
     r.metrics.erase(metric::kFullDecodeTokS);
   }
   const std::string full_html = report_of(full);
-  CHECK(section(full_html, "chart-decode-vs-budget").find(": 4.60 tok/s (min 4.37, max 4.83 over 2 repetitions) "
-                                                          "(decode_tok_s)") != std::string::npos);
+  CHECK(section(full_html, "chart-decode-vs-budget").find(": 4.60 tok/s (min 4.37, max 4.83 over 2 repetitions), "
+                                                          "decode_tok_s<") != std::string::npos);
   // A scaled card without full-model figures: the decode charts are left
   // out and say why, instead of charting the card's figure.
   RunResults card_only = m;
