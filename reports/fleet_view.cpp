@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/html_charts.h"
 #include "reports/svg_chart.h"
 #include "vocab/machine_profile.h"
 #include "vocab/metrics.h"
@@ -53,6 +54,39 @@ std::string cell_text(const FleetCell& c, const FleetPrice* price) {
   if (c.usd_per_tok_s && price != nullptr) s += " · " + money(*c.usd_per_tok_s) + price_unit(*price);
   if (c.provenance != "measured") s += " (" + c.provenance + ")";
   return s;
+}
+
+// The point's axes one by one, in the words of the HTML report's charts.
+std::vector<std::string> point_parts(const Point& p) {
+  std::vector<std::string> parts;
+  for (const html::Dim& d : html::dims()) parts.push_back(d.text(p));
+  return parts;
+}
+
+// Chart labels: "#3 " and the parts that differ between rows; `common` gets
+// the parts every row shares.
+std::vector<std::string> distinguishing_labels(const std::vector<FleetRow>& rows, std::vector<std::string>& common) {
+  std::vector<bool> differs;
+  for (const FleetRow& r : rows) {
+    differs.resize(std::max(differs.size(), r.parts.size()), false);
+    for (std::size_t i = 0; i < r.parts.size(); ++i) {
+      if (i >= rows.front().parts.size() || r.parts[i] != rows.front().parts[i]) differs[i] = true;
+    }
+  }
+  std::vector<std::string> labels;
+  for (const FleetRow& r : rows) {
+    std::vector<std::string> shown;
+    for (std::size_t i = 0; i < r.parts.size(); ++i) {
+      if (differs[i]) shown.push_back(r.parts[i]);
+    }
+    labels.push_back("#" + std::to_string(r.point_index + 1) + (shown.empty() ? "" : " " + join(shown, " · ")));
+  }
+  if (!rows.empty()) {
+    for (std::size_t i = 0; i < rows.front().parts.size(); ++i) {
+      if (!differs[i]) common.push_back(rows.front().parts[i]);
+    }
+  }
+  return labels;
 }
 
 }  // namespace
@@ -101,6 +135,7 @@ Expected<FleetView> build_fleet_view(const std::vector<RunResults>& runs,
       fr.point_index = row.point.index;
       fr.point_id = row.point.id();
       fr.label = row.point.label();
+      fr.parts = point_parts(row.point);
       auto [it, fresh] = fr.cells.emplace(row.machine, c);
       if (!fresh && std::tie(c.started_at, c.run_id) > std::tie(it->second.started_at, it->second.run_id)) it->second = c;
     }
@@ -171,10 +206,12 @@ std::string write_fleet_html(const FleetView& v, const std::string& title) {
   // The chart: decode tok/s, one row per point, one bar per machine.
   svg::BarChart chart;
   chart.id = "fleet-decode";
+  std::vector<std::string> common;
+  chart.categories = distinguishing_labels(v.rows, common);
   chart.title = "Decode tok/s per point and machine";
   chart.value_axis.label = "decode tok/s";
   chart.value_axis.include_zero = true;
-  for (const FleetRow& r : v.rows) chart.categories.push_back("#" + std::to_string(r.point_index + 1) + " " + r.label);
+  chart.value_label = [](double x) { return sig3(x); };
   for (const std::string& m : v.machines) {
     svg::BarSeries s;
     s.name = m;
@@ -185,6 +222,10 @@ std::string write_fleet_html(const FleetView& v, const std::string& title) {
     chart.series.push_back(std::move(s));
   }
   chart.empty_message = "no decode rate measured";
+  if (!common.empty()) {
+    out += "<p class=\"note\">Every point of the chart: " + escape(join(common, " · ")) +
+           "; its labels give what differs between them.</p>\n";
+  }
   out += svg::render_bar_chart(chart) + "\n";
   out += "<table><tr><th>#</th><th>point</th>";
   for (const std::string& m : v.machines) {

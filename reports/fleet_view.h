@@ -42,6 +42,10 @@ struct FleetRow {
   std::size_t point_index = 0;
   std::string point_id;
   std::string label;  // engine · quant · budget · drives · context
+  // The point's axes one by one ("streaming", "kimi-k3", "layers=2,experts=64",
+  // "mxfp4", "7.25 GiB", "1 drive", "ctx 8192", ...): the chart labels a
+  // point by those that differ between rows.
+  std::vector<std::string> parts;
   std::map<std::string, FleetCell> cells;  // by machine
 };
 
@@ -66,7 +70,9 @@ Expected<FleetView> build_fleet_view(const std::vector<RunResults>& runs,
 
 std::string write_fleet_markdown(const FleetView& view);
 // A self-contained page: the table and a bar chart of decode tok/s per
-// point and machine.
+// point and machine. The chart labels each point by the parts that differ
+// between the rows and names the common ones once in its title, so the
+// part that tells points apart is never cut off.
 std::string write_fleet_html(const FleetView& view, const std::string& title);
 
 }  // namespace moebench

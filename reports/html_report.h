@@ -1,14 +1,17 @@
 // html_report.h — `moebench report`: one self-contained HTML file (inline CSS
 // and SVG, no script, no external resource) with the conditions of a run,
 // its results table, the rows that are not ok with their reasons, and charts:
-// decode tok/s against RAM budget, drive count and context length, TTFT
-// against prompt length, bytes read per token against budget, predicted
-// against measured, achieved against probed read bandwidth, and (with a
-// base run) the per-point ratio of decode tok/s.
+// full-model decode tok/s against RAM budget, drive count and context
+// length, expert-cache hit rate against budget, full-model TTFT against
+// prompt length, bytes read per token against budget, predicted against
+// measured, achieved against probed read bandwidth, and (with a base run)
+// the per-point ratio of decode tok/s. Every point that has repetitions
+// carries a whisker from their min to their max.
 //
 // A pure function of its inputs: the same inputs give the same bytes (no
-// clock, no locale, no file access — the command loads the files). Every
-// chart is always present; one without data says why.
+// clock, no locale, no file access — the command loads the files). A chart
+// with nothing to draw is left out, and one line names it and says why.
+// The page is html_page.cpp; the charts are html_charts.h's files.
 #pragma once
 
 #include <optional>
@@ -32,7 +35,8 @@ struct HtmlReportInput {
   std::string profile_note;               // where it came from, or why there is none
 };
 
-// The ids of the chart sections, in document order (tests look for them).
+// The ids of the chart sections, in document order (tests look for them); a
+// chart with nothing to draw is not in the page.
 const std::vector<std::string>& report_chart_ids();
 
 std::string write_html_report(const HtmlReportInput& in);

@@ -1,7 +1,8 @@
 // svg_chart.h — a small, dependency-free inline-SVG chart kit for the HTML
-// report: x/y charts (line series, scatter, reference lines, shaded bands,
-// marks on the x axis) and horizontal bar charts (grouped bars, reference
-// lines, value labels). Each render function is a pure function from a
+// report: x/y charts (line series, scatter, whiskers, reference lines, shaded
+// bands, marks on the x axis; svg_xy.cpp) and horizontal bar charts (grouped
+// bars, whiskers, reference lines, value labels, category labels wrapped
+// rather than cut; svg_bars.cpp). Each render function is a pure function from a
 // description to one <svg> element: the same description gives the same
 // bytes (numbers are printed locale-independently, through format_fixed), all text is
 // XML-escaped, and nothing refers to anything outside the element except the
@@ -9,13 +10,14 @@
 //
 // Deliberately left out: log axes, interactivity beyond <title> tooltips,
 // text measurement (label widths are estimated from character counts), and
-// any knowledge of moebench results — the report (html_report.cpp) turns
+// any knowledge of moebench results — the report (html_charts*.cpp) turns
 // rows into these descriptions.
 #pragma once
 
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace moebench::svg {
@@ -43,6 +45,9 @@ struct Axis {
 struct XYPoint {
   double x = 0, y = 0;
   std::string tip;  // tooltip (<title>); the chart adds nothing of its own
+  // A range around y (e.g. min–max of the repetitions), drawn as a whisker;
+  // both or neither.
+  std::optional<double> y_lo, y_hi;
 };
 
 struct Series {
@@ -86,7 +91,12 @@ struct XYChart {
   std::vector<Band> bands;
   std::vector<AxisMark> marks;
   std::string marks_legend;    // legend entry for the marks ("× infeasible")
+  std::string whisker_legend;  // legend entry for the points' whiskers, when any has one
   bool equal_axes = false;     // x and y share one range (predicted vs measured)
+  // Shifts series i by (i − (n − 1) / 2) × dodge_px pixels along x (line,
+  // markers and whiskers alike), so series that meet at one x keep their
+  // whiskers apart; 0 = no shift.
+  double dodge_px = 0;
   std::string empty_message;   // shown instead of the plot when there is no point
   int width = 560;
   int plot_height = 250;       // the legend adds its own height below
@@ -101,6 +111,8 @@ struct BarSeries {
   std::string color;                    // "" = palette by series index
   std::vector<std::string> bar_colors;  // optional per-category override
   std::vector<std::string> tips;        // optional per-category tooltip
+  // Optional per-category range (lo, hi) around the value, drawn as a whisker.
+  std::vector<std::optional<std::pair<double, double>>> ranges;
 };
 
 // A vertical reference line at value x across all rows (1.0 for ratios,
@@ -115,11 +127,12 @@ struct BarRef {
 struct BarChart {
   std::string id;
   std::string title;
-  std::vector<std::string> categories;  // row labels (long ones are cut, full text in the tooltip)
+  std::vector<std::string> categories;  // row labels (long ones wrap onto more lines at spaces, never cut)
   std::vector<BarSeries> series;
   std::vector<BarRef> refs;
   Axis value_axis;                          // the horizontal axis
   std::function<std::string(double)> value_label;  // text at each bar's end; default: axis format
+  std::string whisker_legend;   // legend entry for the bars' whiskers, when any has one
   double baseline = 0;          // bars run from here to their value (1 for ratios)
   std::string empty_message;
   int width = 1120;

@@ -1,10 +1,12 @@
 // html_report_test.cpp — `moebench report`'s HTML on fixed rows: the file is
 // well-formed (a small tag-balance checker below, which also rejects raw '<'
 // and stray '&' in text), holds every chart id, refers to no external
-// resource (the only URL is the SVG namespace), escapes every text, says
-// "No data" instead of dropping a chart, and is the same bytes for the same
-// input. Also the chart kit's ticks and escaping, and the parser of the
-// streaming engine's "decode reads" note.
+// resource (the only URL is the SVG namespace), escapes every text, and is
+// the same bytes for the same input. The decode charts plot the full-model tok/s with whiskers from the
+// repetitions, hit rate is charted against budget, a chart with nothing to
+// draw is left out and named (never an empty box), and labels are never cut
+// (bar charts and the fleet view). Also the chart kit's ticks, whiskers and
+// escaping, and the read rate while reads were outstanding.
 #include <catch2/catch.hpp>
 
 #include <cctype>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "vocab/metrics.h"
+#include "reports/fleet_view.h"
 #include "reports/html_report.h"
 #include "reports/svg_chart.h"
 
@@ -124,11 +127,19 @@ ResultRow row(std::size_t index, const std::string& engine, const std::string& q
     r.samples[name] = {v, v};
     r.metrics[name] = summarize({v, v});
   };
-  put(metric::kDecodeTokS, tok_s);
+  // Two repetitions 10 % apart: every figure has a min–max to draw.
+  auto put_spread = [&r](const char* name, double v) {
+    r.samples[name] = {0.95 * v, 1.05 * v};
+    r.metrics[name] = summarize({0.95 * v, 1.05 * v});
+  };
+  put_spread(metric::kDecodeTokS, tok_s);
+  // The full model: K3's 93 layers run ~30× slower than the 2-layer card.
+  put_spread(metric::kFullDecodeTokS, tok_s / 30);
+  put_spread(metric::kFullTtftS, 24 + read_bytes / 1e8);
   put(metric::kTtftS, 0.5 + read_bytes / 1e9);
   put(metric::kPrefillTokS, 12);
   put(metric::kReadBytesPerToken, read_bytes);
-  put(metric::kExpertHitRate, read_bytes > 0 ? 0.5 : 1.0);
+  put(metric::kExpertHitRate, 1 - read_bytes / 500e6);
   put(metric::kIoWaitFrac, read_bytes > 0 ? 0.3 : 0.0);
   put(metric::kPeakRssBytes, budget_gib * 0.9 * (1ull << 30));
   if (read_bytes > 0) {
@@ -200,9 +211,18 @@ MachineProfile profile() {
   return p;
 }
 
+// The report of `m` alone: no base, no predicted rows, no profile.
+std::string report_of(const RunResults& m) {
+  HtmlReportInput in;
+  in.results = &m;
+  in.results_label = "r.json";
+  in.profile_note = "none";
+  return write_html_report(in);
+}
+
 }  // namespace
 
-TEST_CASE("the HTML report is well-formed, complete, self-contained and escaped", "[report]") {
+TEST_CASE("the HTML report is well-formed, complete, self-contained and escaped", "[report][html]") {
   const RunResults m = measured_results();
   const RunResults pred = predicted_of(m);
   RunResults base = m;
@@ -224,6 +244,8 @@ TEST_CASE("the HTML report is well-formed, complete, self-contained and escaped"
   CHECK(check_well_formed(html) == "");
   CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
 
+  // Every chart has something to draw here, so every one is on the page.
+  CHECK(html.find("id=\"charts-skipped\"") == std::string::npos);
   for (const std::string& id : report_chart_ids()) {
     INFO(id);
     CHECK(count(html, "id=\"" + id + "\"") == 1);
@@ -231,6 +253,7 @@ TEST_CASE("the HTML report is well-formed, complete, self-contained and escaped"
     CHECK(sec.find("<h2>") != std::string::npos);
     CHECK(sec.find("class=\"caption\"") != std::string::npos);
     CHECK(sec.find("<svg") != std::string::npos);
+    CHECK(sec.find("no-data") == std::string::npos);
   }
 
   // The only URL is the SVG namespace; nothing is loaded from anywhere.
@@ -268,12 +291,13 @@ TEST_CASE("the HTML report is well-formed, complete, self-contained and escaped"
   // The prompt length did not vary: TTFT per point, and the caption says so.
   CHECK(section(html, "chart-ttft-vs-prompt").find("did not vary prompt length") != std::string::npos);
   CHECK(count(section(html, "chart-ttft-vs-prompt"), "<rect x=") >= 8);
+  CHECK(count(section(html, "chart-ttft-vs-prompt"), "class=\"whisker\"") == 8);
 
   // Same input, same bytes.
   CHECK(write_html_report(in) == html);
 }
 
-TEST_CASE("charts without data say so instead of disappearing", "[report]") {
+TEST_CASE("charts with nothing to draw are left out and named in one line", "[report][html]") {
   RunResults m = measured_results();
   for (ResultRow& r : m.rows) r.point.drives.count = 1;  // the sweep no longer varies drives
   HtmlReportInput in;
@@ -282,20 +306,193 @@ TEST_CASE("charts without data say so instead of disappearing", "[report]") {
   in.profile_note = "not found; tried no/such/profile.json";
   const std::string html = write_html_report(in);
   CHECK(check_well_formed(html) == "");
-  for (const std::string& id : report_chart_ids()) CHECK(count(html, "id=\"" + id + "\"") == 1);
-  CHECK(section(html, "chart-decode-vs-drives").find("did not vary the drive count") != std::string::npos);
-  CHECK(section(html, "chart-predicted-vs-measured").find("No data") != std::string::npos);
-  CHECK(section(html, "chart-compare-ratio").find("no --compare BASE.json given") != std::string::npos);
+  CHECK(html.find("No data") == std::string::npos);
+  CHECK(html.find("no-data") == std::string::npos);
+  for (const char* id : {"chart-decode-vs-drives", "chart-predicted-vs-measured", "chart-compare-ratio"}) {
+    INFO(id);
+    CHECK(count(html, "id=\"" + std::string(id) + "\"") == 0);
+    CHECK(count(html, "href=\"#" + std::string(id) + "\"") == 0);  // nor in the contents
+  }
+  const std::size_t at = html.find("<p class=\"caption\" id=\"charts-skipped\">");
+  REQUIRE(at != std::string::npos);
+  const std::string skipped = html.substr(at, html.find("</p>", at) - at);
+  CHECK(skipped.find("<b>Full-model decode throughput against drive count</b>: the sweep did not vary the drive "
+                     "count (every point: 1 drive)") != std::string::npos);
+  CHECK(skipped.find("<b>Predicted against measured</b>: no rows with provenance predicted") != std::string::npos);
+  CHECK(skipped.find("no --compare BASE.json given") != std::string::npos);
+  // The charts with data are drawn; achieved-vs-probed says its profile is missing.
+  CHECK(section(html, "chart-decode-vs-budget").find("<svg") != std::string::npos);
   CHECK(section(html, "chart-achieved-vs-probed").find("profile was not found") != std::string::npos);
   CHECK(section(html, "chart-achieved-vs-probed").find("probed drive0") == std::string::npos);
 
-  // No rows at all: still a whole report.
+  // No rows at all: still a whole report, and not one empty chart.
   RunResults empty = m;
   empty.rows.clear();
   in.results = &empty;
   const std::string none = write_html_report(in);
   CHECK(check_well_formed(none) == "");
-  for (const std::string& id : report_chart_ids()) CHECK(section(none, id).find("No data") != std::string::npos);
+  CHECK(count(none, "<section class=\"chart\"") == 0);
+  CHECK(none.find("<svg") == std::string::npos);
+  for (const std::string& id : report_chart_ids()) CHECK(count(none, "id=\"" + id + "\"") == 0);
+  CHECK(none.find("id=\"charts-skipped\"") != std::string::npos);
+}
+
+TEST_CASE("a sweep without storage reads gives no empty chart", "[report][html]") {
+  RunResults m = measured_results();
+  std::vector<ResultRow> resident;
+  for (const ResultRow& r : m.rows) {
+    if (r.point.engine.name == "resident") resident.push_back(r);
+  }
+  ResultRow more = row(9, "resident", "mxfp4", 12, 1, 0, 7.3, 0);
+  resident.push_back(more);
+  m.rows = resident;
+  HtmlReportInput in;
+  in.results = &m;
+  in.results_label = "r.json";
+  in.profile = profile();
+  in.profile_note = "test profile";
+  const std::string html = write_html_report(in);
+  CHECK(check_well_formed(html) == "");
+  CHECK(html.find("No data") == std::string::npos);
+  CHECK(html.find("no-data") == std::string::npos);
+  // Nothing read, every expert in RAM: no read, hit-rate or bandwidth chart.
+  for (const char* id : {"chart-read-per-token-vs-budget", "chart-hit-rate-vs-budget", "chart-achieved-vs-probed"}) {
+    INFO(id);
+    CHECK(count(html, "id=\"" + std::string(id) + "\"") == 0);
+  }
+  const std::size_t at = html.find("id=\"charts-skipped\"");
+  REQUIRE(at != std::string::npos);
+  const std::string skipped = html.substr(at, html.find("</p>", at) - at);
+  CHECK(skipped.find("every value is 0 (nothing read from storage)") != std::string::npos);
+  CHECK(skipped.find("every hit rate is 100 %") != std::string::npos);
+  CHECK(skipped.find("no ok row read from storage during decode") != std::string::npos);
+  // Every section on the page draws something.
+  for (std::size_t s = html.find("<section class=\"chart\""); s != std::string::npos;
+       s = html.find("<section class=\"chart\"", s + 1)) {
+    const std::string sec = html.substr(s, html.find("</section>", s) - s);
+    INFO(sec.substr(0, 120));
+    CHECK(sec.find("<svg") != std::string::npos);
+    CHECK(count(sec, "<circle") + count(sec, "<rect x=") + count(sec, "<polygon") > 0);
+  }
+}
+
+TEST_CASE("decode charts plot the full-model tok/s with min-max whiskers of the repetitions", "[report][html]") {
+  const RunResults m = measured_results();
+  const std::string html = report_of(m);
+  const std::string budget = section(html, "chart-decode-vs-budget");
+  REQUIRE_FALSE(budget.empty());
+  CHECK(budget.find("full-model decode (tokens/s)") != std::string::npos);
+  // Point 3 (streaming mxfp4, 7.25 GiB): card 4.6 tok/s, full model 4.6 / 30,
+  // repetitions 0.95× and 1.05× of it.
+  CHECK(budget.find("#3 streaming · mxfp4 · 7.25 GiB · 1 drive · ctx 0: 0.153 tok/s (min 0.146, max 0.161 over 2 "
+                    "repetitions), full_decode_tok_s<") != std::string::npos);
+  CHECK(budget.find(": 4.60 tok/s") == std::string::npos);  // the card's figure is not charted
+  // One whisker per ok point (8 of the 9 rows), and the legend says what they are.
+  CHECK(count(budget, "class=\"whisker\"") == 8);
+  CHECK(budget.find("whiskers: min–max of 2 repetitions") != std::string::npos);
+  for (const char* id : {"chart-decode-vs-drives", "chart-decode-vs-context"}) {
+    INFO(id);
+    CHECK(section(html, id).find("full-model decode (tokens/s)") != std::string::npos);
+    CHECK(section(html, id).find(", full_decode_tok_s<") != std::string::npos);
+    CHECK(section(html, id).find(", decode_tok_s<") == std::string::npos);
+  }
+  // A full-size card is its own full model: its decode tok/s is charted.
+  RunResults full = m;
+  for (ResultRow& r : full.rows) {
+    r.point.scale = {};
+    r.metrics.erase(metric::kFullDecodeTokS);
+  }
+  const std::string full_html = report_of(full);
+  CHECK(section(full_html, "chart-decode-vs-budget").find(": 4.60 tok/s (min 4.37, max 4.83 over 2 repetitions), "
+                                                          "decode_tok_s<") != std::string::npos);
+  // A scaled card without full-model figures: the decode charts are left
+  // out and say why, instead of charting the card's figure.
+  RunResults card_only = m;
+  for (ResultRow& r : card_only.rows) r.metrics.erase(metric::kFullDecodeTokS);
+  const std::string card_html = report_of(card_only);
+  CHECK(count(card_html, "id=\"chart-decode-vs-budget\"") == 0);
+  CHECK(card_html.find("no ok row carries full_decode_tok_s") != std::string::npos);
+}
+
+TEST_CASE("the hit-rate chart plots the expert hit rate against budget, one line per series", "[report][html]") {
+  const std::string html = report_of(measured_results());
+  const std::string hit = section(html, "chart-hit-rate-vs-budget");
+  REQUIRE_FALSE(hit.empty());
+  CHECK(hit.find("expert hit rate (%)") != std::string::npos);
+  CHECK(hit.find("RAM budget (GiB)") != std::string::npos);
+  // Point 3 read 400 MB a token: hit rate 1 − 400/500 = 20 %.
+  CHECK(hit.find("#3 streaming · mxfp4 · 7.25 GiB · 1 drive · ctx 0: 20.0 %") != std::string::npos);
+  // The resident panel (every hit rate 100 %) is left out and the caption says so.
+  CHECK(hit.find("1 panel where every hit rate is 100 % (every expert in RAM: nothing streamed) is left out") !=
+        std::string::npos);
+  CHECK(count(hit, "class=\"series\"") >= 2);
+}
+
+TEST_CASE("chart kit: whiskers span the range they are given", "[report][html]") {
+  svg::XYChart c;
+  c.id = "w";
+  c.title = "whiskers";
+  c.y.min = 0;
+  c.y.max = 10;
+  c.plot_height = 250;  // the plot runs from y = 30 (10) to y = 280 (0)
+  c.whisker_legend = "whiskers: min–max of 3 repetitions";
+  svg::Series s;
+  s.name = "s";
+  s.points = {{1, 5, "a", 4.0, 6.0}, {2, 7, "b", {}, {}}};
+  c.series.push_back(s);
+  const std::string out = svg::render_xy_chart(c);
+  CHECK(check_well_formed(out) == "");
+  CHECK(count(out, "class=\"whisker\"") == 1);      // the point with a range
+  CHECK(count(out, "class=\"whisker-key\"") == 1);  // the legend's sample
+  const std::size_t at = out.find("<line class=\"whisker\"");
+  REQUIRE(at != std::string::npos);
+  const std::string el = out.substr(at, out.find('>', at) - at);
+  CHECK(el.find("y1=\"180.0\"") != std::string::npos);  // 4 → 30 + 250 × 0.6
+  CHECK(el.find("y2=\"130.0\"") != std::string::npos);  // 6 → 30 + 250 × 0.4
+  CHECK(out.find("whiskers: min–max of 3 repetitions") != std::string::npos);
+
+  svg::BarChart b;
+  b.id = "b";
+  b.title = "bars";
+  b.categories = {"one"};
+  svg::BarSeries bs;
+  bs.values = {2.0};
+  bs.ranges = {std::make_pair(1.5, 2.5)};
+  b.series.push_back(bs);
+  const std::string bars = svg::render_bar_chart(b);
+  CHECK(check_well_formed(bars) == "");
+  CHECK(count(bars, "class=\"whisker\"") == 1);
+}
+
+TEST_CASE("bar labels wrap instead of losing their tail", "[report][html]") {
+  svg::BarChart b;
+  b.id = "long";
+  b.title = "long labels";
+  const std::string head = "#12 streaming kimi-k3[layers=2,experts=64] mxfp4 budget=7.25 GiB drives=1×replicate";
+  b.categories = {head + " ctx=0", head + " ctx=8192"};
+  svg::BarSeries s;
+  s.values = {1.0, 2.0};
+  b.series.push_back(s);
+  const std::string out = svg::render_bar_chart(b);
+  CHECK(check_well_formed(out) == "");
+  CHECK(out.find("…") == std::string::npos);
+  CHECK(out.find("ctx=0") != std::string::npos);
+  CHECK(out.find("ctx=8192") != std::string::npos);
+  CHECK(count(out, "<tspan") >= 2);
+}
+
+TEST_CASE("the fleet chart labels points by what tells them apart", "[report][html][fleet]") {
+  RunResults r = measured_results();
+  for (ResultRow& row : r.rows) row.machine = "box-a";
+  auto v = build_fleet_view({r}, {});
+  REQUIRE(v);
+  const std::string html = write_fleet_html(*v, "fleet");
+  CHECK(check_well_formed(html) == "");
+  CHECK(html.find("…") == std::string::npos);
+  // Model, scale, prompt and the rest are the same everywhere: said once.
+  CHECK(html.find("Every point of the chart: kimi-k3 · layers=2,experts=64 · prompt 8 · gen 6") != std::string::npos);
+  // Each label keeps the parts that differ, its context included.
+  CHECK(html.find(">#9 streaming · q4_k · 9.50 GiB · 1 drive · ctx 8192<") != std::string::npos);
 }
 
 TEST_CASE("the tag-balance checker rejects broken markup", "[report]") {
