@@ -231,11 +231,12 @@ void add_report_command(CLI::App& app, CliState& state) {
   CLI::App* cmd = app.add_subcommand("report", "Write one self-contained HTML report (table and SVG charts) of a results file.");
   cmd->footer(
       "The report holds the run's conditions, the results table, the rows that are not ok with their reasons, and "
-      "charts: decode tok/s against RAM budget, drive count and context; TTFT against prompt length (per point when "
-      "the sweep did not vary it); bytes read per token against budget; predicted against measured (rows with "
+      "charts: full-model decode tok/s (what the whole model would do, not the scaled card's) against RAM budget, drive "
+      "count and context, with min-max whiskers of the repetitions; expert-cache hit rate against budget; full-model "
+      "TTFT against prompt length (per point when the sweep did not vary it); bytes read per token against budget; predicted against measured (rows with "
       "provenance predicted, in RESULTS.json or --predicted, matched by point id); achieved storage read rate against "
       "the probed drive bandwidth of the run's machine profile (or --machine); and with --compare the per-point "
-      "ratio NEW/BASE of decode tok/s. No script and no external resource: open it anywhere, offline.\n\n"
+      "ratio NEW/BASE of decode tok/s. A chart with nothing to draw is left out, and one line says why. No script and no external resource: open it anywhere, offline.\n\n"
       "Examples:\n"
       "  moebench report results/quick/results.json --html results/quick/report.html\n"
       "  moebench report results/quick/results.json --predicted results/quick-predicted-vm/results.json \\\n"

@@ -103,6 +103,7 @@ void add_validate_model_command(CLI::App& app, CliState& state) {
       "  moebench validate-model --fit --write-fit configs/engines/efficiency.json\n"
       "  moebench validate-model --regimes source      # leave one source out; per regime and family\n"
       "  moebench validate-model --regimes family      # leave one engine family out\n"
+      "  moebench validate-model --regimes source --explain ID  # one figure's parts and priced terms under its fold\n"
       "  moebench validate-model --regimes source --write-fit configs/fits/regimes.json  # store the fit on every figure");
   cmd->add_option("--published", args->published, "directory of published figures (default tests/data/published)");
   cmd->add_flag("--fit", args->fit, "refit the engine efficiencies on the fit half instead of using the stored ones");
@@ -110,7 +111,9 @@ void add_validate_model_command(CLI::App& app, CliState& state) {
                   "write the fitted efficiencies to this file (implies --fit); with --regimes, the regime fit on every "
                   "answered figure (configs/fits/regimes.json is what claims, plan and reproduce answer with)");
   cmd->add_flag("--json", args->json, "JSON instead of the markdown table");
-  cmd->add_option("--explain", args->explain, "print one figure's derivation, step by step, with units");
+  cmd->add_option("--explain", args->explain,
+                  "print one figure's derivation, step by step, with units; with --regimes, its parts before any "
+                  "efficiency and each priced term under the fit that left its source (or family) out");
   cmd->add_option("--regimes", args->regimes,
                   "the regime model instead, validated by leaving one whole source (or engine family) out at a time")
       ->check(CLI::IsMember({"source", "family"}));

@@ -270,9 +270,9 @@ std::string write_regime_explain(const RegimeInputs& in, const std::string& id, 
     const RegimeFit fit = fit_regimes(train);
     const FigureBand b = figure_band(f, fit);
     const RegimeParams q = fit.params.for_family(f.family, gpu_kind_of(f.realistic));
-    out += fmt::format("{} ({}, {})\nsource {}; fitted on {} figures of the other {}s\nmeasured {:.4g} tok/s, predicted {:.4g} "
+    out += fmt::format("{} ({} figure, engine family {})\nsource {}; fitted on {} figures of the other {}\nmeasured {:.4g} tok/s, predicted {:.4g} "
                        "(band {:.3g}–{:.3g}, ×{:.2f}), regime {}\nparameters as family \"{}\" sees them:",
-                       f.id, f.kind, f.family, f.source, train.size(), left_out, f.measured_tok_s, b.tok_s, b.low_tok_s,
+                       f.id, f.kind, f.family, f.source, train.size(), left_out == "family" ? "families" : "sources", f.measured_tok_s, b.tok_s, b.low_tok_s,
                        b.high_tok_s, b.low_tok_s > 0 ? b.high_tok_s / b.low_tok_s : 0.0, b.regime, f.family);
     for (const RegimeParam& p : q.p) out += fmt::format(" {}={:.4g}", p.name, p.value);
     out += fmt::format("\nstreams {}, run-average factor {}; {} realistic case(s) of {}:\n", f.streams, f.run_average,

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "model/regime_fit.h"
 #include "vocab/stats.h"
 
@@ -297,4 +299,13 @@ TEST_CASE("leaving a source out: its figures are predicted by a fit on the other
   CHECK(eff >= 0.4);
   CHECK(eff <= 0.8);
   CHECK(v.overall.judged == 8);
+  // --explain: one figure under the fold that left its source out, with the
+  // same prediction its row carries.
+  const std::string text = write_regime_explain(in, "slow0", "source");
+  CHECK_THAT(text, Catch::Contains("fitted on 4 figures of the other sources"));
+  CHECK_THAT(text, Catch::Contains("regime memory-cpu"));
+  for (const RegimeRow& r : v.rows) {
+    if (r.id == "slow0") CHECK_THAT(text, Catch::Contains(fmt::format("predicted {:.4g} ", r.predicted_tok_s)));
+  }
+  CHECK(write_regime_explain(in, "no-such-figure", "source").empty());
 }
