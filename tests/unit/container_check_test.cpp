@@ -25,6 +25,7 @@
 #include "test_support.h"
 
 using namespace moebench;
+using moebench::testing::flip_byte;
 using moebench::testing::TempDir;
 
 namespace {
@@ -89,16 +90,6 @@ std::string check_error(const std::string& path, const ContainerSpec& spec,
   if (!g) return "read_gguf: " + g.error().message;
   Status st = check_tensor_table(*g, spec, part, 0);
   return st ? "(accepted)" : st.error().message;
-}
-
-void flip_byte(const std::string& path, std::uint64_t offset) {
-  const int fd = ::open(path.c_str(), O_RDWR);
-  REQUIRE(fd >= 0);
-  unsigned char b = 0;
-  REQUIRE(::pread(fd, &b, 1, static_cast<off_t>(offset)) == 1);
-  b ^= 0x5a;
-  REQUIRE(::pwrite(fd, &b, 1, static_cast<off_t>(offset)) == 1);
-  ::close(fd);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "test_support.h"
 
 using namespace moebench;
+using moebench::testing::flip_byte;
 using moebench::testing::TempDir;
 
 namespace {
@@ -36,16 +37,6 @@ ContainerSpec tiny_spec(const std::vector<std::string>& dirs, const std::string&
   s.drive_layout = layout;
   s.packed = packed;
   return s;
-}
-
-void flip_byte(const std::string& path, std::uint64_t offset) {
-  const int fd = ::open(path.c_str(), O_RDWR);
-  REQUIRE(fd >= 0);
-  unsigned char b = 0;
-  REQUIRE(::pread(fd, &b, 1, static_cast<off_t>(offset)) == 1);
-  b ^= 0x5a;
-  REQUIRE(::pwrite(fd, &b, 1, static_cast<off_t>(offset)) == 1);
-  ::close(fd);
 }
 
 }  // namespace

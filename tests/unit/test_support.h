@@ -1,9 +1,13 @@
 // test_support.h — shared helpers for unit tests: a temporary directory that
-// cleans up after itself, and a SweepContext over the shipped configs.
+// cleans up after itself, a SweepContext over the shipped configs, and a
+// byte flipped in place (a corrupted file).
 #pragma once
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -40,6 +44,17 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// XORs the byte at `offset` of `path` with 0x5a, in place: a corrupted file.
+inline void flip_byte(const std::string& path, std::uint64_t offset) {
+  const int fd = ::open(path.c_str(), O_RDWR);
+  REQUIRE(fd >= 0);
+  unsigned char b = 0;
+  REQUIRE(::pread(fd, &b, 1, static_cast<off_t>(offset)) == 1);
+  b ^= 0x5a;
+  REQUIRE(::pwrite(fd, &b, 1, static_cast<off_t>(offset)) == 1);
+  ::close(fd);
+}
 
 inline const ConfigStore& shipped_store() {
   static const ConfigStore store({std::string(MOEBENCH_SOURCE_DIR) + "/configs"});
