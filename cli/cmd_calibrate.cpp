@@ -16,6 +16,7 @@
 
 #include "cli/commands.h"
 #include "harness/calibrate_rows.h"
+#include "model/spec_machine.h"
 #include "vocab/file_io.h"
 #include "vocab/machine_profile.h"
 #include "vocab/text.h"
@@ -41,13 +42,10 @@ Expected<int> calibrate_command(const CalibrateArgs& a, const CliState& state) {
   const ConfigStore store = state.store();
   std::string machine_arg = a.machine;
   if (machine_arg.empty()) machine_arg = default_probe_path();
-  auto msrc = store.find("hardware", machine_arg);
-  if (!msrc) {
-    return fail("--machine: " + msrc.error().message +
-                (a.machine.empty() ? " (no --machine given: run `moebench probe` first or pass the profile)" : ""));
-  }
-  auto profile = load_config_text<MachineProfile>(msrc->text, msrc->label, load_machine_profile);
-  if (!profile) return fail(profile.error().message);
+  auto machine = resolve_machine(store, machine_arg,
+                                 a.machine.empty() ? " (no --machine given: run `moebench probe` first or pass the profile)" : "");
+  if (!machine) return fail("--machine: " + machine.error().message);
+  const MachineProfile* profile = &machine->profile;
 
   auto set = collect_calibration_rows(*results, *profile, store, a.holdout != "none");
   if (!set) return fail(set.error().message);
@@ -56,7 +54,7 @@ Expected<int> calibrate_command(const CalibrateArgs& a, const CliState& state) {
                 " usable measured rows; calibration needs at least 2");
   }
   const CalibrationFit fit = fit_efficiency(set->rows);
-  fmt::print("{}", write_calibration_table(a.results, profile->name, msrc->label, *set, fit));
+  fmt::print("{}", write_calibration_table(a.results, profile->name, machine->source, *set, fit));
 
   if (a.dry_run) return 0;
   // The profile loader accepts errors up to 100 (10,000 %); a fit beyond that
@@ -68,12 +66,13 @@ Expected<int> calibrate_command(const CalibrateArgs& a, const CliState& state) {
                   " (another machine's results, or figures edited by hand); nothing stored");
     }
   }
-  const bool catalog = msrc->label.rfind("embedded:", 0) == 0 || msrc->label.find("configs/hardware/") != std::string::npos;
-  if (a.out.empty() && catalog) {
-    fmt::print("\nnot stored: {} is a catalog profile; pass --out FILE to write a calibrated copy\n", msrc->label);
+  const bool catalog = machine->source.rfind("embedded:", 0) == 0 || machine->source.find("configs/hardware/") != std::string::npos;
+  if (a.out.empty() && (catalog || machine->from_spec)) {
+    fmt::print("\nnot stored: {} is a {}; pass --out FILE to write a calibrated copy\n", machine->source,
+               machine->from_spec ? "machine spec, not a profile" : "catalog profile");
     return 0;
   }
-  const std::string out = !a.out.empty() ? a.out : msrc->label;
+  const std::string out = !a.out.empty() ? a.out : machine->source;
   const MachineProfile calibrated = calibrated_profile(*profile, fit, a.results, results->sweep.name);
   if (Status st = write_file_atomic(out, dump_untrusted(machine_profile_to_json(calibrated), 2) + "\n"); !st) return fail(st.error().message);
   fmt::print("\nstored in {}\n", out);

@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "model/spec_machine.h"
 #include "vocab/columns.h"
 #include "vocab/machine_profile.h"
 #include "vocab/text.h"
@@ -202,11 +203,9 @@ Expected<int> machines_command(const MachinesArgs& a, const CliState& state) {
     }
     std::map<std::string, FleetPrice> prices;
     for (const std::string& m : names) {
-      auto src = store.find("hardware", m);
-      if (!src) continue;
-      auto p = load_config_text<MachineProfile>(src->text, src->label, load_machine_profile);
-      if (!p) continue;
-      if (auto price = fleet_price_of(*p, src->label)) prices[m] = *price;
+      auto found = find_machine(store, m);
+      if (!found || !*found) continue;
+      if (auto price = fleet_price_of((*found)->profile, (*found)->source)) prices[m] = *price;
     }
     auto view = build_fleet_view(loaded, prices);
     if (!view) return fail(view.error().message);

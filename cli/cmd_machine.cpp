@@ -16,16 +16,16 @@ namespace {
 // its figure table or as JSON.
 Expected<int> machine_command(const std::string& spec, bool json, const CliState& state) {
   const ConfigStore store = state.store();
-  ConfigSource src;
+  std::optional<MachineProfile> m;
   if (!spec.empty() && spec.front() == '{') {
-    src = {"SPEC (command line)", spec, ""};
+    auto built = load_machine_source(store, {"SPEC (command line)", spec, ""});
+    if (!built) return built.error();
+    m = std::move(*built);
   } else {
-    auto found = store.find("hardware", spec);
+    auto found = resolve_machine(store, spec);
     if (!found) return found.error();
-    src = *found;
+    m = std::move(found->profile);
   }
-  auto m = load_machine_source(store, src);
-  if (!m) return m.error();
   const std::string out = json ? dump_untrusted(machine_profile_to_json(*m), 2) + "\n" : write_machine_figures(*m);
   std::fputs(out.c_str(), stdout);
   return kExitOk;

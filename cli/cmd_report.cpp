@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "model/spec_machine.h"
 #include "vocab/file_io.h"
 #include "vocab/machine_profile.h"
 #include "vocab/text.h"
@@ -60,11 +61,10 @@ std::vector<std::string> candidates(const std::string& recorded, const std::stri
 FoundProfile find_profile(const ReportArgs& a, const RunResults& r, const CliState& state) {
   const ConfigStore store = state.store();
   auto load = [&](const std::string& name_or_path, const std::string& why) -> std::optional<FoundProfile> {
-    auto src = store.find("hardware", name_or_path);
-    if (!src) return std::nullopt;
-    auto p = load_config_text<MachineProfile>(src->text, src->label, load_machine_profile);
-    if (!p) return FoundProfile{std::nullopt, src->label + " did not load: " + p.error().message};
-    return FoundProfile{*p, src->label + ", " + why};
+    auto m = find_machine(store, name_or_path);
+    if (!m) return FoundProfile{std::nullopt, name_or_path + " did not load: " + m.error().message};
+    if (!*m) return std::nullopt;
+    return FoundProfile{std::move((*m)->profile), (*m)->source + ", " + why};
   };
   if (!a.machine.empty()) {
     if (auto f = load(a.machine, "given with --machine")) return *f;
@@ -72,8 +72,8 @@ FoundProfile find_profile(const ReportArgs& a, const RunResults& r, const CliSta
   }
   std::vector<std::string> tried;
   for (const Environment& e : r.environments) {
-    const std::string& label = e.machine_profile;
-    if (label.empty() || label == "none") {
+    const ProfileRef ref = profile_ref(e);
+    if (ref.name.empty() && ref.source.empty()) {
       // The run used no profile: this host's default probe output, if it was probed.
       const std::string dflt = "results/probe-" + e.hostname + ".json";
       for (const std::string& c : candidates(dflt, a.results)) {
@@ -86,48 +86,39 @@ FoundProfile find_profile(const ReportArgs& a, const RunResults& r, const CliSta
       }
       continue;
     }
-    // "name (path)" as cmd_run records it; "embedded:…" paths resolve by name.
-    const std::size_t open = label.rfind(" (");
-    const std::string name = open == std::string::npos ? label : label.substr(0, open);
-    std::string path = open == std::string::npos ? "" : label.substr(open + 2);
-    if (!path.empty() && path.back() == ')') path.pop_back();
-    if (!path.empty() && path.rfind("embedded:", 0) != 0) {
-      for (const std::string& c : candidates(path, a.results)) {
+    // The recorded file, relative to where the run started; "embedded:…"
+    // sources resolve by name.
+    if (!ref.source.empty() && ref.source.rfind("embedded:", 0) != 0) {
+      for (const std::string& c : candidates(ref.source, a.results)) {
         tried.push_back(c);
         if (std::filesystem::exists(c)) {
           if (auto f = load(c, "named by the run")) return *f;
         }
       }
     }
-    tried.push_back("configs/hardware/" + name + ".json");
-    if (auto f = load(name, "named by the run")) return *f;
+    tried.push_back("configs/hardware/" + ref.name + ".json");
+    if (auto f = load(ref.name, "named by the run")) return *f;
   }
   if (r.environments.empty()) return {std::nullopt, "the results record no environment"};
   return {std::nullopt, "tried " + join(tried, ", ") + "; pass --machine PROFILE"};
 }
 
 // The price a machine's profile gives (a configs/hardware name, or the
-// profile file a run recorded as "name (path)").
+// profile file a run recorded).
 std::optional<FleetPrice> profile_price(const std::string& machine, const std::vector<RunResults>& runs,
                                         const std::vector<std::string>& labels, const ConfigStore& store) {
   std::vector<std::string> tries = {machine};
   for (std::size_t i = 0; i < runs.size(); ++i) {
     for (const Environment& e : runs[i].environments) {
-      const std::size_t open = e.machine_profile.rfind(" (");
-      if (open == std::string::npos || e.machine_profile.substr(0, open) != machine) continue;
-      std::string path = e.machine_profile.substr(open + 2);
-      if (!path.empty() && path.back() == ')') path.pop_back();
-      if (path.rfind("embedded:", 0) != 0) {
-        for (const std::string& c : candidates(path, labels[i])) tries.push_back(c);
-      }
+      const ProfileRef ref = profile_ref(e);
+      if (ref.name != machine || ref.source.empty() || ref.source.rfind("embedded:", 0) == 0) continue;
+      for (const std::string& c : candidates(ref.source, labels[i])) tries.push_back(c);
     }
   }
   for (const std::string& t : tries) {
-    auto src = store.find("hardware", t);
-    if (!src) continue;
-    auto p = load_config_text<MachineProfile>(src->text, src->label, load_machine_profile);
-    if (!p || p->name != machine) continue;
-    return fleet_price_of(*p, src->label);
+    auto m = find_machine(store, t);
+    if (!m || !*m || (*m)->name != machine) continue;
+    return fleet_price_of((*m)->profile, (*m)->source);
   }
   return std::nullopt;
 }

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "model/spec_machine.h"
 #include "model/engine_families.h"
 #include "harness/claim_review.h"
 #include "harness/reproduce.h"
@@ -82,16 +83,12 @@ Expected<int> reproduce_command(const ReproduceArgs& a, const CliState& state) {
     plan.cannot = "no profile of this machine (" + here_path + "): run `moebench probe` to plan the emulation";
   }
   if (plan.cannot.empty()) {
-    auto src = store.find("hardware", here_path);
-    if (!src) {
-      return fail("--machine: " + src.error().message +
-                  (a.machine.empty() ? " (run `moebench probe` first: the emulation needs this machine's measured "
-                                       "kernels and drives)"
-                                     : ""));
-    }
-    auto p = load_config_text<MachineProfile>(src->text, src->label, load_machine_profile);
-    if (!p) return fail(p.error().message);
-    here = std::move(*p);
+    auto p = resolve_machine(store, here_path,
+                             a.machine.empty() ? " (run `moebench probe` first: the emulation needs this machine's measured "
+                                                 "kernels and drives)"
+                                               : "");
+    if (!p) return fail("--machine: " + p.error().message);
+    here = std::move(p->profile);
     auto eff = stored_efficiency(store);
     if (!eff) return fail(eff.error().message);
     const EngineEfficiency& fam = eff->for_family(engine_family(claim.engine.value_or("")));

@@ -10,6 +10,7 @@
 
 #include "harness/explain_writer.h"
 #include "model/regime_store.h"
+#include "model/spec_machine.h"
 #include "vocab/machine_profile.h"
 #include "vocab/model_card.h"
 
@@ -29,11 +30,9 @@ Expected<ClaimSetup> resolve_claim_setup(const ConfigStore& store, const Claim& 
     }
   }
   if (c.hardware) {
-    auto h = store.find("hardware", *c.hardware);
+    auto h = resolve_machine(store, *c.hardware);
     if (!h) return make_error(label + ": claim " + c.id + ": " + h.error().message);
-    auto p = load_config_text<MachineProfile>(h->text, h->label, load_machine_profile);
-    if (!p) return p.error();
-    out.machine = *p;
+    out.machine = std::move(h->profile);
   }
   if (c.machine_spec) {
     std::optional<SpecTables> own;

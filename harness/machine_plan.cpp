@@ -126,10 +126,9 @@ Expected<std::vector<PlanRow>> plan_machines(const ConfigStore& store, const Mod
   if (!claims) return claims.error();
   std::vector<PlanRow> rows;
   for (const std::string& name : sources) {
-    auto src = store.find("hardware", name);
-    if (!src) return src.error();
-    auto profile = load_machine_source(store, *src);
-    if (!profile) return profile.error();
+    auto resolved = resolve_machine(store, name);
+    if (!resolved) return resolved.error();
+    const MachineProfile* profile = &resolved->profile;
     PlanRow r;
     r.name = profile->name + (name == this_machine ? " (this machine)" : "");
     r.profile = profile->name;

@@ -15,6 +15,7 @@
 #include "model/cost_model.h"
 #include "vocab/text.h"
 #include "vocab/json_reader.h"
+#include "model/spec_machine.h"
 #include "vocab/machine_profile.h"
 
 namespace moebench {
@@ -205,15 +206,10 @@ std::vector<std::int64_t> estimate_point_costs_ms(const SweepSpec& spec, const s
   std::vector<std::int64_t> cost(points.size(), 0);
   std::optional<MachineProfile> profile;
   std::string profile_note;
-  if (auto src = store.find("hardware", kShardReferenceMachine); src) {
-    auto loaded = load_config_text<MachineProfile>(src->text, src->label, load_machine_profile);
-    if (loaded) {
-      profile = std::move(*loaded);
-    } else {
-      profile_note = loaded.error().message;
-    }
+  if (auto m = resolve_machine(store, kShardReferenceMachine); m) {
+    profile = std::move(m->profile);
   } else {
-    profile_note = src.error().message;
+    profile_note = m.error().message;
   }
   const int runs = std::max(1, spec.repetitions + spec.warmup);
   std::vector<std::int64_t> known;

@@ -93,18 +93,15 @@ Status check_disk_need(const SweepRequest& r, const SweepPlan& plan, const Confi
 Status load_machine(const SweepRequest& r, const ConfigStore& store, SweepPlan& plan) {
   const std::string arg = r.machine.empty() ? r.default_machine : r.machine;
   if (arg.empty()) return {};
-  auto src = store.find("hardware", arg);
-  if (!src) {
-    return prefixed(r, "--machine: " + src.error().message +
-                           (r.machine.empty() ? " (no --machine given: run `moebench probe` first, or pass "
-                                                "--machine with a profile file or a configs/hardware name)"
-                                              : ""));
-  }
-  auto profile = load_machine_source(store, *src);
-  if (!profile) return profile.error();
-  plan.profile_label = profile->name + " (" + src->label + ")";
-  plan.machine_label = profile->name;
-  plan.machine = std::move(*profile);
+  auto m = resolve_machine(store, arg,
+                           r.machine.empty() ? " (no --machine given: run `moebench probe` first, or pass --machine with "
+                                               "a profile file or a configs/hardware name)"
+                                             : "");
+  if (!m) return prefixed(r, "--machine: " + m.error().message);
+  plan.profile_label = m->label();
+  plan.machine_label = m->name;
+  plan.machine_source = m->source;
+  plan.machine = std::move(m->profile);
   return {};
 }
 
@@ -238,6 +235,10 @@ Expected<std::string> explain_sweep_point(const SweepRequest& r, const SweepPlan
 
 Expected<SweepSession> open_sweep_session(const SweepRequest& r, const SweepPlan& plan, const SayFn& say) {
   Environment env = capture_environment(plan.profile_label, r.command_line);
+  if (!plan.machine_source.empty()) {
+    env.machine_name = plan.machine_label;
+    env.machine_source = plan.machine_source;
+  }
   std::string machine_label = plan.machine_label.empty() ? "unprofiled:" + env.hostname : plan.machine_label;
   if (!env.build_warning().empty()) say("\n*** WARNING: " + env.build_warning() + " ***\n");
   std::string out_dir = !r.out_dir.empty() ? r.out_dir

@@ -78,6 +78,7 @@ struct SweepPlan {
   std::optional<MachineProfile> machine;
   std::string profile_label;  // "name (source)", empty without a profile
   std::string machine_label;  // the profile's name, empty without one
+  std::string machine_source; // where the profile came from (ResolvedMachine::source)
   const EngineInfo* predictor = nullptr;  // predict: the registry's predicting engine
   std::size_t points_total = 0;           // the whole sweep's (points holds only a shard's)
   std::optional<ShardInfo> shard;         // --shard: which part `points` is

@@ -451,6 +451,37 @@ Expected<MachineProfile> build_machine(const MachineSpec& spec, const SpecTables
 
 namespace moebench {
 
+namespace {
+
+Expected<ResolvedMachine> resolve_source(const ConfigStore& store, const ConfigSource& src) {
+  auto m = load_machine_source(store, src);
+  if (!m) return m.error();
+  ResolvedMachine r;
+  r.name = m->name;
+  r.source = src.label;
+  auto j = parse_json_text(src.text, src.label);
+  r.from_spec = j && is_machine_spec_document(*j);
+  r.profile = std::move(*m);
+  return r;
+}
+
+}  // namespace
+
+Expected<ResolvedMachine> resolve_machine(const ConfigStore& store, const std::string& name_or_path,
+                                          const std::string& if_missing) {
+  auto src = store.find("hardware", name_or_path);
+  if (!src) return make_error(src.error().message + if_missing);
+  return resolve_source(store, *src);
+}
+
+Expected<std::optional<ResolvedMachine>> find_machine(const ConfigStore& store, const std::string& name_or_path) {
+  auto src = store.find("hardware", name_or_path);
+  if (!src) return std::optional<ResolvedMachine>();
+  auto r = resolve_source(store, *src);
+  if (!r) return r.error();
+  return std::optional<ResolvedMachine>(std::move(*r));
+}
+
 Expected<MachineProfile> load_machine_source(const ConfigStore& store, const ConfigSource& src) {
   auto j = parse_json_text(src.text, src.label);
   if (!j) return j.error();

@@ -9,7 +9,8 @@
 //                  socket at the CPU's rated speed (an assumption, stated,
 //                  with the range down to 3/4 of it: fewer DIMMs or slower
 //                  ones are common);
-//   FLOP/s         cores × all-core clock (else base) × FMA pipes × lanes ×
+//   FLOP/s         cores × all-core clock (else midway between base and
+//                  boost, else base) × FMA pipes × lanes ×
 //                  2; int8 with a dot-product ISA at 4 MACs per 32-bit lane;
 //                  the integrated GPU's FP16 peak for unified SoCs;
 //   usable memory  the OS row (Linux: total less a reserve; macOS: the GPU
@@ -39,6 +40,27 @@ namespace moebench {
 // MachineProfile, or a machine spec ({"machine_spec": {...}} or an object
 // with "cpu" and no "memory_total") built through the store's spec tables.
 Expected<MachineProfile> load_machine_source(const ConfigStore& store, const ConfigSource& src);
+
+// A machine as a command names it: a configs/hardware name or a file path
+// (the store's "hardware" lookup), loaded by load_machine_source. `name` is
+// the profile's own name, `source` where it came from (the file's path, or
+// "embedded:configs/hardware/NAME.json"): two fields, never one label to
+// parse back.
+struct ResolvedMachine {
+  MachineProfile profile;
+  std::string name;
+  std::string source;
+  bool from_spec = false;  // built from a machine spec, not a profile file
+  std::string label() const { return name + " (" + source + ")"; }
+};
+// `if_missing` is appended to the error when nothing has that name or path
+// (what to do, e.g. "run `moebench probe` first").
+Expected<ResolvedMachine> resolve_machine(const ConfigStore& store, const std::string& name_or_path,
+                                          const std::string& if_missing = "");
+// The same where a missing machine is no error (a list of candidates to
+// try): nullopt when nothing has that name or path; an error when one does
+// and does not load.
+Expected<std::optional<ResolvedMachine>> find_machine(const ConfigStore& store, const std::string& name_or_path);
 
 }  // namespace moebench
 

@@ -258,6 +258,15 @@ Environment capture_environment(const std::string& machine_profile, const std::s
   return e;
 }
 
+ProfileRef profile_ref(const Environment& e) {
+  if (!e.machine_name.empty() || !e.machine_source.empty()) return {e.machine_name, e.machine_source};
+  const std::string& label = e.machine_profile;
+  if (label.empty() || label == "none") return {};
+  const std::size_t open = label.find(" (");  // a name has no " (", a path may
+  if (open == std::string::npos || label.back() != ')') return {label, ""};
+  return {label.substr(0, open), label.substr(open + 2, label.size() - open - 3)};
+}
+
 Json environment_to_json(const Environment& e) {
   Json j{{"run_id", e.run_id},
               {"moebench_version", e.moebench_version},
@@ -274,6 +283,8 @@ Json environment_to_json(const Environment& e) {
               {"started_at", e.started_at},
               {"machine_profile", e.machine_profile},
               {"command_line", e.command_line}};
+  if (!e.machine_name.empty()) j["machine_name"] = e.machine_name;
+  if (!e.machine_source.empty()) j["machine_source"] = e.machine_source;
   if (!e.emulation.empty()) j["emulation"] = e.emulation;  // only emulated runs carry the key
   return j;
 }
@@ -297,6 +308,8 @@ Expected<Environment> environment_from_json(const Json& j) {
     e.machine_profile = j.at("machine_profile").get<std::string>();
     e.command_line = j.at("command_line").get<std::string>();
     e.emulation = j.value("emulation", std::string());  // absent before aarch64 builds
+    e.machine_name = j.value("machine_name", std::string());  // absent in older results
+    e.machine_source = j.value("machine_source", std::string());
     return e;
   } catch (const Json::exception& ex) {
     return make_error(std::string("malformed environment record: ") + ex.what());

@@ -27,7 +27,11 @@ struct Environment {
   std::uint64_t memory_total_bytes = 0;
   std::string hostname;
   std::string started_at;       // RFC 3339 UTC
-  std::string machine_profile;  // profile name (and file), or "none"
+  std::string machine_profile;  // "name (source)" as printed, or "none"
+  // The profile as two fields: its name, and where it came from (a file
+  // path, or "embedded:configs/hardware/NAME.json"); empty without a profile,
+  // and in results written before they were recorded (profile_ref).
+  std::string machine_name, machine_source;
   std::string command_line;
   // "" on a native run; else what emulates this binary ("aarch64 code on an
   // x86-64 CPU: a user-mode emulator such as qemu-user"). Timings from such
@@ -63,6 +67,14 @@ std::string emulation_note(const std::string& cpuinfo, const std::string& kernel
 // This host's CPU as capture_environment names it (Environment::cpu_model:
 // "emulated aarch64 on AMD EPYC" under emulation).
 std::string host_cpu_model();
+
+// The profile a run used, name and source: the recorded fields, else the
+// "name (source)" label of older results parsed once here; both empty when
+// the run named no profile.
+struct ProfileRef {
+  std::string name, source;
+};
+ProfileRef profile_ref(const Environment& e);
 
 // Captures this process's environment. `machine_profile` names the profile
 // used for the run ("none" if the run used none).

@@ -161,6 +161,8 @@ void check_environment_record(const Json& j, const std::string& path, Diagnostic
   if (!r.is_object()) return;
   strings(r, {"run_id", "moebench_version", "git_commit", "compiler", "compiler_flags", "build_type", "sanitizers",
               "kernel", "cpu_model", "hostname", "started_at", "machine_profile", "command_line"});
+  (void)r.string("machine_name", false);
+  (void)r.string("machine_source", false);
   (void)r.integer("logical_cpus", true, 0, 1 << 24);
   unsigned_integer(r, "memory_total_bytes");
 }

@@ -30,6 +30,30 @@ TEST_CASE("capture fills the conditions and round-trips", "[environment]") {
   CHECK(!e.cpu_model.empty());
 }
 
+TEST_CASE("the run's profile as two fields: recorded, or parsed once from an older label", "[environment]") {
+  Environment e = capture_environment("lab (results/probe-lab.json)", "moebench run x");
+  e.machine_name = "lab";
+  e.machine_source = "results/probe-lab.json";
+  auto back = environment_from_json(environment_to_json(e));
+  REQUIRE(back.ok());
+  CHECK(back->machine_name == "lab");
+  CHECK(back->machine_source == "results/probe-lab.json");
+  CHECK(profile_ref(*back).source == "results/probe-lab.json");
+  // Results written before the two fields: the label "name (source)".
+  Environment old = capture_environment("epyc (profiles/my box (2).json)", "x");
+  CHECK(profile_ref(old).name == "epyc");
+  CHECK(profile_ref(old).source == "profiles/my box (2).json");
+  CHECK(profile_ref(capture_environment("bare-name", "x")).name == "bare-name");
+  CHECK(profile_ref(capture_environment("bare-name", "x")).source.empty());
+  const ProfileRef none = profile_ref(capture_environment("", "x"));
+  CHECK(none.name.empty());
+  CHECK(none.source.empty());
+  // The fields are optional in the record: an environment without them loads.
+  Json j = environment_to_json(capture_environment("", "x"));
+  CHECK_FALSE(j.contains("machine_name"));
+  CHECK(environment_from_json(j).ok());
+}
+
 namespace {
 // /proc/cpuinfo excerpts: an x86-64 core, and a GB10-like aarch64 CPU (two
 // core types, as Linux prints them) with one part moebench has no name for.

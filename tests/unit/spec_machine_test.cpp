@@ -246,3 +246,33 @@ TEST_CASE("a machine spec names its wrong field by JSON Pointer", "[spec]") {
   const std::string all = d.render();
   CHECK_THAT(all, Catch::Contains("/memory/size") && Catch::Contains("/drives/0") && Catch::Contains("/os"));
 }
+
+TEST_CASE("a machine by name or path: its name and where it came from, two fields", "[spec]") {
+  const ConfigStore& store = testing::shipped_store();
+  auto catalog = resolve_machine(store, "a100-40gb-x4");
+  REQUIRE(catalog.ok());
+  CHECK(catalog->name == catalog->profile.name);
+  CHECK_THAT(catalog->source, Catch::Contains("configs/hardware/a100-40gb-x4.json"));
+  CHECK_FALSE(catalog->from_spec);
+  CHECK(catalog->label() == catalog->name + " (" + catalog->source + ")");
+  // A spec file is built through the spec tables, and says so.
+  testing::TempDir dir;
+  const std::string spec = dir.file("box.json");
+  REQUIRE(write_file_atomic(spec, R"({"machine_spec": {"cpu": "AMD EPYC 9654", "sockets": 1,
+      "memory": {"kind": "DDR5", "mt_s": 4800, "channels": 12, "size": "384GB"}, "os": "linux"}})"));
+  auto built = resolve_machine(store, spec);
+  INFO((built ? std::string() : built.error().message));
+  REQUIRE(built.ok());
+  CHECK(built->from_spec);
+  CHECK(built->source == spec);
+  // Nothing by that name: an error with the caller's hint; find_machine: none.
+  auto missing = resolve_machine(store, dir.file("nope.json"), " (run `moebench probe` first)");
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(missing.error().message, Catch::EndsWith(" (run `moebench probe` first)"));
+  auto none = find_machine(store, dir.file("nope.json"));
+  REQUIRE(none.ok());
+  CHECK_FALSE(none->has_value());
+  // A file that is there and does not load is an error, not "none".
+  REQUIRE(write_file_atomic(dir.file("bad.json"), R"({"name": 3})"));
+  CHECK_FALSE(find_machine(store, dir.file("bad.json")).ok());
+}
