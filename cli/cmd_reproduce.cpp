@@ -9,7 +9,6 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -18,6 +17,7 @@
 #include "model/engine_families.h"
 #include "harness/claim_review.h"
 #include "harness/reproduce.h"
+#include "harness/reproduce_run.h"
 #include "harness/sweep_session.h"
 #include "harness/terminal_progress.h"
 #include "vocab/file_io.h"
@@ -106,59 +106,29 @@ Expected<int> reproduce_command(const ReproduceArgs& a, const CliState& state) {
     return kExitOk;
   }
 
-  SweepRequest req;
-  req.command = "moebench reproduce";
-  req.sweep_text = plan.sweep_json;
-  req.sweep_label = "reproduce " + claim.id;
-  req.out_dir = a.out_dir.empty() ? "results/reproduce-" + claim.id : a.out_dir;
-  req.machine = here_path;
-  req.resume = a.resume;
-  req.fresh = a.fresh;
-  req.quiet = a.quiet;
-  req.dry_run = a.dry_run;
-  req.provenance = "reproduced";
-  req.command_line = state.command_line;
-  const ModelCard full_card = *setup->card;
-  req.full_model_target = [&plan, full_card](const Point& p) -> std::optional<FullModelTarget> {
-    const EmulatedCase* c = case_of_point(plan, p);
-    if (!c) return std::nullopt;
-    FullModelTarget t{full_card, std::nullopt};
-    t.card.trunk_quant = c->trunk_quant;
-    if (c->full_slots > 0) t.slots = c->full_slots;
-    return t;
-  };
+  ReproduceRun run;
+  run.out_dir = a.out_dir;
+  run.machine = here_path;
+  run.resume = a.resume;
+  run.fresh = a.fresh;
+  run.quiet = a.quiet;
+  run.dry_run = a.dry_run;
+  run.command_line = state.command_line;
+  const SweepRequest req = reproduction_request(plan, claim, *setup->card, run);
   const SayFn say_line = [](const std::string& line) { say(line); };
   auto swept = plan_sweep(req, store, state.sweep_context(store), say_line);
   if (!swept) return fail(swept.error().message);
   if (a.dry_run) {
-    if (!a.json) fmt::print("{}", write_reproduction(plan, claim, found->j, nullptr));
-    // The containers: one trunk file per trunk quant, one expert file per
-    // quant (drive directories on one filesystem share them by hard links).
-    std::set<std::string> trunks, experts;
-    double disk = 0;
-    for (const Point& p : swept->points) {
-      auto card = store.card(p.model);
-      if (!card) continue;
-      auto scaled = point_card(*card, p);
-      if (!scaled) continue;
-      if (trunks.insert(p.trunk_quant).second) disk += static_cast<double>(scaled->trunk().total());
-      if (experts.insert(p.quant).second) disk += static_cast<double>(scaled->routed_bytes_total(p.quant));
-    }
+    const ReproductionDryRun d{swept->points.size(), plan.scale, here->name, req.out_dir, o.repetitions,
+                               plan.predicted_run_s, reproduction_containers(swept->points, store)};
     if (a.json) {
       Json j = reproduction_json(plan, claim, found->j, nullptr);
-      j["dry_run_plan"] = {{"points", swept->points.size()}, {"machine", here->name}, {"repetitions", o.repetitions},
-                           {"predicted_run_s", plan.predicted_run_s}, {"container_bytes", disk},
-                           {"trunk_files", trunks.size()}, {"expert_files", experts.size()}, {"out_dir", req.out_dir}};
+      j["dry_run_plan"] = reproduction_dry_run_json(d);
       fmt::print("{}\n", j.dump(2));
-      return kExitOk;
+    } else {
+      fmt::print("{}{}", write_reproduction(plan, claim, found->j, nullptr), write_reproduction_dry_run(d));
     }
-    fmt::print("Dry run: {} point(s) of {} on this machine ({}), {} repetition(s) each; predicted run time {} "
-               "(this machine's cost model; writing containers not included). Containers: {} ({} trunk file(s), "
-               "{} expert file(s); reused when already in the drive directories, hard-linked across directories on "
-               "one filesystem). Results would go to {}.\n",
-               swept->points.size(), plan.scale, here->name, o.repetitions, format_duration_s(plan.predicted_run_s),
-               format_bytes(disk), trunks.size(), experts.size(), req.out_dir);
-    return 0;
+    return kExitOk;
   }
   auto session = open_sweep_session(req, *swept, say_line);
   if (!session) return fail(session.error().message);

@@ -150,6 +150,7 @@ TEST_CASE("reproduce: --dry-run prints the plan and writes nothing", "[reproduce
   INFO(r.out + r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(has(r.out, "Dry run: 1 point(s)"));
+  CHECK(has(r.out, "(1 trunk file(s), 1 expert file(s);"));
   CHECK(has(r.out, "dilation D = 2.500"));
   CHECK_FALSE(std::filesystem::exists(dir.file("d0")));
   CHECK_FALSE(std::filesystem::exists(dir.file("out")));
@@ -171,6 +172,10 @@ TEST_CASE("reproduce: --dry-run prints the plan and writes nothing", "[reproduce
   CHECK(j["dry_run"] == true);
   CHECK(j["verdict"].is_null());
   CHECK(j["dry_run_plan"]["points"] == 1);
+  // One point: one trunk file and one expert file to write.
+  CHECK(j["dry_run_plan"]["trunk_files"] == 1);
+  CHECK(j["dry_run_plan"]["expert_files"] == 1);
+  CHECK(j["dry_run_plan"]["container_bytes"].get<double>() > 0);
   REQUIRE(j["cases"].size() == 1);
   CHECK(j["cases"][0]["dilation"].get<double>() == Approx(2.5));
   CHECK(j["cases"][0]["row"].is_null());
