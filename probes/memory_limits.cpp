@@ -1,7 +1,8 @@
 // memory_limits.cpp — an active probe of how much memory this process can
 // really touch, hold and lock. See memory_limits.h. The limits themselves
 // (parsers, read_memory_limits(), the binding limit) are in
-// engines/executor/memory_limits.cpp, shared with the engines.
+// engines/executor/memory_limits.cpp, shared with the engines; recognising
+// unified memory is in unified_memory.cpp.
 //
 // probe_usable_memory() forks a child that does all the large allocation. The
 // parent computes the target and prepares every buffer the child needs before
@@ -39,13 +40,10 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
-#include <cctype>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 #include <string_view>
 
-#include "vocab/file_io.h"
 #include "vocab/text.h"
 #include "vocab/units.h"
 
@@ -680,51 +678,6 @@ Expected<UsableMemoryResult> probe_usable_memory(const MemoryLimits& limits,
       break;
   }
   return res;
-}
-
-namespace {
-std::string lower_ascii(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-}  // namespace
-
-UnifiedMemorySignals read_unified_memory_signals(const std::string& cpu_model) {
-  UnifiedMemorySignals s;
-  s.cpu_model = cpu_model;
-  if (auto t = read_file("/sys/class/dmi/id/product_name")) s.dmi_product_name = std::string(trim(*t));
-  std::error_code ec;
-  for (const auto& dev : std::filesystem::directory_iterator("/sys/bus/pci/devices", ec)) {
-    auto vendor = read_file(dev.path().string() + "/vendor");
-    auto device = read_file(dev.path().string() + "/device");
-    if (!vendor || !device) continue;
-    std::string v(trim(*vendor)), d(trim(*device));
-    if (v.rfind("0x", 0) == 0) v = v.substr(2);
-    if (d.rfind("0x", 0) == 0) d = d.substr(2);
-    s.pci_ids.push_back(lower_ascii(v) + ":" + lower_ascii(d));
-  }
-  return s;
-}
-
-std::string unified_memory_note(const UnifiedMemorySignals& s) {
-  std::string why;
-  const std::string product = lower_ascii(s.dmi_product_name);
-  if (product.find("dgx_spark") != std::string::npos || product.find("dgx spark") != std::string::npos) {
-    why = "DMI product name \"" + s.dmi_product_name + "\"";
-  } else if (s.cpu_model.find("Cortex-X925") != std::string::npos && s.cpu_model.find("Cortex-A725") != std::string::npos) {
-    why = "the CPU's Cortex-X925 + Cortex-A725 cores (NVIDIA GB10)";
-  } else {
-    for (const std::string& id : s.pci_ids) {
-      if (id == "10de:22ce" || id == "10de:22d0") {
-        why = "an NVIDIA GB10 PCIe host bridge (" + id + ")";
-        break;
-      }
-    }
-  }
-  if (why.empty()) return "";
-  return "unified memory (" + why + "): CPU and GPU share one LPDDR5x pool (128 GB on a DGX Spark); the usable "
-         "figure is what one CPU process could hold when probed, and GPU allocations come out of the same pool and "
-         "lower it";
 }
 
 }  // namespace moebench
