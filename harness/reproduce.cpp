@@ -144,29 +144,26 @@ std::optional<std::uint64_t> budget_for_slots(const MachineProfile& here, const 
   return static_cast<std::uint64_t>(std::ceil(hi / step) * step);
 }
 
-}  // namespace
-
-Expected<ReproductionPlan> plan_reproduction(const Claim& claim, const ModelCard& card, const MachineProfile& claimed,
-                                             const MachineProfile& here, const EngineEfficiency& eff,
-                                             const ReproduceOptions& o) {
-  ReproductionPlan plan;
-  plan.claim_id = claim.id;
+// Why the claim cannot be emulated at all, before any case is looked at
+// ("" when it may be).
+std::string claim_not_emulable(const Claim& claim, const MachineProfile& here) {
   if (claim.decode_figure_tok_s() <= 0) {
-    plan.cannot = claim.aggregate_tok_s ? "the claim reports an aggregate serving figure, not one stream's decode"
-                                        : "the claim reports no decode figure";
-    return plan;
+    return claim.aggregate_tok_s ? "the claim reports an aggregate serving figure, not one stream's decode"
+                                 : "the claim reports no decode figure";
   }
   if (claim.concurrency && *claim.concurrency > 1) {
-    plan.cannot = "the figure was measured with " + std::to_string(*claim.concurrency) + " concurrent streams";
-    return plan;
+    return "the figure was measured with " + std::to_string(*claim.concurrency) + " concurrent streams";
   }
   if (here.kernels.empty()) {
-    plan.cannot = "this machine's profile (" + here.name + ") has no kernel figures: run `moebench probe` to measure them";
-    return plan;
+    return "this machine's profile (" + here.name + ") has no kernel figures: run `moebench probe` to measure them";
   }
+  return "";
+}
 
-  // The plausible cases, their estimates on the claimed machine, and which
-  // of them this machine's engines can run.
+// The plausible cases, their estimates on the claimed machine, and which
+// of them this machine's engines can run (the others in `skipped`, why).
+std::vector<Chosen> runnable_cases(const Claim& claim, const ModelCard& card, const MachineProfile& claimed,
+                                   const MachineProfile& here, const EngineEfficiency& eff, std::vector<std::string>& skipped) {
   std::vector<Chosen> runnable;
   for (const SetupCase& c : plausible_cases(claim, card, claimed)) {
     CaseEstimate e = estimate_case(card, claimed, c, eff);
@@ -180,211 +177,215 @@ Expected<ReproductionPlan> plan_reproduction(const Claim& claim, const ModelCard
       why = "no " + quant + " matvec figure in this machine's profile (a full `moebench probe` measures every quant)";
     }
     if (!why.empty()) {
-      plan.skipped.push_back((c.label.empty() ? std::string("as stated") : c.label) + ": " + why);
+      skipped.push_back((c.label.empty() ? std::string("as stated") : c.label) + ": " + why);
       continue;
     }
     runnable.push_back({c, std::move(e), quant});
   }
-  if (runnable.empty()) {
-    plan.cannot = plan.skipped.empty() ? "no plausible case of the claim fits its machine" : plan.skipped.front();
-    if (plan.skipped.size() > 1) plan.cannot += " (and " + std::to_string(plan.skipped.size() - 1) + " more cases)";
-    return plan;
-  }
-  // The band's ends: slowest and fastest realistic case.
-  std::sort(runnable.begin(), runnable.end(), [](const Chosen& a, const Chosen& b) { return a.e.t_real_s > b.e.t_real_s; });
-  std::vector<const Chosen*> ends = {&runnable.front()};
-  if (runnable.size() > 1) ends.push_back(&runnable.back());
-  if (runnable.size() > 2) {
-    plan.notes.push_back("unstated conditions: " + std::to_string(runnable.size()) +
-                         " plausible cases this machine can run; the slowest and the fastest (setup model, realistic) "
-                         "are run as the reproduction's band");
-  }
+  return runnable;
+}
 
-  // The scale.
-  // A part --scale leaves out takes its default.
-  Scale scale = o.scale;
-  if (!scale.layers) scale.layers = std::min(card.total_layers(), 2);
-  if (!scale.experts) scale.experts = std::min(card.moe.experts, 64);
-  auto scaled_base = apply_scale(card, scale);
-  if (!scaled_base) return make_error("--scale " + scale.to_string() + ": " + scaled_base.error().message);
-  plan.scale = scale.to_string();
+// What every case of one reproduction shares.
+struct CaseContext {
+  const Claim& claim;
+  const ModelCard& card;
+  const MachineProfile& claimed;
+  const MachineProfile& here;
+  const ReproduceOptions& o;
+  const Scale& scale;
+  const ModelCard& scaled_base;
+};
 
-  for (const Chosen* ch : ends) {
-    const SetupCase& c = ch->c;
-    const CaseEstimate& e = ch->e;
-    EmulatedCase ec;
-    ec.label = c.label.empty() ? "as stated" : c.label;
-    ec.quant = ch->quant;
-    std::string trunk_how;
-    ec.trunk_quant = trunk_engine_quant(c, &trunk_how);
-    if (!trunk_how.empty()) ec.derivation.push_back(trunk_how);
-    if (std::string bad = trunk_quant_fits_card(card, ec.trunk_quant); !bad.empty()) {
-      plan.skipped.push_back(ec.label + ": " + bad);
-      continue;
-    }
-    ec.context = static_cast<std::int64_t>(c.context);
-    ec.gen = o.gen_tokens;
-    ec.prompt = claim.prompt_tokens && *claim.prompt_tokens <= o.max_prompt_tokens ? *claim.prompt_tokens : 8;
-    if (o.regimes) {
-      const double t = regime_token_s(e.parts, o.regimes->params.for_family(engine_family(claim.engine.value_or("")), e.parts.gpu_kind), 1);
-      ec.predicted_tok_s = t > 0 ? 1 / t : 0;
-    } else {
-      ec.predicted_tok_s = e.tok_s_real();
-    }
-    ModelCard full = card;
-    full.trunk_quant = ec.trunk_quant;
-    ModelCard scaled = *scaled_base;
-    scaled.trunk_quant = ec.trunk_quant;
+// Dilation: the two machines' kernel throughput for the expert quant, at
+// one thread count the probe measured here (`r`: threads, bytes/s).
+void set_dilation(EmulatedCase& ec, double there, const std::string& how_there, const std::pair<int, double>& r) {
+  ec.threads = r.first;
+  ec.dilation = there / r.second;
+  ec.derivation.push_back("kernel throughput, " + ec.quant + " matvec: claimed machine " + format_rate(there) + " (" +
+                          how_there + "); this machine " + format_rate(r.second) + " at " + std::to_string(r.first) +
+                          " thread" + (r.first == 1 ? "" : "s") + " (probe)");
+  ec.derivation.push_back("dilation D = " + format_fixed(ec.dilation, 3) + ": this machine computes a token in D× the "
+                          "claimed machine's time; the drives are throttled by the same factor, and the result is "
+                          "divided by D");
+}
 
-    // Dilation: the two machines' kernel throughput for the expert quant,
-    // at each thread count the probe measured here (fewer threads dilate
-    // more, so slower drives keep the claimed proportion).
-    std::string how_there;
-    const MachineProfile share = machine_share(claimed, c.nodes, c.gpu_count);
-    const double there = matvec_rate(share, ec.quant, &how_there);
-    std::vector<std::pair<int, double>> rates = kernel_rates(here, ec.quant);  // threads, bytes/s; most threads first
-    if (!(there > 0) || rates.empty()) {
-      plan.skipped.push_back(ec.label + ": no " + ec.quant + " matvec figure for " + (there > 0 ? "this machine (probe it)" : "the claimed machine"));
-      continue;
-    }
-    auto set_dilation = [&](const std::pair<int, double>& r) {
-      ec.threads = r.first;
-      ec.dilation = there / r.second;
-      ec.derivation.push_back("kernel throughput, " + ec.quant + " matvec: claimed machine " + format_rate(there) + " (" +
-                              how_there + "); this machine " + format_rate(r.second) + " at " + std::to_string(r.first) +
-                              " thread" + (r.first == 1 ? "" : "s") + " (probe)");
-      ec.derivation.push_back("dilation D = " + format_fixed(ec.dilation, 3) + ": this machine computes a token in D× the "
-                              "claimed machine's time; the drives are throttled by the same factor, and the result is "
-                              "divided by D");
-    };
-
-    if (e.resident) {
-      set_dilation(rates.front());
-      ec.engine = "resident";
-      ec.drives = 1;
-      ec.derivation.push_back("resident on the claimed machine (" + format_bytes(e.model_bytes) +
-                              " of weights fit): the resident engine runs the scaled card");
-      PredictContext ctx;
-      auto pr = predict_point(here, scaled, base_point(full, scale, ec), Efficiency{}, ctx);
-      if (!pr || pr->m.status != RowStatus::kOk) {
-        plan.skipped.push_back(ec.label + ": the scaled card does not fit this machine resident" +
-                               (pr ? ": " + pr->m.reason : ": " + pr.error().message));
-        continue;
-      }
-    } else {
-      // Trunk placement: as the case has most of its per-layer trunk.
-      const auto layer_bytes = trunk_layer_bytes(full);
-      double trunk_total = 0;
-      for (auto b : layer_bytes) trunk_total += static_cast<double>(b);
-      const double pinned_share = trunk_total > 0 ? std::min(1.0, e.pinned_trunk_bytes / trunk_total) : 1;
-      const bool pin = pinned_share >= 0.5;
-      ec.engine = std::string("streaming:trunk=") + (pin ? "resident" : "stream");
-      ec.derivation.push_back("trunk: the claimed case pins " + format_fixed(100 * pinned_share, 0) + " % of its " +
-                              format_bytes(trunk_total) + " of per-layer trunk; the scaled run " +
-                              (pin ? "pins all of it" : "streams all of it") +
-                              (pinned_share > 0.02 && pinned_share < 0.98
-                                   ? " (the nearest placement a " + std::to_string(scaled.total_layers()) +
-                                         "-layer card has; the full-model figure carries that difference)"
-                                   : ""));
-      // Cache: the full case's slots, and the scaled card's share of them.
-      ec.full_slots = static_cast<std::size_t>(std::max(0.0, e.slots));
-      const double pool_full = static_cast<double>(full.moe_layers()) * full.moe.experts;
-      const double pool_scaled = static_cast<double>(scaled.moe_layers()) * scaled.moe.experts;
-      const auto k = static_cast<std::size_t>(scaled.moe.active);
-      const std::size_t want = std::clamp<std::size_t>(
-          static_cast<std::size_t>(std::llround(e.slots * pool_scaled / pool_full)), k, static_cast<std::size_t>(pool_scaled));
-      ec.drives = c.drives;
-      const Point p = base_point(full, scale, ec);
-      const double usable = here.memory_usable_bytes.value;
-      auto budget = budget_for_slots(here, scaled, p, want, usable);
-      if (!budget) {
-        plan.skipped.push_back(ec.label + ": the scaled run needs more memory than this machine's usable " +
-                               format_bytes(usable) + " for " + std::to_string(want) + " cache slots");
-        continue;
-      }
-      // Headroom: the engine measures its resident part (RSS after load),
-      // which can exceed the cost model's estimate by a slot or two; a few
-      // more slots here only raise the scaled run's hit rate, which the
-      // full-model replay (the claimed case's own slots) corrects.
-      ec.budget_bytes = *budget + std::max<std::uint64_t>(64ull << 20, *budget / 32);
-      ec.derivation.push_back("expert cache: the claimed case holds " + std::to_string(ec.full_slots) + " of " +
-                              format_fixed(pool_full, 0) + " experts (" + format_bytes(e.cache_bytes) + " of " +
-                              format_bytes(c.memory_bytes) + " memory, " + c.memory_how + "); the scaled pool of " +
-                              format_fixed(pool_scaled, 0) + " gets " + std::to_string(want) + " slots" +
-                              (want == k ? " (at least one layer's top-" + std::to_string(k) + ")" : "") +
-                              ": budget " + format_bytes(static_cast<double>(*ec.budget_bytes)) + " (the cost model's " +
-                              format_bytes(static_cast<double>(*budget)) + " + 3 % headroom for what the engine measures)");
-      // Drives: the claimed set's rate at the record size, ÷ D, per directory.
-      const double record = static_cast<double>(scaled.expert_bytes(ec.quant));
-      std::string how_drive_there, how_drive_here;
-      const double rate_there =
-          drive_set_read_bw(share, c.drives, static_cast<std::uint64_t>(record), 32, std::nullopt, &how_drive_there);
-      if (!(rate_there > 0)) {
-        plan.skipped.push_back(ec.label + ": the claimed machine's profile has no drive figures");
-        continue;
-      }
-      // What this machine's drives can deliver: each probed cell at its best
-      // repeat (this VM's disk swings from minute to minute; the rows say
-      // when a run's minute delivered less than the throttle).
-      MachineProfile best = here;
-      for (DriveProfile& d : best.drives) {
-        for (DriveReadPoint& pt : d.read_curve) {
-          if (pt.read_spread && pt.read_spread->max > pt.read_bytes_s.value) pt.read_bytes_s.value = pt.read_spread->max;
-        }
-      }
-      best.drive_sets.clear();
-      const int here_drives = std::max(1, std::min<int>(c.drives, static_cast<int>(here.drives.size())));
-      const double capacity =
-          drive_set_read_bw(best, here_drives, static_cast<std::uint64_t>(record), 32, std::nullopt, &how_drive_here) *
-          profile_efficiency(here).io;
-      how_drive_here += ", the best of the probe's repeats";
-      if (const double io = profile_efficiency(here).io; io != 1) {
-        // `moebench calibrate` measured how much of the probe's figure the engine gets.
-        how_drive_here += " × the calibrated I/O efficiency " + format_fixed(io, 2);
-      }
-      const std::pair<int, double>* pick = nullptr;
-      for (const auto& r : rates) {
-        if (rate_there / (there / r.second) <= o.drive_headroom * capacity) {
-          pick = &r;
-          break;
-        }
-      }
-      if (!pick) {
-        const auto& slowest = rates.back();
-        const double need_min = rate_there / (there / slowest.second);
-        plan.skipped.push_back(ec.label + ": needs " + format_rate(need_min) + " of reads here (the claimed " +
-                               format_rate(rate_there) + " ÷ D " + format_fixed(there / slowest.second, 2) + " at " +
-                               std::to_string(slowest.first) + " thread" + (slowest.first == 1 ? "" : "s") +
-                               "), more than " + format_fixed(100 * o.drive_headroom, 0) + " % of this machine's " +
-                               format_rate(capacity) + " (" + how_drive_here + ")");
-        continue;
-      }
-      set_dilation(*pick);
-      const double need = rate_there / ec.dilation;
-      ec.derivation.push_back("drives: the claimed " + std::to_string(c.drives) + " read " + format_rate(rate_there) +
-                              " at " + format_bytes(record) + " records (" + how_drive_there + "); ÷ D = " +
-                              format_rate(need) + " here, " + format_rate(need / c.drives) + " per directory");
-      ec.throttle_bytes_s = std::floor(need / c.drives);
-      ec.derivation.push_back("this machine's drive directories deliver " + format_rate(capacity) + " (" + how_drive_here +
-                              "): the throttle, not the disk, sets the rate");
-    }
-    plan.cases.push_back(std::move(ec));
+// A streaming case's trunk placement and expert-cache budget: as the case
+// has most of its per-layer trunk, and the scaled card's share of its
+// slots. False (the reason in `skipped`) when this machine cannot hold it.
+bool place_trunk_and_cache(EmulatedCase& ec, const Chosen& ch, const CaseContext& x, const ModelCard& full,
+                           const ModelCard& scaled, std::vector<std::string>& skipped) {
+  const SetupCase& c = ch.c;
+  const CaseEstimate& e = ch.e;
+  const auto layer_bytes = trunk_layer_bytes(full);
+  double trunk_total = 0;
+  for (auto b : layer_bytes) trunk_total += static_cast<double>(b);
+  const double pinned_share = trunk_total > 0 ? std::min(1.0, e.pinned_trunk_bytes / trunk_total) : 1;
+  const bool pin = pinned_share >= 0.5;
+  ec.engine = std::string("streaming:trunk=") + (pin ? "resident" : "stream");
+  ec.derivation.push_back("trunk: the claimed case pins " + format_fixed(100 * pinned_share, 0) + " % of its " +
+                          format_bytes(trunk_total) + " of per-layer trunk; the scaled run " +
+                          (pin ? "pins all of it" : "streams all of it") +
+                          (pinned_share > 0.02 && pinned_share < 0.98
+                               ? " (the nearest placement a " + std::to_string(scaled.total_layers()) +
+                                     "-layer card has; the full-model figure carries that difference)"
+                               : ""));
+  // Cache: the full case's slots, and the scaled card's share of them.
+  ec.full_slots = static_cast<std::size_t>(std::max(0.0, e.slots));
+  const double pool_full = static_cast<double>(full.moe_layers()) * full.moe.experts;
+  const double pool_scaled = static_cast<double>(scaled.moe_layers()) * scaled.moe.experts;
+  const auto k = static_cast<std::size_t>(scaled.moe.active);
+  const std::size_t want = std::clamp<std::size_t>(
+      static_cast<std::size_t>(std::llround(e.slots * pool_scaled / pool_full)), k, static_cast<std::size_t>(pool_scaled));
+  ec.drives = c.drives;
+  const Point p = base_point(full, x.scale, ec);
+  const double usable = x.here.memory_usable_bytes.value;
+  auto budget = budget_for_slots(x.here, scaled, p, want, usable);
+  if (!budget) {
+    skipped.push_back(ec.label + ": the scaled run needs more memory than this machine's usable " +
+                      format_bytes(usable) + " for " + std::to_string(want) + " cache slots");
+    return false;
   }
-  if (plan.cases.empty()) {
-    plan.cannot = plan.skipped.empty() ? "no case could be emulated" : plan.skipped.back();
-    return plan;
+  // Headroom: the engine measures its resident part (RSS after load),
+  // which can exceed the cost model's estimate by a slot or two; a few
+  // more slots here only raise the scaled run's hit rate, which the
+  // full-model replay (the claimed case's own slots) corrects.
+  ec.budget_bytes = *budget + std::max<std::uint64_t>(64ull << 20, *budget / 32);
+  ec.derivation.push_back("expert cache: the claimed case holds " + std::to_string(ec.full_slots) + " of " +
+                          format_fixed(pool_full, 0) + " experts (" + format_bytes(e.cache_bytes) + " of " +
+                          format_bytes(c.memory_bytes) + " memory, " + c.memory_how + "); the scaled pool of " +
+                          format_fixed(pool_scaled, 0) + " gets " + std::to_string(want) + " slots" +
+                          (want == k ? " (at least one layer's top-" + std::to_string(k) + ")" : "") +
+                          ": budget " + format_bytes(static_cast<double>(*ec.budget_bytes)) + " (the cost model's " +
+                          format_bytes(static_cast<double>(*budget)) + " + 3 % headroom for what the engine measures)");
+  return true;
+}
+
+// A streaming case's drives: the claimed set's rate at the record size,
+// ÷ D, per directory, at the most threads whose dilation this machine's
+// drives can keep up with. False (the reason in `skipped`) when none can.
+bool throttle_drives(EmulatedCase& ec, const Chosen& ch, const CaseContext& x, const ModelCard& scaled,
+                     const MachineProfile& share, double there, const std::string& how_there,
+                     const std::vector<std::pair<int, double>>& rates, std::vector<std::string>& skipped) {
+  const SetupCase& c = ch.c;
+  const double record = static_cast<double>(scaled.expert_bytes(ec.quant));
+  std::string how_drive_there, how_drive_here;
+  const double rate_there =
+      drive_set_read_bw(share, c.drives, static_cast<std::uint64_t>(record), 32, std::nullopt, &how_drive_there);
+  if (!(rate_there > 0)) {
+    skipped.push_back(ec.label + ": the claimed machine's profile has no drive figures");
+    return false;
   }
-  // Two ends that came out the same run once.
-  if (plan.cases.size() == 2) {
-    const EmulatedCase& a = plan.cases[0];
-    const EmulatedCase& b = plan.cases[1];
-    if (a.engine == b.engine && a.quant == b.quant && a.trunk_quant == b.trunk_quant && a.budget_bytes == b.budget_bytes &&
-        a.drives == b.drives && a.throttle_bytes_s == b.throttle_bytes_s && a.context == b.context && a.threads == b.threads) {
-      plan.cases.pop_back();
+  // What this machine's drives can deliver: each probed cell at its best
+  // repeat (this VM's disk swings from minute to minute; the rows say
+  // when a run's minute delivered less than the throttle).
+  MachineProfile best = x.here;
+  for (DriveProfile& d : best.drives) {
+    for (DriveReadPoint& pt : d.read_curve) {
+      if (pt.read_spread && pt.read_spread->max > pt.read_bytes_s.value) pt.read_bytes_s.value = pt.read_spread->max;
     }
   }
+  best.drive_sets.clear();
+  const int here_drives = std::max(1, std::min<int>(c.drives, static_cast<int>(x.here.drives.size())));
+  const double capacity =
+      drive_set_read_bw(best, here_drives, static_cast<std::uint64_t>(record), 32, std::nullopt, &how_drive_here) *
+      profile_efficiency(x.here).io;
+  how_drive_here += ", the best of the probe's repeats";
+  if (const double io = profile_efficiency(x.here).io; io != 1) {
+    // `moebench calibrate` measured how much of the probe's figure the engine gets.
+    how_drive_here += " × the calibrated I/O efficiency " + format_fixed(io, 2);
+  }
+  const std::pair<int, double>* pick = nullptr;
+  for (const auto& r : rates) {
+    if (rate_there / (there / r.second) <= x.o.drive_headroom * capacity) {
+      pick = &r;
+      break;
+    }
+  }
+  if (!pick) {
+    const auto& slowest = rates.back();
+    const double need_min = rate_there / (there / slowest.second);
+    skipped.push_back(ec.label + ": needs " + format_rate(need_min) + " of reads here (the claimed " +
+                      format_rate(rate_there) + " ÷ D " + format_fixed(there / slowest.second, 2) + " at " +
+                      std::to_string(slowest.first) + " thread" + (slowest.first == 1 ? "" : "s") +
+                      "), more than " + format_fixed(100 * x.o.drive_headroom, 0) + " % of this machine's " +
+                      format_rate(capacity) + " (" + how_drive_here + ")");
+    return false;
+  }
+  set_dilation(ec, there, how_there, *pick);
+  const double need = rate_there / ec.dilation;
+  ec.derivation.push_back("drives: the claimed " + std::to_string(c.drives) + " read " + format_rate(rate_there) +
+                          " at " + format_bytes(record) + " records (" + how_drive_there + "); ÷ D = " +
+                          format_rate(need) + " here, " + format_rate(need / c.drives) + " per directory");
+  ec.throttle_bytes_s = std::floor(need / c.drives);
+  ec.derivation.push_back("this machine's drive directories deliver " + format_rate(capacity) + " (" + how_drive_here +
+                          "): the throttle, not the disk, sets the rate");
+  return true;
+}
 
-  // The sweep: the union of the cases' values, and one include filter each.
+// One end of the band as a run here: quants, context, the prediction, the
+// dilation, and the engine's placement; nullopt (the reason in `skipped`)
+// when this machine cannot run it.
+std::optional<EmulatedCase> emulate_case(const Chosen& ch, const CaseContext& x, std::vector<std::string>& skipped) {
+  const SetupCase& c = ch.c;
+  const CaseEstimate& e = ch.e;
+  EmulatedCase ec;
+  ec.label = c.label.empty() ? "as stated" : c.label;
+  ec.quant = ch.quant;
+  std::string trunk_how;
+  ec.trunk_quant = trunk_engine_quant(c, &trunk_how);
+  if (!trunk_how.empty()) ec.derivation.push_back(trunk_how);
+  if (std::string bad = trunk_quant_fits_card(x.card, ec.trunk_quant); !bad.empty()) {
+    skipped.push_back(ec.label + ": " + bad);
+    return std::nullopt;
+  }
+  ec.context = static_cast<std::int64_t>(c.context);
+  ec.gen = x.o.gen_tokens;
+  ec.prompt = x.claim.prompt_tokens && *x.claim.prompt_tokens <= x.o.max_prompt_tokens ? *x.claim.prompt_tokens : 8;
+  if (x.o.regimes) {
+    const double t = regime_token_s(e.parts, x.o.regimes->params.for_family(engine_family(x.claim.engine.value_or("")), e.parts.gpu_kind), 1);
+    ec.predicted_tok_s = t > 0 ? 1 / t : 0;
+  } else {
+    ec.predicted_tok_s = e.tok_s_real();
+  }
+  ModelCard full = x.card;
+  full.trunk_quant = ec.trunk_quant;
+  ModelCard scaled = x.scaled_base;
+  scaled.trunk_quant = ec.trunk_quant;
+
+  // Dilation at each thread count the probe measured here (fewer threads
+  // dilate more, so slower drives keep the claimed proportion).
+  std::string how_there;
+  const MachineProfile share = machine_share(x.claimed, c.nodes, c.gpu_count);
+  const double there = matvec_rate(share, ec.quant, &how_there);
+  std::vector<std::pair<int, double>> rates = kernel_rates(x.here, ec.quant);  // threads, bytes/s; most threads first
+  if (!(there > 0) || rates.empty()) {
+    skipped.push_back(ec.label + ": no " + ec.quant + " matvec figure for " + (there > 0 ? "this machine (probe it)" : "the claimed machine"));
+    return std::nullopt;
+  }
+  if (e.resident) {
+    set_dilation(ec, there, how_there, rates.front());
+    ec.engine = "resident";
+    ec.drives = 1;
+    ec.derivation.push_back("resident on the claimed machine (" + format_bytes(e.model_bytes) +
+                            " of weights fit): the resident engine runs the scaled card");
+    PredictContext ctx;
+    auto pr = predict_point(x.here, scaled, base_point(full, x.scale, ec), Efficiency{}, ctx);
+    if (!pr || pr->m.status != RowStatus::kOk) {
+      skipped.push_back(ec.label + ": the scaled card does not fit this machine resident" +
+                        (pr ? ": " + pr->m.reason : ": " + pr.error().message));
+      return std::nullopt;
+    }
+    return ec;
+  }
+  if (!place_trunk_and_cache(ec, ch, x, full, scaled, skipped)) return std::nullopt;
+  if (!throttle_drives(ec, ch, x, scaled, share, there, how_there, rates, skipped)) return std::nullopt;
+  return ec;
+}
+
+// The sweep that runs the cases: the union of their values, and one
+// include filter each.
+std::string reproduction_sweep(const ReproductionPlan& plan, const Claim& claim, const ModelCard& card, const Scale& scale,
+                               const ReproduceOptions& o) {
   Json sweep;
   sweep["name"] = "reproduce-" + claim.id;
   sweep["description"] = "moebench reproduce " + claim.id + ": " + claim.title;
@@ -431,22 +432,78 @@ Expected<ReproductionPlan> plan_reproduction(const Claim& claim, const ModelCard
   }
   sweep["axes"] = axes;
   sweep["include"] = include;
-  plan.sweep_json = sweep.dump(2);
+  return sweep.dump(2);
+}
 
-  // This machine's cost model over the sweep: what the run will take.
+// This machine's cost model over the cases: what the run will take.
+double predicted_run_s(const ReproductionPlan& plan, const CaseContext& x) {
+  double total = 0;
   for (const EmulatedCase& ec : plan.cases) {
-    ModelCard scaled = *scaled_base;
+    ModelCard scaled = x.scaled_base;
     scaled.trunk_quant = ec.trunk_quant;
     PredictContext ctx;
-    ctx.seed = o.seed;
-    ModelCard full = card;
+    ctx.seed = x.o.seed;
+    ModelCard full = x.card;
     full.trunk_quant = ec.trunk_quant;
-    auto pr = predict_point(here, scaled, base_point(full, scale, ec), Efficiency{}, ctx);
+    auto pr = predict_point(x.here, scaled, base_point(full, x.scale, ec), Efficiency{}, ctx);
     if (!pr) continue;
     double s = pr->m.load_s + pr->m.prefill_s;
     for (double t : pr->m.token_times_s) s += t;
-    plan.predicted_run_s += s * o.repetitions;
+    total += s * x.o.repetitions;
   }
+  return total;
+}
+
+}  // namespace
+
+Expected<ReproductionPlan> plan_reproduction(const Claim& claim, const ModelCard& card, const MachineProfile& claimed,
+                                             const MachineProfile& here, const EngineEfficiency& eff,
+                                             const ReproduceOptions& o) {
+  ReproductionPlan plan;
+  plan.claim_id = claim.id;
+  plan.cannot = claim_not_emulable(claim, here);
+  if (!plan.cannot.empty()) return plan;
+  std::vector<Chosen> runnable = runnable_cases(claim, card, claimed, here, eff, plan.skipped);
+  if (runnable.empty()) {
+    plan.cannot = plan.skipped.empty() ? "no plausible case of the claim fits its machine" : plan.skipped.front();
+    if (plan.skipped.size() > 1) plan.cannot += " (and " + std::to_string(plan.skipped.size() - 1) + " more cases)";
+    return plan;
+  }
+  // The band's ends: slowest and fastest realistic case.
+  std::sort(runnable.begin(), runnable.end(), [](const Chosen& a, const Chosen& b) { return a.e.t_real_s > b.e.t_real_s; });
+  std::vector<const Chosen*> ends = {&runnable.front()};
+  if (runnable.size() > 1) ends.push_back(&runnable.back());
+  if (runnable.size() > 2) {
+    plan.notes.push_back("unstated conditions: " + std::to_string(runnable.size()) +
+                         " plausible cases this machine can run; the slowest and the fastest (setup model, realistic) "
+                         "are run as the reproduction's band");
+  }
+  // The scale: a part --scale leaves out takes its default.
+  Scale scale = o.scale;
+  if (!scale.layers) scale.layers = std::min(card.total_layers(), 2);
+  if (!scale.experts) scale.experts = std::min(card.moe.experts, 64);
+  auto scaled_base = apply_scale(card, scale);
+  if (!scaled_base) return make_error("--scale " + scale.to_string() + ": " + scaled_base.error().message);
+  plan.scale = scale.to_string();
+  const CaseContext x{claim, card, claimed, here, o, scale, *scaled_base};
+  for (const Chosen* ch : ends) {
+    if (auto ec = emulate_case(*ch, x, plan.skipped)) plan.cases.push_back(std::move(*ec));
+  }
+  if (plan.cases.empty()) {
+    plan.cannot = plan.skipped.empty() ? "no case could be emulated" : plan.skipped.back();
+    return plan;
+  }
+  // Two ends that came out the same run once.
+  if (plan.cases.size() == 2) {
+    const EmulatedCase& a = plan.cases[0];
+    const EmulatedCase& b = plan.cases[1];
+    if (a.engine == b.engine && a.quant == b.quant && a.trunk_quant == b.trunk_quant && a.budget_bytes == b.budget_bytes &&
+        a.drives == b.drives && a.throttle_bytes_s == b.throttle_bytes_s && a.context == b.context && a.threads == b.threads) {
+      plan.cases.pop_back();
+    }
+  }
+  plan.sweep_json = reproduction_sweep(plan, claim, card, scale, o);
+  plan.predicted_run_s = predicted_run_s(plan, x);
   return plan;
 }
 
