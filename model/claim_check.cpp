@@ -137,6 +137,68 @@ CasePricer case_pricer(const Claim& claim, const std::vector<SetupCase>& cases, 
 
 }  // namespace
 
+namespace {
+
+// The band a claim is judged against, and what its cases allow.
+struct BandOutcome {
+  double real = 0, slow_min = 0, fast_max = 0;  // predicted tok/s: realistic, slow and fast ends
+  double reported_lo = 0, reported_hi = 0;
+  bool allowed = false, denied = false;  // some cases allow the figure, some do not
+  std::string conditions;                // condition_summary of the two sets
+};
+
+// The verdict and its reason, from the reported figure against the band.
+void set_verdict(ClaimJudgement& j, const Claim& claim, const MachineProfile& machine, bool on_cpu,
+                 const CaseEstimate& first, const BandOutcome& b) {
+  const double real = b.real, slow_min = b.slow_min, fast_max = b.fast_max;
+  const double reported_lo = b.reported_lo, reported_hi = b.reported_hi;
+  const std::string vs = "reported " + j.reported + " vs predicted " + tps(real) + " (band " + tps(slow_min) + " .. " +
+                         tps(fast_max) + ", ×" + format_fixed(fast_max / std::max(1e-300, slow_min), 1) +
+                         (j.regime.empty() ? std::string() : ", " + j.regime) + ")";
+  if (reported_lo > kImplausibleOverFast * fast_max) {
+    j.verdict = "implausible";
+    j.reason = vs + ": beats the fast end ×" + format_fixed(reported_lo / fast_max, 1) +
+               " under every plausible combination (past ×" + format_fixed(kImplausibleOverFast, 2) + " is implausible)";
+    return;
+  }
+  if (reported_hi > kAllowOverFast * fast_max) {
+    j.verdict = "optimistic";
+    j.reason = vs + " (×" + format_fixed(reported_hi / fast_max, 2) + " the fast end; past ×" + format_fixed(kAllowOverFast, 2) +
+               " is optimistic, past ×" + format_fixed(kImplausibleOverFast, 2) + " implausible)";
+    return;
+  }
+  if (b.denied && b.allowed) {
+    j.verdict = "consistent-if";
+    j.reason = vs + ": " + b.conditions + " (a case allows a figure up to ×" +
+               format_fixed(kAllowOverFast, 2) + " its fast end)";
+    return;
+  }
+  if (reported_hi < slow_min / kBelowSlow) {
+    j.verdict = "below-band";
+    std::vector<std::string> causes;
+    if (claim.figure == "run_average") {
+      causes.push_back("the figure averages the first token and start-up over " +
+                       (claim.gen_tokens ? std::to_string(*claim.gen_tokens) : std::string("an unstated number of")) + " tokens");
+    }
+    if (claim.ram_budget_bytes && static_cast<double>(*claim.ram_budget_bytes) > usable_memory(machine, on_cpu)) {
+      causes.push_back("the budget exceeds usable memory, so cached experts page");
+    }
+    if (first.storage_bytes_tok > 0 && j.implied_storage_bytes_s &&
+        *j.implied_storage_bytes_s < 0.25 * (machine.drives.empty() ? 0 : machine.drives[0].seq_read_bytes_s.value)) {
+      causes.push_back("reads at " + format_rate(*j.implied_storage_bytes_s) +
+                       ", a quarter of the drive or less: small or queue-depth-1 reads (page faults, mmap)");
+    }
+    if (causes.empty()) causes.push_back("the engine reaches less of the machine than its family's fitted efficiency");
+    j.reason = vs + " (×" + format_fixed(slow_min / reported_hi, 1) + " below the slow end; past ×" + format_fixed(kBelowSlow, 2) +
+               " is below-band): likely " + join(causes, "; ");
+    return;
+  }
+  j.verdict = "consistent";
+  j.reason = vs + (reported_hi > fast_max ? " (within ×" + format_fixed(kAllowOverFast, 2) + " of the fast end)" : std::string());
+}
+
+}  // namespace
+
 ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const MachineProfile* machine,
                            const EfficiencyTable* table, const RegimeFit* regimes) {
   ClaimJudgement j;
@@ -248,49 +310,9 @@ ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const Mach
   if (j.implied_storage_bytes_s) step("implied storage rate", *j.implied_storage_bytes_s, "B/s", "reported tok/s × storage bytes per token");
   step("implied memory rate", *j.implied_memory_bytes_s, "B/s", "reported tok/s × bytes per token from memory");
 
-  const std::string vs = "reported " + j.reported + " vs predicted " + tps(real) + " (band " + tps(slow_min) + " .. " +
-                         tps(fast_max) + ", ×" + format_fixed(fast_max / std::max(1e-300, slow_min), 1) +
-                         (j.regime.empty() ? std::string() : ", " + j.regime) + ")";
-  if (reported_lo > kImplausibleOverFast * fast_max) {
-    j.verdict = "implausible";
-    j.reason = vs + ": beats the fast end ×" + format_fixed(reported_lo / fast_max, 1) +
-               " under every plausible combination (past ×" + format_fixed(kImplausibleOverFast, 2) + " is implausible)";
-    return j;
-  }
-  if (reported_hi > kAllowOverFast * fast_max) {
-    j.verdict = "optimistic";
-    j.reason = vs + " (×" + format_fixed(reported_hi / fast_max, 2) + " the fast end; past ×" + format_fixed(kAllowOverFast, 2) +
-               " is optimistic, past ×" + format_fixed(kImplausibleOverFast, 2) + " implausible)";
-    return j;
-  }
-  if (!deny.empty() && !allow.empty()) {
-    j.verdict = "consistent-if";
-    j.reason = vs + ": " + condition_summary(allow_cases, deny_cases) + " (a case allows a figure up to ×" +
-               format_fixed(kAllowOverFast, 2) + " its fast end)";
-    return j;
-  }
-  if (reported_hi < slow_min / kBelowSlow) {
-    j.verdict = "below-band";
-    std::vector<std::string> causes;
-    if (claim.figure == "run_average") {
-      causes.push_back("the figure averages the first token and start-up over " +
-                       (claim.gen_tokens ? std::to_string(*claim.gen_tokens) : std::string("an unstated number of")) + " tokens");
-    }
-    if (claim.ram_budget_bytes && static_cast<double>(*claim.ram_budget_bytes) > usable_memory(*machine, cases.front().on_cpu)) {
-      causes.push_back("the budget exceeds usable memory, so cached experts page");
-    }
-    if (first->storage_bytes_tok > 0 && j.implied_storage_bytes_s &&
-        *j.implied_storage_bytes_s < 0.25 * (machine->drives.empty() ? 0 : machine->drives[0].seq_read_bytes_s.value)) {
-      causes.push_back("reads at " + format_rate(*j.implied_storage_bytes_s) +
-                       ", a quarter of the drive or less: small or queue-depth-1 reads (page faults, mmap)");
-    }
-    if (causes.empty()) causes.push_back("the engine reaches less of the machine than its family's fitted efficiency");
-    j.reason = vs + " (×" + format_fixed(slow_min / reported_hi, 1) + " below the slow end; past ×" + format_fixed(kBelowSlow, 2) +
-               " is below-band): likely " + join(causes, "; ");
-    return j;
-  }
-  j.verdict = "consistent";
-  j.reason = vs + (reported_hi > fast_max ? " (within ×" + format_fixed(kAllowOverFast, 2) + " of the fast end)" : std::string());
+  const BandOutcome band{real, slow_min, fast_max, reported_lo, reported_hi, !allow.empty(), !deny.empty(),
+                         !allow.empty() && !deny.empty() ? condition_summary(allow_cases, deny_cases) : std::string()};
+  set_verdict(j, claim, *machine, cases.front().on_cpu, *first, band);
   return j;
 }
 
