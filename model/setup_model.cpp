@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "model/engine_families.h"
+#include "model/case_hit_rates.h"
 #include "model/hit_rate.h"
 #include "model/routing_fit.h"
 #include "engines/cache/memory_plan.h"
@@ -109,64 +110,6 @@ void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, do
     const auto& link = m.accelerators->host_link_bytes_s;
     if (link && link->value > 0) P.link_s = in_ram / link->value;
   }
-}
-
-// Hit rates of the locality routing for full-size shapes cost a replay of
-// ~10^5 needs (hit_rate.h); the slot count is rounded to two significant
-// digits (the curve is smooth) and each answer is kept under its key.
-template <class Compute>
-double memoized_hits(const CacheShape& shape, const std::string& extra, Compute compute) {
-  static std::mutex mu;
-  static std::map<std::string, double> memo;
-  CacheShape s = shape;
-  if (s.slots >= 100) {
-    const double mag = std::pow(10.0, std::floor(std::log10(static_cast<double>(s.slots))) - 1);
-    s.slots = static_cast<std::size_t>(std::llround(static_cast<double>(s.slots) / mag) * mag);
-  }
-  const std::string key = std::to_string(s.moe_layers) + "/" + std::to_string(s.experts) + "/" + std::to_string(s.k) + "/" +
-                          std::to_string(s.slots) + "/" + extra;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = memo.find(key);
-    if (it != memo.end()) return it->second;
-  }
-  const double v = compute(s);
-  std::lock_guard<std::mutex> lock(mu);
-  memo[key] = v;
-  return v;
-}
-
-// The steady-state decode hit rate (estimate_hits).
-double memo_hit_rate(const CacheShape& shape, const std::string& routing) {
-  return memoized_hits(shape, "steady/" + routing, [&](const CacheShape& s) {
-    EstimateBudget budget;
-    budget.measured_needs = 50000;
-    auto h = estimate_hits(s, routing, "off", CachePolicy::kLru, 1, "", budget);
-    return h ? h->hit_rate : uniform_lru_hit_rate(shape);
-  });
-}
-
-// The decode hit rate of one run that starts with an empty cache: the
-// engine's cache replayed (fast_replay) over the run's prompt (in chunks of
-// the family's prefill pass, 512 tokens when unknown) and generated tokens;
-// the steady rate when the replay cannot run.
-double cold_run_hit_rate(const CacheShape& shape, const std::string& routing, const std::string& family, std::int64_t prompt,
-                         std::int64_t gen, double steady) {
-  const auto pass = family_prefill_chunk(family);
-  const std::int64_t chunk = std::clamp<std::int64_t>(pass ? pass->tokens : 512, 1, std::max<std::int64_t>(1, prompt));
-  const std::string extra = "cold/" + routing + "/" + std::to_string(prompt) + "/" + std::to_string(chunk) + "/" + std::to_string(gen);
-  return memoized_hits(shape, extra, [&](const CacheShape& s) {
-    ReplayPlan plan;
-    plan.routing = routing;
-    plan.seed = 1;
-    plan.prompt_tokens = prompt;
-    plan.gen_tokens = gen;
-    plan.chunk = static_cast<std::size_t>(chunk);
-    auto counts = fast_replay(s, plan);
-    return counts && counts->decode.needs() > 0
-               ? static_cast<double>(counts->decode.hits) / static_cast<double>(counts->decode.needs())
-               : steady;
-  });
 }
 
 // Trunk bytes of the card at a case's trunk precision: the card's tensors
@@ -292,43 +235,64 @@ MachineProfile machine_share(const MachineProfile& machine, int nodes, int gpus)
   return m;
 }
 
-CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, const SetupCase& c,
-                           const EngineEfficiency& eff) {
-  const MachineProfile machine = machine_share(whole, c.nodes, c.gpu_count);
-  CaseEstimate e;
-  auto step = [&e](std::string name, double v, std::string unit, std::string how) {
-    e.steps.push_back({std::move(name), v, std::move(unit), std::move(how)});
-  };
-  if (!c.contradiction.empty()) {
-    e.fits = false;
-    e.why = c.contradiction;
-    return e;
-  }
+namespace {
+
+void add_step(CaseEstimate& e, std::string name, double v, std::string unit, std::string how) {
+  e.steps.push_back({std::move(name), v, std::move(unit), std::move(how)});
+}
+
+// What a token of a case reads before any placement (estimate_case's step 1).
+struct CaseBytes {
+  ParamCounts pc;
+  double L = 0, E = 0, k = 0, expert_bytes = 0, routed_total = 0, b = 1, routed_tok = 0;
+  TrunkAt tr;
+  double kv_total = 0, kv_tok = 0;
+};
+
+CaseBytes case_bytes(const ModelCard& card, const SetupCase& c, CaseEstimate& e) {
+  CaseBytes B;
   // 1. Bytes.
-  const ParamCounts pc = card.parameter_counts();
-  const double L = card.moe_layers(), E = card.moe.experts, k = card.moe.active;
-  const double expert_bytes = 3.0 * card.moe.expert_dim * card.moe.expert_intermediate * c.expert_bits / 8;
-  const double routed_total = static_cast<double>(pc.routed_experts) * c.expert_bits / 8;
+  B.pc = card.parameter_counts();
+  const ParamCounts& pc = B.pc;
+  const double L = B.L = card.moe_layers(), E = B.E = card.moe.experts, k = B.k = card.moe.active;
+  const double expert_bytes = B.expert_bytes = 3.0 * card.moe.expert_dim * card.moe.expert_intermediate * c.expert_bits / 8;
+  const double routed_total = B.routed_total = static_cast<double>(pc.routed_experts) * c.expert_bits / 8;
   // A pass of `batch` tokens reads each distinct expert once.
-  const double b = std::max(1, c.batch);
-  const double routed_tok = b <= 1 ? static_cast<double>(pc.routed_active) * c.expert_bits / 8
+  const double b = B.b = std::max(1, c.batch);
+  const double routed_tok = B.routed_tok = b <= 1 ? static_cast<double>(pc.routed_active) * c.expert_bits / 8
                                    : L * distinct_experts_uniform(E, k, b) * expert_bytes;
-  const TrunkAt tr = trunk_at(card, c);
-  const double kv_total = static_cast<double>(card.cache_bytes(static_cast<std::uint64_t>(c.context)));
+  B.tr = trunk_at(card, c);
+  const TrunkAt& tr = B.tr;
+  B.kv_total = static_cast<double>(card.cache_bytes(static_cast<std::uint64_t>(c.context)));
   // Concurrent streams each read their own KV; a prompt's tokens share one
   // sequence's, read once per pass (tiled attention).
   const double sequences = c.one_sequence ? 1.0 : b;
-  const double kv_tok = sequences * (static_cast<double>(card.kv_bytes_at(static_cast<std::uint64_t>(c.context))) + 2.0 * static_cast<double>(card.linear_state_bytes()));
+  const double kv_tok = B.kv_tok = sequences * (static_cast<double>(card.kv_bytes_at(static_cast<std::uint64_t>(c.context))) + 2.0 * static_cast<double>(card.linear_state_bytes()));
   e.model_bytes = tr.total + routed_total;
-  step("trunk", tr.total, "B", tr.how + "; layers and lm_head " + format_bytes_decimal(tr.layers) + " (pinned or streamed), embedding read a row at a time");
-  step("routed experts", routed_total, "B", format_fixed(c.expert_bits, 2) + " bits per weight; one expert " + format_bytes_decimal(expert_bytes));
-  step("bytes per token", tr.pre_tok + tr.post_tok + routed_tok + kv_tok, "B",
+  add_step(e, "trunk", tr.total, "B", tr.how + "; layers and lm_head " + format_bytes_decimal(tr.layers) + " (pinned or streamed), embedding read a row at a time");
+  add_step(e, "routed experts", routed_total, "B", format_fixed(c.expert_bits, 2) + " bits per weight; one expert " + format_bytes_decimal(expert_bytes));
+  add_step(e, "bytes per token", tr.pre_tok + tr.post_tok + routed_tok + kv_tok, "B",
        "trunk " + format_bytes_decimal(tr.pre_tok + tr.post_tok) + " + " + format_fixed(k, 0) + " × " + format_fixed(L, 0) + " experts " +
            format_bytes_decimal(routed_tok) + " + KV/state " + format_bytes_decimal(kv_tok) + " (context " + format_fixed(c.context, 0) + (c.context_how.empty() ? "" : ": " + c.context_how) + ")");
 
+  return B;
+}
+
+// Where the case's bytes live (step 2): resident, or the engines' own trunk
+// split and expert cache with its hit rate. False when even streaming does
+// not fit (e.fits and e.why say so).
+struct CasePlacement {
+  double usable = 0, gpu_cap = 0, gpu_bw_lo = 0, gpu_bw_mid = 0, gpu_bw_hi = 0, ram = 0, need_resident = 0;
+  double pinned_layers_trunk = 0, cache = 0, slots = 0, hit = 1, hit_uniform = 1, stream_held = 0;
+};
+
+bool place_case(const MachineProfile& machine, const SetupCase& c, const CaseBytes& B, CasePlacement& M, CaseEstimate& e) {
+  const double L = B.L, E = B.E, k = B.k, expert_bytes = B.expert_bytes, routed_total = B.routed_total, kv_total = B.kv_total;
+  const TrunkAt& tr = B.tr;
   // 2. Memory: the fastest tier first.
-  double usable = usable_memory(machine, c.on_cpu);
-  double gpu_cap = 0, gpu_bw_lo = 0, gpu_bw_mid = 0, gpu_bw_hi = 0;
+  double& usable = M.usable;
+  usable = usable_memory(machine, c.on_cpu);
+  double &gpu_cap = M.gpu_cap, &gpu_bw_lo = M.gpu_bw_lo, &gpu_bw_mid = M.gpu_bw_mid, &gpu_bw_hi = M.gpu_bw_hi;
   if (c.gpus && machine.accelerators) {
     const AcceleratorInfo& a = *machine.accelerators;
     gpu_cap = 0.9 * a.count * a.memory_bytes.value;  // the runtime, activations, other requests' KV
@@ -341,7 +305,8 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     gpu_bw_mid = a.memory_read_bytes_s.value * devices;
     gpu_bw_hi = a.count * hi_of(a.memory_read_bytes_s);
   }
-  double ram = c.memory_bytes;
+  double& ram = M.ram;
+  ram = c.memory_bytes;
   const double overhead = 0.5e9;  // runtime, scratch, I/O buffers of a real engine (estimate)
   // A stated expert cache larger than the memory assumed for an unstated
   // budget: the source's machine held it (a raised GPU wired limit, say), so
@@ -352,21 +317,23 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     if (need > ram + gpu_cap) {
       ram = std::min(std::max(ram, need - gpu_cap), machine.memory_total_bytes.value);
       usable = std::max(usable, ram);
-      step("memory", ram, "B", "raised from " + format_bytes_decimal(c.memory_bytes) + " to hold the stated expert cache " + format_bytes_decimal(*c.cache_bytes) +
+      add_step(e, "memory", ram, "B", "raised from " + format_bytes_decimal(c.memory_bytes) + " to hold the stated expert cache " + format_bytes_decimal(*c.cache_bytes) +
                                    " (the source ran it; machine total " + format_bytes_decimal(machine.memory_total_bytes.value) + ")");
     }
   }
-  const double need_resident = tr.total + routed_total + kv_total + overhead;
+  const double need_resident = M.need_resident = tr.total + routed_total + kv_total + overhead;
   // A measured RSS within the model's own size (the source's runtime holds
   // less than our 0.5 GB overhead, or maps part of the file) says the run
   // held the whole model, not that memory ran short.
   if (c.memory_is_rss && need_resident <= 1.15 * ram && ram < usable) ram = std::min(usable, need_resident);
-  double pinned_layers_trunk = tr.layers, cache = 0, slots = L * E;
-  double hit = 1, hit_uniform = 1;
-  double stream_held = 0;  // streaming: what the engine holds in RAM and GPU memory
+  double &pinned_layers_trunk = M.pinned_layers_trunk, &cache = M.cache, &slots = M.slots;
+  pinned_layers_trunk = tr.layers;
+  slots = L * E;
+  double &hit = M.hit, &hit_uniform = M.hit_uniform;
+  double& stream_held = M.stream_held;  // streaming: what the engine holds in RAM and GPU memory
   if (need_resident <= ram + gpu_cap) {
     e.resident = true;
-    step("placement", need_resident, "B", "everything resident in " + format_bytes_decimal(ram + gpu_cap) + " (" + c.memory_how + ")");
+    add_step(e, "placement", need_resident, "B", "everything resident in " + format_bytes_decimal(ram + gpu_cap) + " (" + c.memory_how + ")");
   } else {
     // Streaming: KV, the head and a token's working set of experts must stay.
     // The engine holds those, the pinned trunk and its cache, no more (a
@@ -395,8 +362,8 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
       e.fits = false;
       e.why = "memory " + format_bytes_decimal(ram + gpu_cap) + " is below the streaming minimum " + format_bytes_decimal(static_cast<double>(plan.min_budget_bytes)) +
               " (KV/state, head, staging for a streamed layer and one layer's top-k experts)";
-      step("does not fit", static_cast<double>(plan.min_budget_bytes), "B", e.why);
-      return e;
+      add_step(e, "does not fit", static_cast<double>(plan.min_budget_bytes), "B", e.why);
+      return false;
     }
     pinned_layers_trunk = static_cast<double>(plan.pinned_bytes);
     slots = static_cast<double>(plan.slots);
@@ -407,18 +374,18 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     const CacheShape shape{static_cast<int>(L), static_cast<int>(E), static_cast<int>(k), static_cast<std::size_t>(slots)};
     hit_uniform = L * E > 0 ? uniform_lru_hit_rate(shape) : 1;
     hit = c.routing == "uniform" ? hit_uniform : memo_hit_rate(shape, c.routing);
-    step("placement", cache, "B",
+    add_step(e, "placement", cache, "B",
          "streaming: trunk pinned " + format_bytes_decimal(pinned_layers_trunk) + " of " + format_bytes_decimal(tr.layers) + " per-layer trunk; expert cache " +
              format_bytes_decimal(cache) + " = " + format_fixed(slots, 0) + " slots of " + format_fixed(L * E, 0) +
              (c.cache_bytes ? " (the split the source states: cache " + format_bytes_decimal(*c.cache_bytes) + ")" : std::string(" (trunk first)")));
-    step("hit rate", hit, "", c.routing + " routing, LRU, steady state (uniform, the pessimistic bound: " +
+    add_step(e, "hit rate", hit, "", c.routing + " routing, LRU, steady state (uniform, the pessimistic bound: " +
                                    format_fixed(hit_uniform, 3) + ")");
     if (c.cold_gen_tokens > 1 && L * E > 0) {
       // A run average from an empty cache: its tokens hit what the run has
       // seen so far, at most.
       const double cold = cold_run_hit_rate(shape, c.routing, c.family, c.cold_prompt_tokens, c.cold_gen_tokens, hit);
       if (cold < hit) {
-        step("cold cache", cold, "", "the run's " + std::to_string(c.cold_gen_tokens) + " tokens after a " +
+        add_step(e, "cold cache", cold, "", "the run's " + std::to_string(c.cold_gen_tokens) + " tokens after a " +
                                          std::to_string(c.cold_prompt_tokens) + "-token prompt start with an empty cache: their hit rate, replayed (steady state " +
                                          format_fixed(hit, 3) + ")");
         hit = cold;
@@ -426,6 +393,24 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
       }
     }
   }
+  return true;
+}
+
+// How a token's bytes split between the drives, RAM and GPU memory, and
+// what pages (steps 3-4).
+struct CaseTiers {
+  double head_tok = 0, layers_tok = 0, storage = 0, storage_slow_extra = 0, memory = 0, in_gpu = 0, paged_fast = 0;
+  bool paged = false;
+};
+
+CaseTiers case_tiers(const MachineProfile& machine, const SetupCase& c, const CaseBytes& B, const CasePlacement& M,
+                     CaseEstimate& e) {
+  CaseTiers T;
+  const double routed_tok = B.routed_tok, routed_total = B.routed_total, kv_total = B.kv_total, kv_tok = B.kv_tok;
+  const TrunkAt& tr = B.tr;
+  const double usable = M.usable, gpu_cap = M.gpu_cap, ram = M.ram, need_resident = M.need_resident;
+  const double pinned_layers_trunk = M.pinned_layers_trunk, cache = M.cache, slots = M.slots, hit = M.hit,
+               hit_uniform = M.hit_uniform, stream_held = M.stream_held;
   e.pinned_trunk_bytes = pinned_layers_trunk;
   e.cache_bytes = cache;
   e.slots = slots;
@@ -434,19 +419,21 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   const double streamed_share = tr.layers > 0 ? 1 - pinned_layers_trunk / tr.layers : 0;
   // The head's per-token part (embedding row, lm_head) is always resident;
   // the per-layer trunk's per-token part scales with the pinned share.
-  const double head_tok = tr.head_tok;
-  const double layers_tok = std::max(0.0, layer_tok - head_tok);
+  const double head_tok = T.head_tok = tr.head_tok;
+  const double layers_tok = T.layers_tok = std::max(0.0, layer_tok - head_tok);
   e.trunk_streamed_bytes_tok = layers_tok * streamed_share;
   const double storage_experts = (1 - hit) * routed_tok;
-  const double storage_slow_extra = (hit - hit_uniform) * routed_tok;  // the slow end routes uniformly
-  double storage = e.trunk_streamed_bytes_tok + storage_experts;
-  double memory = head_tok + layers_tok * (1 - streamed_share) + hit * routed_tok + kv_tok;
+  T.storage_slow_extra = (hit - hit_uniform) * routed_tok;  // the slow end routes uniformly
+  double& storage = T.storage;
+  storage = e.trunk_streamed_bytes_tok + storage_experts;
+  double& memory = T.memory;
+  memory = head_tok + layers_tok * (1 - streamed_share) + hit * routed_tok + kv_tok;
   // 4. Paging: the part of the memory counted on beyond usable memory.
-  bool paged = c.residency == Residency::kMmap && storage > 0;
+  T.paged = c.residency == Residency::kMmap && storage > 0;
   // Bytes by tier: GPU memory first when it holds weights.
   // GPU memory holds KV and the trunk first (what every token reads), then
   // experts; the per-token bytes it serves follow that placement.
-  double in_gpu = 0;
+  double& in_gpu = T.in_gpu;
   if (gpu_cap > 0) {
     const double trunk_held = tr.head + pinned_layers_trunk;
     const double trunk_in_gpu = std::min(std::max(0.0, gpu_cap - kv_total), trunk_held);
@@ -478,7 +465,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   //    the weights held beyond usable memory.
   // What RAM holds (GPU memory first when GPUs hold weights).
   const double held = std::min(ram, std::max(0.0, (e.resident ? need_resident : stream_held) - gpu_cap));
-  double paged_fast = 0;
+  double& paged_fast = T.paged_fast;
   if (held > usable) {
     const double over = held - usable;
     double faulted = 0;
@@ -501,22 +488,34 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     }
     memory -= faulted;
     e.paged_bytes_tok += faulted;
-    step("paged", faulted, "B", how);
+    add_step(e, "paged", faulted, "B", how);
   }
   e.memory_bytes_tok = memory;
   e.storage_bytes_tok = storage + e.paged_bytes_tok;
 
+  (void)slots;
+  return T;
+}
+
+// The memory side of a token's time (step 5): who reads each byte, from
+// which memory, at each end of the bandwidths. False when RAM must serve
+// bytes and the machine states no host bandwidth. Sets `in_ram` and
+// `igpu` (the integrated GPU computes) for the compute step.
+bool memory_parts(const MachineProfile& machine, const ModelCard& card, const SetupCase& c, const CasePlacement& M,
+                  const CaseTiers& T, CaseEstimate& e, double& in_ram_out, bool& igpu_out) {
+  const double gpu_bw_lo = M.gpu_bw_lo, gpu_bw_mid = M.gpu_bw_mid, gpu_bw_hi = M.gpu_bw_hi;
+  const double storage = T.storage, memory = T.memory, in_gpu = T.in_gpu;
   // 5. Time.
   const Figure& mbw = machine.memory_read_bytes_s;
   // What a token reads from the drives lands in RAM and the kernels read it
   // from there like any other weight: the memory-side work of a token is
   // every weight it touches, wherever it came from.
   const double landed = storage + e.paged_bytes_tok;
-  const double in_ram = memory - in_gpu + landed;
+  const double in_ram = in_ram_out = memory - in_gpu + landed;
   if (in_ram > 1e-6 * std::max(1.0, memory) && !(mbw.value > 0)) {
     e.fits = false;
     e.why = "the model does not fit the GPUs and the machine's host memory is not stated";
-    return e;
+    return false;
   }
   auto mem_time = [&](double bw_gpu, double bw_ram, double f) {
     double t = 0;
@@ -531,7 +530,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   // Who reads each byte: a discrete GPU its own memory; on unified memory
   // the integrated GPU reads RAM too unless the engine computes on the CPU.
   P.unified = !machine.accelerators && machine.compute && machine.compute->gpu_flops;
-  const bool igpu = P.unified && !c.on_cpu;
+  const bool igpu = igpu_out = P.unified && !c.on_cpu;
   for (int end = 0; end < 3; ++end) {
     const double bw_gpu = end == 0 ? gpu_bw_lo : end == 1 ? gpu_bw_mid : gpu_bw_hi;
     const double bw_ram = end == 0 ? lo_of(mbw) : end == 1 ? mbw.value : hi_of(mbw);
@@ -549,9 +548,19 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   P.gpu_kind = P.gpu_computes ? gpu_kind(machine) : "";
   P.experts_on_cpu = c.experts_on_cpu && in_gpu > 0;
   P.tensor_parallel = in_gpu > 0 && machine.accelerators && machine.accelerators->count > 1 && family_tensor_parallel(c.family);
-  step("memory time / token at full bandwidth", P.mem_s[1], "s",
+  add_step(e, "memory time / token at full bandwidth", P.mem_s[1], "s",
        format_bytes_decimal(memory + landed) + " at " + format_rate(mbw.value) + (landed > 0 ? " (" + format_bytes_decimal(landed) + " of it read from the drives into RAM)" : "") +
            (in_gpu > 0 ? " (" + format_bytes_decimal(in_gpu) + " in GPU memory)" : ""));
+  return true;
+}
+
+// The compute side (step 5): the token's (or pass's) flops at the peak that
+// runs them, the attention apart, and the prefill pass's parts.
+void compute_parts(const MachineProfile& machine, const ModelCard& card, const SetupCase& c, const CaseBytes& B,
+                   const CaseTiers& T, double in_ram, bool igpu, CaseEstimate& e) {
+  const ParamCounts& pc = B.pc;
+  const double b = B.b, in_gpu = T.in_gpu;
+  CaseParts& P = e.parts;
   // Compute: flops ÷ the peak, when the profile states a peak.
   // Every token of the pass attends to the whole context (its own stream's).
   const double flops = b * (2.0 * (static_cast<double>(pc.active()) - static_cast<double>(pc.embedding)) +
@@ -571,7 +580,7 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     const double at_peak = at(rest - attn, peak, 1) + at(cpu_flops, cpu_peak, 1);  // the peak has no range
     std::fill(std::begin(P.flops_peak_s), std::end(P.flops_peak_s), at_peak);
     P.attn_peak_s = at(attn, peak, 1);
-    step("compute / token", P.flops_s[1], "s",
+    add_step(e, "compute / token", P.flops_s[1], "s",
          format_fixed(rest / 1e9, 1) + " GFLOP at " + format_fixed(peak.flops / 1e12, 1) + " TFLOP/s, " + peak.how +
              (cpu_flops > 0 ? "; routed experts " + format_fixed(cpu_flops / 1e9, 1) + " GFLOP at " +
                                   format_fixed(cpu_peak.flops / 1e12, 1) + " TFLOP/s, " + cpu_peak.how
@@ -582,13 +591,23 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   // Per-layer fixed costs: ~12 kernel dispatches and a synchronisation per
   // layer (attention, norms, router, experts), ~10 µs each on CPU threads.
   P.fixed_s = card.total_layers() * 12 * 10e-6;
-  step("per-layer fixed costs / token", P.fixed_s, "s", std::to_string(card.total_layers()) + " layers × 12 dispatches × 10 µs (estimate)");
+  add_step(e, "per-layer fixed costs / token", P.fixed_s, "s", std::to_string(card.total_layers()) + " layers × 12 dispatches × 10 µs (estimate)");
+}
+
+// The drive side (step 5): the reads at the record size and queue depth,
+// page faults at the small-block rate. False when the case must read from
+// drives the machine does not list.
+bool io_parts(const MachineProfile& machine, const SetupCase& c, const CaseBytes& B, const CaseTiers& T, CaseEstimate& e) {
+  const double expert_bytes = B.expert_bytes, storage = T.storage, storage_slow_extra = T.storage_slow_extra,
+               paged_fast = T.paged_fast;
+  const bool paged = T.paged;
+  CaseParts& P = e.parts;
   // I/O.
   if (storage + e.paged_bytes_tok > 0) {
     if (machine.drives.empty()) {
       e.fits = false;
       e.why = "the model does not fit memory and the profile lists no drive to stream from";
-      return e;
+      return false;
     }
     const Bw big = drives_bw(machine, c.drives, expert_bytes / 3, paged, 32);
     const Bw small = drives_bw(machine, 1, 4096, true, 1);
@@ -601,21 +620,45 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
     P.paged_io_s[1] = e.paged_bytes_tok > 0 ? e.paged_bytes_tok / small.mid : 0;
     P.paged_io_s[0] = e.paged_bytes_tok > 0 ? e.paged_bytes_tok / small.lo : 0;
     P.paged_io_s[2] = paged_fast > 0 ? paged_fast / small.hi : 0;
-    step("I/O / token at full bandwidth", P.io_s[1], "s",
+    add_step(e, "I/O / token at full bandwidth", P.io_s[1], "s",
          format_bytes_decimal(storage) + " from " + big.how + (e.paged_bytes_tok > 0 ? "; " + format_bytes_decimal(e.paged_bytes_tok) + " of page faults" : ""));
   }
+  return true;
+}
+
+}  // namespace
+
+CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, const SetupCase& c,
+                           const EngineEfficiency& eff) {
+  const MachineProfile machine = machine_share(whole, c.nodes, c.gpu_count);
+  CaseEstimate e;
+  if (!c.contradiction.empty()) {
+    e.fits = false;
+    e.why = c.contradiction;
+    return e;
+  }
+  const CaseBytes B = case_bytes(card, c, e);
+  CasePlacement M;
+  if (!place_case(machine, c, B, M, e)) return e;
+  const CaseTiers T = case_tiers(machine, c, B, M, e);
+  double in_ram = 0;
+  bool igpu = false;
+  if (!memory_parts(machine, card, c, M, T, e, in_ram, igpu)) return e;
+  compute_parts(machine, card, c, B, T, in_ram, igpu, e);
+  if (!io_parts(machine, c, B, T, e)) return e;
+  CaseParts& P = e.parts;
   if (machine.nodes > 1 && machine.sync_s_per_token) {
     P.sync_s[0] = hi_of(*machine.sync_s_per_token);
     P.sync_s[1] = machine.sync_s_per_token->value;
     P.sync_s[2] = lo_of(*machine.sync_s_per_token);
   }
   P.speculative = std::max(1.0, c.speculative_speedup);
-  if (P.speculative > 1) step("speculative decoding", P.speculative, "×", "tokens per weight pass (assumed)");
+  if (P.speculative > 1) add_step(e, "speculative decoding", P.speculative, "×", "tokens per weight pass (assumed)");
   const CaseTimes t = case_times(P, eff);
   e.t_slow_s = t.slow_s;
   e.t_real_s = t.real_s;
   e.t_fast_s = t.fast_s;
-  step("decode / token", e.t_real_s, "s",
+  add_step(e, "decode / token", e.t_real_s, "s",
        "max(memory ÷ " + format_fixed(eff.memory, 3) + ", compute ÷ " + format_fixed(eff.compute, 3) + ") + fixed, I/O ÷ " +
            format_fixed(eff.io, 3) + ", overlap " + format_fixed(eff.overlap, 2) + "; band " + format_fixed(e.t_fast_s, 3) +
            " .. " + format_fixed(e.t_slow_s, 3) + " s (" + eff.source + ")");
