@@ -230,58 +230,99 @@ TrunkSplit trunk_split(const ModelCard& card) {
   return s;
 }
 
-Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCard& card, const Point& point,
-                                   const Efficiency& eff, const PredictContext& ctx) {
-  Prediction pr;
-  Measurement& m = pr.m;
-  m.provenance = "predicted";
-  auto step = [&pr](std::string name, double v, std::string unit, std::string how) {
-    pr.steps.push_back({std::move(name), v, std::move(unit), std::move(how)});
-  };
+namespace {
+
+void add_step(Prediction& pr, std::string name, double v, std::string unit, std::string how) {
+  pr.steps.push_back({std::move(name), v, std::move(unit), std::move(how)});
+}
+
+// What predict_point works out, step by step, for the steps after it.
+struct PointWork {
+  // point_bytes: what a token reads
+  QuantFormat qf;
+  bool streaming = false;
+  int L = 0, E = 0, k = 0;
+  std::int64_t prompt = 1, gen = 1, decode_tokens = 0;
+  double expert_bytes = 0, record = 0, read_block = 0;
+  TrunkBytes tb;
+  TrunkSplit split;
+  double kv_bytes = 0, kv_read = 0, routed_active = 0, attn_flops = 0;
+  // plan_memory: where it lives
+  double usable = 0, container = 0;
+  std::size_t slots = 0;
+  double trunk_streamed_tok = 0, trunk_pinned = 0, trunk_buffers = 0;
+  bool cliff = false;
+  double paged_share = 0;
+  // cache_counts: hits and reads
+  WindowCounts dec, pre;
+  std::string hit_how;
+  // decode_token: rates and a token's time
+  double rate_trunk = 0, rate_expert = 0, io_bw = 0, t_pre = 0, t_post = 0, t_io = 0, t_tok = 0, read_bytes_tok = 0;
+  // prefill_time
+  double prefill_s = 0, prefill_reads = 0;
+};
+
+// What a token reads: the expert record, the trunk before and after
+// routing, the KV and the attention over the context.
+Status point_bytes(const ModelCard& card, const Point& point, PointWork& W, Prediction& pr) {
   const auto qf = find_quant(point.quant);
   if (!qf) return make_error("unknown quant \"" + point.quant + "\"");
-  const bool streaming = point.engine.name == "streaming";
+  W.qf = *qf;
+  const bool streaming = W.streaming = point.engine.name == "streaming";
   if (!streaming && point.engine.name != "resident") {
     return make_error("the analytic engine models the resident and streaming engines, not \"" + point.engine.name + "\"");
   }
-  const int L = card.moe_layers(), E = card.moe.experts, k = card.moe.active;
-  const std::int64_t prompt = std::max<std::int64_t>(1, point.prompt_tokens);
-  const std::int64_t gen = std::max<std::int64_t>(1, point.gen_tokens);
-  const std::int64_t decode_tokens = gen - 1;
-  const double expert_bytes = static_cast<double>(card.expert_bytes(point.quant));
+  W.E = card.moe.experts;
+  const int L = W.L = card.moe_layers(), k = W.k = card.moe.active;
+  const std::int64_t prompt = W.prompt = std::max<std::int64_t>(1, point.prompt_tokens);
+  const std::int64_t gen = W.gen = std::max<std::int64_t>(1, point.gen_tokens);
+  W.decode_tokens = gen - 1;
+  const double expert_bytes = W.expert_bytes = static_cast<double>(card.expert_bytes(point.quant));
   const bool packed = engine_flag(point.engine, "packed", false);
   // Aligned read per expert: one record, or three slices each padded.
   const double ed = card.moe.expert_dim, inter = card.moe.expert_intermediate;
   const double slice_gu = inter * static_cast<double>(qf->bytes_for(static_cast<std::uint64_t>(ed)));
   const double slice_d = ed * static_cast<double>(qf->bytes_for(static_cast<std::uint64_t>(inter)));
-  const double record = packed ? align_up(expert_bytes) : 2 * align_up(slice_gu) + align_up(slice_d);
-  const double read_block = packed ? record : std::max(slice_gu, slice_d);
-  step("expert record", record, "B", packed ? "one aligned record per expert" : "gate, up, down slices, each 4 KiB aligned");
+  const double record = W.record = packed ? align_up(expert_bytes) : 2 * align_up(slice_gu) + align_up(slice_d);
+  W.read_block = packed ? record : std::max(slice_gu, slice_d);
+  add_step(pr, "expert record", record, "B", packed ? "one aligned record per expert" : "gate, up, down slices, each 4 KiB aligned");
 
-  const TrunkBytes tb = card.trunk();
-  const TrunkSplit split = trunk_split(card);
+  W.tb = card.trunk();
+  const TrunkSplit split = W.split = trunk_split(card);
   const double context = static_cast<double>(point.context_tokens);
-  const double kv_bytes = static_cast<double>(card.cache_bytes(static_cast<std::uint64_t>(point.context_tokens + prompt + gen)));
+  W.kv_bytes = static_cast<double>(card.cache_bytes(static_cast<std::uint64_t>(point.context_tokens + prompt + gen)));
   // KV read per decode token: every cached token of every MLA/GQA layer,
   // and the linear state read and written.
   const double ctx_avg = context + static_cast<double>(prompt) + static_cast<double>(gen) / 2;
-  const double kv_read = static_cast<double>(card.kv_bytes_at(static_cast<std::uint64_t>(ctx_avg))) +
+  const double kv_read = W.kv_read = static_cast<double>(card.kv_bytes_at(static_cast<std::uint64_t>(ctx_avg))) +
                          2.0 * static_cast<double>(card.linear_state_bytes());
-  const double routed_active = static_cast<double>(k) * L * expert_bytes;
+  const double routed_active = W.routed_active = static_cast<double>(k) * L * expert_bytes;
   // Attention over the cached context is arithmetic on the cache, not a
   // weight read (ModelCard::attention_flops_at).
-  const double attn_flops = static_cast<double>(card.attention_flops_at(static_cast<std::uint64_t>(ctx_avg)));
-  step("trunk bytes before routing / token", split.pre_bytes, "B", "attention, routers, norms, dense FFNs, lm_head, embedding row");
-  step("trunk bytes after routing / token", split.post_bytes, "B", "shared experts, latent projection in");
-  step("routed expert bytes / token", routed_active, "B", std::to_string(k) + " × " + std::to_string(L) + " layers × expert");
-  step("KV/state read / token", kv_read, "B", "cache at context " + std::to_string(point.context_tokens));
+  W.attn_flops = static_cast<double>(card.attention_flops_at(static_cast<std::uint64_t>(ctx_avg)));
+  add_step(pr, "trunk bytes before routing / token", split.pre_bytes, "B", "attention, routers, norms, dense FFNs, lm_head, embedding row");
+  add_step(pr, "trunk bytes after routing / token", split.post_bytes, "B", "shared experts, latent projection in");
+  add_step(pr, "routed expert bytes / token", routed_active, "B", std::to_string(k) + " × " + std::to_string(L) + " layers × expert");
+  add_step(pr, "KV/state read / token", kv_read, "B", "cache at context " + std::to_string(point.context_tokens));
 
-  const double usable = profile.memory_usable_bytes.value;
-  const double container = static_cast<double>(card.container_bytes(point.quant));
-  std::size_t slots = 0;
-  double trunk_streamed_tok = 0, trunk_pinned = 0, trunk_buffers = 0;
-  bool cliff = false;
-  double paged_share = 0;
+  return {};
+}
+
+// The engine's memory plan on predicted sizes: resident, or the trunk split
+// and the expert cache. False when the point is infeasible (the row says
+// why).
+bool plan_memory(const MachineProfile& profile, const ModelCard& card, const Point& point, PointWork& W, Prediction& pr) {
+  Measurement& m = pr.m;
+  const bool streaming = W.streaming;
+  const int L = W.L, E = W.E, k = W.k;
+  const double record = W.record, kv_bytes = W.kv_bytes;
+  const TrunkBytes& tb = W.tb;
+  const double usable = W.usable = profile.memory_usable_bytes.value;
+  const double container = W.container = static_cast<double>(card.container_bytes(point.quant));
+  std::size_t& slots = W.slots;
+  double &trunk_streamed_tok = W.trunk_streamed_tok, &trunk_pinned = W.trunk_pinned, &trunk_buffers = W.trunk_buffers;
+  bool& cliff = W.cliff;
+  double& paged_share = W.paged_share;
   if (!streaming) {
     // The resident engine's plan (engines/cache/memory_plan.h): container +
     // KV/state + working margin (24 MiB + 1 % of the container).
@@ -292,20 +333,20 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
     in.state_bytes = static_cast<std::uint64_t>(kv_bytes);
     const ResidentPlan plan = plan_resident(in);
     const double need = static_cast<double>(plan.need_bytes);
-    step("resident memory", need, "B", "container + KV/state + working margin (24 MiB + 1 % of the container)");
+    add_step(pr, "resident memory", need, "B", "container + KV/state + working margin (24 MiB + 1 % of the container)");
     if (!plan.within_usable) {
       m.status = RowStatus::kInfeasible;
       m.min_budget_bytes = plan.min_budget_bytes();  // more than this machine can hold
       m.reason = "the container (" + format_bytes(container) + ") plus KV/state (" + format_bytes(kv_bytes) +
                  ") and working memory does not fit usable memory (" + format_bytes(usable) + ")";
-      return pr;
+      return false;
     }
     if (!plan.within_budget) {
       m.status = RowStatus::kInfeasible;
       m.min_budget_bytes = plan.min_budget_bytes();
       m.reason = "budget " + format_bytes(static_cast<double>(*point.ram_budget_bytes)) + " is below the resident engine's " +
                  format_bytes(need) + " (container + KV/state + working memory)";
-      return pr;
+      return false;
     }
   } else {
     // The engine's plan (engines/cache/memory_plan.h: plan_trunk_split), on
@@ -348,9 +389,9 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
         m.reason = "usable memory " + format_bytes(usable) + " holds fewer than " + std::to_string(k) +
                    " expert slots beside the resident " + format_bytes(resident) + " (predicted)";
       }
-      return pr;
+      return false;
     }
-    step("trunk pinned", trunk_pinned, "B",
+    add_step(pr, "trunk pinned", trunk_pinned, "B",
          std::to_string(plan.pinned_layers) + " of " + std::to_string(card.total_layers()) + " layers; " +
              format_bytes(trunk_streamed_tok) + " streamed per token through " + format_bytes(trunk_buffers) + " of buffers");
     if (point.ram_budget_bytes && static_cast<double>(*point.ram_budget_bytes) > usable) {
@@ -365,12 +406,22 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
     }
     slots = static_cast<std::size_t>(n);
     m.cache_slots = plan.slots;
-    step("cache slots", n, "slots", "budget − head − pinned trunk − buffers − KV/state − process − margin, ÷ slot " + format_bytes(slot));
+    add_step(pr, "cache slots", n, "slots", "budget − head − pinned trunk − buffers − KV/state − process − margin, ÷ slot " + format_bytes(slot));
   }
 
+  return true;
+}
+
+// Hits, misses and reads of the run: replayed when it is small enough,
+// else from the steady-state hit rate.
+Status cache_counts(const Point& point, const PredictContext& ctx, PointWork& W, Prediction& pr) {
+  const bool streaming = W.streaming;
+  const int L = W.L, E = W.E, k = W.k;
+  const std::int64_t prompt = W.prompt, gen = W.gen, decode_tokens = W.decode_tokens;
+  const std::size_t slots = W.slots;
+  WindowCounts &dec = W.dec, &pre = W.pre;
+  std::string& hit_how = W.hit_how;
   // Hits, misses, reads: replay the run when it is small enough.
-  WindowCounts dec, pre;
-  std::string hit_how;
   if (streaming) {
     const CacheShape shape{L, E, k, slots};
     const double ops = static_cast<double>(L) * k * static_cast<double>(prompt + gen) * static_cast<double>(slots);
@@ -419,36 +470,52 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
       pre.misses = pre.reads;
     }
     pr.hit_rate_decode = dec.needs() ? static_cast<double>(dec.hits) / static_cast<double>(dec.needs()) : 0;
-    step("decode hit rate", pr.hit_rate_decode, "", hit_how);
+    add_step(pr, "decode hit rate", pr.hit_rate_decode, "", hit_how);
   }
 
+  return {};
+}
+
+// The rates of this machine's kernels and drives, and a decode token's time.
+Status decode_token(const MachineProfile& profile, const ModelCard& card, const Point& point, const Efficiency& eff,
+                    PointWork& W, Prediction& pr) {
+  const bool streaming = W.streaming;
+  const int L = W.L;
+  const std::int64_t decode_tokens = W.decode_tokens;
+  const double record = W.record, read_block = W.read_block, kv_read = W.kv_read, routed_active = W.routed_active,
+               attn_flops = W.attn_flops, trunk_streamed_tok = W.trunk_streamed_tok, paged_share = W.paged_share;
+  const bool cliff = W.cliff;
+  const TrunkSplit& split = W.split;
+  const WindowCounts& dec = W.dec;
   // Rates.
   std::string how_t, how_e, how_d;
-  const double rate_trunk = matvec_rate(profile, card.trunk_quant, &how_t) * eff.compute;
-  const double rate_expert = matvec_rate(profile, point.quant, &how_e) * eff.compute;
-  step("trunk matvec rate", rate_trunk, "B/s", how_t + (eff.compute != 1 ? " × compute efficiency " + format_fixed(eff.compute, 3) : ""));
-  step("expert matvec rate", rate_expert, "B/s", how_e);
+  const double rate_trunk = W.rate_trunk = matvec_rate(profile, card.trunk_quant, &how_t) * eff.compute;
+  const double rate_expert = W.rate_expert = matvec_rate(profile, point.quant, &how_e) * eff.compute;
+  add_step(pr, "trunk matvec rate", rate_trunk, "B/s", how_t + (eff.compute != 1 ? " × compute efficiency " + format_fixed(eff.compute, 3) : ""));
+  add_step(pr, "expert matvec rate", rate_expert, "B/s", how_e);
   const int qd = point.engine.options.count("qd") ? std::stoi(point.engine.options.at("qd")) : 32;
-  double io_bw = 0;
+  double& io_bw = W.io_bw;
   if (streaming) {
     io_bw = drive_set_read_bw(profile, point.drives.count, static_cast<std::uint64_t>(read_block), qd,
                               point.drives.throttle_bytes_s, &how_d) * eff.io;
     if (!(io_bw > 0)) return make_error("the profile has no drive figures: cannot predict a streaming point");
-    step("drive set read bandwidth", io_bw, "B/s", how_d + (eff.io != 1 ? " × I/O efficiency " + format_fixed(eff.io, 3) : ""));
+    add_step(pr, "drive set read bandwidth", io_bw, "B/s", how_d + (eff.io != 1 ? " × I/O efficiency " + format_fixed(eff.io, 3) : ""));
   }
 
   // Decode token.
   const double per_tok = decode_tokens > 0 ? static_cast<double>(decode_tokens) : 1.0;
   const double attn_gflops = matvec_gflops(profile, card.kv_dtype) * eff.compute;
   const double t_attn = attn_flops > 0 ? attn_flops / (attn_gflops * 1e9) : 0;
-  const double t_pre = (split.pre_bytes + kv_read) / rate_trunk + t_attn;
+  const double t_pre = W.t_pre = (split.pre_bytes + kv_read) / rate_trunk + t_attn;
   if (attn_flops > 0) {
-    step("attention over the context / token", t_attn, "s",
+    add_step(pr, "attention over the context / token", t_attn, "s",
          format_fixed(attn_flops / 1e9, 2) + " GFLOP at the " + card.kv_dtype + " matvec rate " + format_fixed(attn_gflops, 1) + " GFLOP/s");
   }
-  const double t_post = split.post_bytes / rate_trunk + routed_active / rate_expert;
-  double read_bytes_tok = streaming ? static_cast<double>(dec.reads) * record / per_tok + trunk_streamed_tok : 0;
-  double t_io = read_bytes_tok / std::max(1.0, io_bw);
+  const double t_post = W.t_post = split.post_bytes / rate_trunk + routed_active / rate_expert;
+  double& read_bytes_tok = W.read_bytes_tok;
+  read_bytes_tok = streaming ? static_cast<double>(dec.reads) * record / per_tok + trunk_streamed_tok : 0;
+  double& t_io = W.t_io;
+  t_io = read_bytes_tok / std::max(1.0, io_bw);
   if (cliff && paged_share > 0) {
     // Hits in the paged part of the cache fault in 4 KiB pages at QD1.
     std::string how_pf;
@@ -456,7 +523,7 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
     const double faulted = static_cast<double>(dec.hits) / per_tok * paged_share * record;
     t_io += faulted / pf_bw;
     read_bytes_tok += faulted;
-    step("page-fault reads / token", faulted, "B", "hits in the paged part at " + gbps(pf_bw) + " (" + how_pf + ")");
+    add_step(pr, "page-fault reads / token", faulted, "B", "hits in the paged part at " + gbps(pf_bw) + " (" + how_pf + ")");
   }
   if (streaming && point.drives.layout == "stripe" && point.drives.count > 1 && dec.misses > 0) {
     // Each expert has a home drive: a layer's misses land on the drives
@@ -467,31 +534,46 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
     const double busiest = reads_per_layer / n + std::sqrt(2 * (reads_per_layer / n) * std::log(n));
     const double factor = std::max(1.0, busiest / (reads_per_layer / n));
     t_io *= factor;
-    step("stripe imbalance", factor, "×", format_fixed(reads_per_layer, 1) + " reads per layer over " + format_fixed(n, 0) +
+    add_step(pr, "stripe imbalance", factor, "×", format_fixed(reads_per_layer, 1) + " reads per layer over " + format_fixed(n, 0) +
                                             " home drives: the busiest carries ×" + format_fixed(factor, 2) + " its share");
   }
   const double hidden = dec.misses ? static_cast<double>(dec.misses_hidden) / static_cast<double>(dec.misses) : 0;
-  const double t_tok = decode_token_time_s(t_pre, t_post, t_io, hidden, eff.overlap);
+  const double t_tok = W.t_tok = decode_token_time_s(t_pre, t_post, t_io, hidden, eff.overlap);
   pr.t_pre_s = t_pre;
   pr.t_post_s = t_post;
   pr.t_io_s = t_io;
   pr.t_token_s = t_tok;
   pr.hidden_share = hidden;
-  step("compute before routing / token", t_pre, "s", "trunk-before bytes + KV ÷ trunk rate");
-  step("compute after routing / token", t_post, "s", "shared ÷ trunk rate + routed experts ÷ expert rate");
-  if (streaming) step("I/O / token", t_io, "s", "read bytes ÷ drive set bandwidth");
-  step("decode time / token", t_tok, "s",
+  add_step(pr, "compute before routing / token", t_pre, "s", "trunk-before bytes + KV ÷ trunk rate");
+  add_step(pr, "compute after routing / token", t_post, "s", "shared ÷ trunk rate + routed experts ÷ expert rate");
+  if (streaming) add_step(pr, "I/O / token", t_io, "s", "read bytes ÷ drive set bandwidth");
+  add_step(pr, "decode time / token", t_tok, "s",
        "max(pre + post, pre + (1 − hidden " + format_fixed(hidden, 2) + ") × I/O, I/O) + (1 − overlap " +
            format_fixed(eff.overlap, 2) + ") × min(I/O, post)");
 
+  return {};
+}
+
+// The prompt in chunks: the trunk once per chunk, each distinct expert once,
+// compute at the matmul rate, reads overlapped as in decode.
+void prefill_time(const MachineProfile& profile, const ModelCard& card, const Point& point, const Efficiency& eff,
+                  PointWork& W, Prediction& pr) {
+  const bool streaming = W.streaming;
+  const int L = W.L, E = W.E, k = W.k;
+  const std::int64_t prompt = W.prompt;
+  const double expert_bytes = W.expert_bytes, record = W.record, trunk_streamed_tok = W.trunk_streamed_tok,
+               rate_trunk = W.rate_trunk, rate_expert = W.rate_expert, io_bw = W.io_bw;
+  const TrunkSplit& split = W.split;
+  const QuantFormat* qf = &W.qf;
+  const WindowCounts& pre = W.pre;
   // Prefill: chunks; trunk once per chunk, compute at the matmul rate.
   const double chunk = point.engine.options.count("chunk") ? std::stod(point.engine.options.at("chunk")) : 32;
   const double gflops_t = matmul_gflops(profile, card.trunk_quant) * eff.compute;
   const double gflops_e = matmul_gflops(profile, point.quant) * eff.compute;
-  double prefill_s = 0;
+  double& prefill_s = W.prefill_s;
   const double n_chunks = std::ceil(static_cast<double>(prompt) / chunk);
   // Each prefill chunk is one forward pass: the streamed trunk is read once per chunk.
-  const double prefill_reads =
+  const double prefill_reads = W.prefill_reads =
       streaming ? static_cast<double>(pre.reads) * record + trunk_streamed_tok * std::ceil(static_cast<double>(prompt) / chunk) : 0;
   const double w = std::clamp(eff.overlap, 0.0, 1.0);
   for (double done = 0; done < static_cast<double>(prompt); done += chunk) {
@@ -511,15 +593,41 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
     prefill_s += pre_c + std::max(post_c, io_c) + (1 - w) * std::min(post_c, io_c);
   }
   const double chunks = n_chunks;
-  step("prefill", prefill_s, "s", std::to_string(prompt) + " tokens in " + format_fixed(chunks, 0) + " chunk(s) of " +
+  add_step(pr, "prefill", prefill_s, "s", std::to_string(prompt) + " tokens in " + format_fixed(chunks, 0) + " chunk(s) of " +
                                       format_fixed(chunk, 0) + "; reads " + format_bytes(prefill_reads));
 
+}
+
+}  // namespace
+
+Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCard& card, const Point& point,
+                                   const Efficiency& eff, const PredictContext& ctx) {
+  Prediction pr;
+  Measurement& m = pr.m;
+  m.provenance = "predicted";
+  PointWork W;
+  if (Status st = point_bytes(card, point, W, pr); !st) return st.error();
+  if (!plan_memory(profile, card, point, W, pr)) return pr;
+  if (Status st = cache_counts(point, ctx, W, pr); !st) return st.error();
+  if (Status st = decode_token(profile, card, point, eff, W, pr); !st) return st.error();
+  prefill_time(profile, card, point, eff, W, pr);
+  const bool streaming = W.streaming;
+  const std::int64_t prompt = W.prompt, gen = W.gen, decode_tokens = W.decode_tokens;
+  const double record = W.record, kv_bytes = W.kv_bytes, routed_active = W.routed_active, container = W.container,
+               trunk_streamed_tok = W.trunk_streamed_tok, trunk_pinned = W.trunk_pinned, trunk_buffers = W.trunk_buffers,
+               read_bytes_tok = W.read_bytes_tok, t_pre = W.t_pre, t_post = W.t_post, t_io = W.t_io, t_tok = W.t_tok,
+               prefill_s = W.prefill_s, prefill_reads = W.prefill_reads;
+  const std::size_t slots = W.slots;
+  const TrunkBytes& tb = W.tb;
+  const TrunkSplit& split = W.split;
+  const WindowCounts& dec = W.dec;
+  const std::string& hit_how = W.hit_how;
   // Load: the trunk (streaming) or the container (resident) at sequential speed.
   const double load_bytes = streaming ? static_cast<double>(tb.total()) : container;
   double seq = 0;
   for (const DriveProfile& d : profile.drives) seq = std::max(seq, d.seq_read_bytes_s.value);
   m.load_s = seq > 0 ? load_bytes / seq : 0;
-  step("load", m.load_s, "s", format_bytes(load_bytes) + " at the fastest drive's sequential read");
+  add_step(pr, "load", m.load_s, "s", format_bytes(load_bytes) + " at the fastest drive's sequential read");
 
   m.prompt_tokens = prompt;
   m.prefill_s = prefill_s;
