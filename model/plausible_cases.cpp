@@ -36,8 +36,12 @@ void apply_processor(SetupCase& c, const std::optional<std::string>& stated, con
   if (p) c.processor_how = *p + " (" + c.processor_how + ")";
 }
 
-std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card, const MachineProfile& machine,
-                                       const PlausibleSets& sets) {
+namespace {
+
+// The conditions a claim states, as one case: bits, processor, nodes and
+// GPUs, memory, threads, residency and routing; a stated value the profile
+// contradicts sets `contradiction`.
+SetupCase base_case(const Claim& claim, const ModelCard& card, const MachineProfile& machine) {
   SetupCase base;
   const auto native = find_quant(card.expert_quant);
   base.expert_bits = claim.expert_bits_per_weight.value_or(native ? native->bits_per_weight() : 4.25);
@@ -119,6 +123,12 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
     base.cold_gen_tokens = *claim.gen_tokens;
   }
   base.routing = default_real_routing();
+  return base;
+}
+
+// Trunk precisions: the stated quant, the stated bits, or the plausible set
+// (a GGUF of a named low-bit type keeps its trunk between q4_0 and q8_0).
+std::vector<std::pair<std::string, double>> trunk_set(const Claim& claim, const SetupCase& base, const PlausibleSets& sets) {
   // Trunk: stated quant, stated bits, or the declared plausible set.
   std::vector<std::pair<std::string, double>> trunks;
   if (claim.trunk_quant) {
@@ -137,6 +147,12 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
       if (!gguf_mix || bits <= 8.5) trunks.push_back({q, bits});
     }
   }
+  return trunks;
+}
+
+// Drive counts: as stated (more than the profile has contradicts it), else
+// each count from one to the profile's.
+std::vector<int> drive_set(const Claim& claim, const MachineProfile& machine, SetupCase& base) {
   std::vector<int> drives;
   if (claim.drives) {
     if (*claim.drives > static_cast<int>(machine.drives.size()) && !machine.drives.empty()) {
@@ -147,10 +163,20 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   } else {
     for (int d = 1; d <= std::max<int>(1, static_cast<int>(machine.drives.size())); ++d) drives.push_back(d);
   }
-  // Context: the KV the figure read — stated; else a stated prompt plus half
-  // the generated tokens (the mean over the decode); else the plausible set,
-  // bounded by a stated window (which is itself plausible: a full window).
+  return drives;
+}
+
+// Context: the KV the figure read — stated; else a stated prompt plus half
+// the generated tokens (the mean over the decode); else the plausible set,
+// bounded by a stated window (which is itself plausible: a full window).
+struct ContextSet {
   std::vector<double> contexts;
+  bool assumed = false;
+  std::string how;
+};
+ContextSet context_set(const Claim& claim, const PlausibleSets& sets) {
+  ContextSet out;
+  std::vector<double>& contexts = out.contexts;
   const auto window = claim.context_window_tokens;
   if (claim.context_tokens) {
     contexts.push_back(static_cast<double>(*claim.context_tokens));
@@ -166,12 +192,26 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
       contexts.push_back(static_cast<double>(*window));
     }
   }
-  const bool context_assumed = !claim.context_tokens && !claim.prompt_tokens;
+  out.assumed = !claim.context_tokens && !claim.prompt_tokens;
   const std::string window_how = window ? "window " + std::to_string(*window) : "";
-  const std::string context_how = claim.context_tokens ? std::string()
+  out.how = claim.context_tokens ? std::string()
                                   : claim.prompt_tokens ? "the prompt + half the generated tokens" +
                                                               (window ? ", within the " + window_how : std::string())
                                                         : (window ? "plausible within the " + window_how : std::string());
+  return out;
+}
+
+}  // namespace
+
+std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card, const MachineProfile& machine,
+                                       const PlausibleSets& sets) {
+  SetupCase base = base_case(claim, card, machine);
+  std::vector<std::pair<std::string, double>> trunks = trunk_set(claim, base, sets);
+  const std::vector<int> drives = drive_set(claim, machine, base);
+  const ContextSet cs = context_set(claim, sets);
+  const std::vector<double>& contexts = cs.contexts;
+  const bool context_assumed = cs.assumed;
+  const std::string& context_how = cs.how;
   std::vector<double> specs;
   if (claim.speculative) {
     specs.push_back(*claim.speculative ? sets.speculative_speedups.back() : 1.0);
