@@ -12,6 +12,7 @@
 #include "vocab/metrics.h"
 #include "reports/compare.h"
 #include "reports/stats_tests.h"
+#include "test_support.h"
 
 using namespace moebench;
 
@@ -42,14 +43,10 @@ const MetricRule& rule(const std::string& name) {
 }
 
 Environment env(const std::string& host, const std::string& cpu = "Test CPU @ 3 GHz", int cpus = 2) {
-  Environment e;
-  e.run_id = "run-" + host;
-  e.moebench_version = "0.1.0";
+  Environment e = testing::fixed_environment("run-" + host);
   e.git_commit = "abc1234";
-  e.build_type = "Release";
   e.cpu_model = cpu;
   e.logical_cpus = cpus;
-  e.memory_total_bytes = 24ull << 30;
   e.hostname = host;
   return e;
 }

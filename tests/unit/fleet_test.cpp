@@ -21,11 +21,8 @@ using namespace moebench;
 namespace {
 
 Environment env_at(const std::string& run_id, const std::string& started_at) {
-  Environment e;
-  e.run_id = run_id;
-  e.moebench_version = "0.1.0";
+  Environment e = testing::fixed_environment(run_id);
   e.git_commit = "abc";
-  e.build_type = "Release";
   e.hostname = "h-" + run_id;
   e.started_at = started_at;
   return e;

@@ -204,21 +204,10 @@ TEST_CASE("medians without samples still give steps, and constants behave", "[hi
 namespace {
 
 Environment env_of(const std::string& run_id, const std::string& commit, const std::string& started_at) {
-  Environment e;
-  e.run_id = run_id;
-  e.moebench_version = "0.1.0";
+  Environment e = testing::fixed_environment(run_id);
   e.git_commit = commit;
-  e.compiler = "GNU 12.2.0";
-  e.compiler_flags = "-O3 -DNDEBUG";
-  e.build_type = "Release";
-  e.kernel = "Linux 6.1.0 x86_64";
-  e.cpu_model = "Test CPU";
-  e.logical_cpus = 2;
-  e.memory_total_bytes = 24ull << 30;
-  e.hostname = "testhost";
   e.started_at = started_at;
   e.machine_profile = "vm (vm.json)";
-  e.command_line = "moebench run quick";
   return e;
 }
 

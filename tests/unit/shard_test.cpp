@@ -47,11 +47,8 @@ std::vector<Point> ci_points(SweepSpec* spec_out = nullptr) {
 }
 
 Environment env_named(const std::string& run_id, const std::string& commit = "abc123") {
-  Environment e;
-  e.run_id = run_id;
-  e.moebench_version = "0.1.0";
+  Environment e = testing::fixed_environment(run_id);
   e.git_commit = commit;
-  e.build_type = "Release";
   e.hostname = "host-" + run_id;
   e.started_at = "2026-12-02T10:00:00Z";
   return e;

@@ -17,6 +17,7 @@
 #include "engines/registry.h"
 #include "model/regime_store.h"
 #include "vocab/config_store.h"
+#include "vocab/environment.h"
 #include "vocab/file_io.h"
 #include "vocab/machine_profile.h"
 #include "vocab/sweep_spec.h"
@@ -54,6 +55,28 @@ inline void flip_byte(const std::string& path, std::uint64_t offset) {
   b ^= 0x5a;
   REQUIRE(::pwrite(fd, &b, 1, static_cast<off_t>(offset)) == 1);
   ::close(fd);
+}
+
+// A run's environment with every field fixed (no capture of this host):
+// what results files, journals and history rows of the tests carry. Tests
+// set the fields their case is about.
+inline Environment fixed_environment(const std::string& run_id = "20261129T120000Z-abcdef") {
+  Environment e;
+  e.run_id = run_id;
+  e.moebench_version = "0.1.0";
+  e.git_commit = "0123456789ab";
+  e.compiler = "GNU 12.2.0";
+  e.compiler_flags = "-O3 -DNDEBUG";
+  e.build_type = "Release";
+  e.kernel = "Linux 6.1.0 x86_64";
+  e.cpu_model = "Test CPU";
+  e.logical_cpus = 2;
+  e.memory_total_bytes = 24ull << 30;
+  e.hostname = "testhost";
+  e.started_at = "2026-11-29T12:00:00Z";
+  e.machine_profile = "none";
+  e.command_line = "moebench run quick";
+  return e;
 }
 
 inline const ConfigStore& shipped_store() {

@@ -30,24 +30,7 @@ using namespace moebench;
 
 namespace {
 
-Environment fixed_env() {
-  Environment e;
-  e.run_id = "20261129T120000Z-abcdef";
-  e.moebench_version = "0.1.0";
-  e.git_commit = "0123456789ab";
-  e.compiler = "GNU 12.2.0";
-  e.compiler_flags = "-O3 -DNDEBUG";
-  e.build_type = "Release";
-  e.kernel = "Linux 6.1.0 x86_64";
-  e.cpu_model = "Test CPU";
-  e.logical_cpus = 2;
-  e.memory_total_bytes = 24ull << 30;
-  e.hostname = "testhost";
-  e.started_at = "2026-11-29T12:00:00Z";
-  e.machine_profile = "none";
-  e.command_line = "moebench run quick";
-  return e;
-}
+Environment fixed_env() { return testing::fixed_environment(); }
 
 ResultRow ok_row(std::size_t index, std::uint64_t budget, std::vector<double> tok_s) {
   ResultRow r;
