@@ -61,10 +61,15 @@ Status prepare_drive_dirs(const SweepRequest& r, const SweepPlan& plan, const Sa
   for (const std::string& dir : plan.spec.drive_dirs) {
     std::error_code ec;
     if (std::filesystem::exists(dir, ec)) continue;
-    if (!std::filesystem::create_directories(dir, ec) || ec) {
-      return prefixed(r, "cannot create drive directory " + dir + ": " + ec.message());
+    // Shards of one job may share a drive directory: another process can
+    // make it between the check and this call (create_directories then
+    // makes nothing and reports no error), which is no failure.
+    const bool made = std::filesystem::create_directories(dir, ec);
+    std::error_code dir_ec;
+    if (ec || !std::filesystem::is_directory(dir, dir_ec)) {
+      return prefixed(r, "cannot create drive directory " + dir + ": " + (ec ? ec.message() : std::string("not a directory")));
     }
-    if (!r.quiet) say(r.command + ": created drive directory " + dir);
+    if (made && !r.quiet) say(r.command + ": created drive directory " + dir);
   }
   return {};
 }
