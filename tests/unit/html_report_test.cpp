@@ -18,6 +18,7 @@
 #include "reports/fleet_view.h"
 #include "reports/html_report.h"
 #include "reports/svg_chart.h"
+#include "test_support.h"
 
 using namespace moebench;
 
