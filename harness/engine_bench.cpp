@@ -13,6 +13,7 @@
 #include "engines/container/container_plan.h"
 #include "engines/container/gguf.h"
 #include "engines/registry.h"
+#include "harness/cache_bench.h"
 #include "harness/full_model.h"
 #include "probes/fio_adapter.h"
 #include "probes/memory_bandwidth.h"
@@ -42,6 +43,7 @@ std::vector<BenchLine> EngineBenchResults::lines() const {
     out.push_back(scaling->two);
     out.push_back(scaling->four);
   }
+  out.insert(out.end(), cache_optimum.begin(), cache_optimum.end());
   return out;
 }
 
@@ -489,6 +491,10 @@ Expected<EngineBenchResults> run_engine_benchmarks(const EngineBenchSetup& a, Pr
   if (!a.skip_scaling) {
     if (Status st = measure_drive_scaling(c, r, *zero_hit_point); !st) return st.error();
   }
+  progress.phase("7 cache against the offline optimum (replays)", -1);
+  auto optimum = measure_cache_optimum(a.card, a.drive_dirs[0]);
+  if (!optimum) return optimum.error();
+  r.cache_optimum = std::move(optimum->lines);
   progress.sweep_finished();
   return r;
 }

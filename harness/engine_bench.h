@@ -23,7 +23,9 @@
 //      directories (replicate), decode tok/s ratios;
 //   6. scale extrapolation: the main card's resident and streaming runs
 //      carried to the deeper overlap card (harness/full_model.h) against the
-//      overlap card's own runs of the same repetition.
+//      overlap card's own runs of the same repetition;
+//   7. the expert cache's decode hit rate against Belady's offline optimum
+//      on the same needs and slots, per routing model (harness/cache_bench.h).
 // run_engine_benchmarks returns typed results (one struct per benchmark,
 // each with its table line(s)); write_engine_bench_table and
 // engine_bench_record are the pure writers. Nothing here is a unit test of
@@ -124,6 +126,7 @@ struct EngineBenchResults {
   ZeroHitBench zero_hits;
   ScaleBench scale;
   std::optional<DriveScalingBench> scaling;  // absent with skip_scaling
+  std::vector<BenchLine> cache_optimum;      // 7, one line per routing model (harness/cache_bench.h)
   std::vector<BenchLine> lines() const;      // in table order
 };
 

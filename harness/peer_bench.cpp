@@ -2,11 +2,15 @@
 #include "harness/peer_bench.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "engines/llamacpp/llama_bench.h"
+#include "engines/llamacpp/llama_bench_engine.h"
 #include "engines/quant/kernels.h"
 #include "engines/registry.h"
 #include "vocab/clock.h"
@@ -14,6 +18,7 @@
 #include "vocab/file_io.h"
 #include "vocab/metrics.h"
 #include "vocab/point.h"
+#include "vocab/units.h"
 
 namespace moebench {
 namespace {
@@ -36,10 +41,14 @@ Expected<Side> make_side(const std::string& spec_text, const Point& base) {
   return s;
 }
 
-// One run of one side: its prefill and decode rates.
-Expected<std::pair<double, double>> run_once(Side& side, const ModelCard& card, const std::vector<std::string>& dirs,
-                                             std::uint64_t seed, int rep, bool warmup, Progress& progress,
-                                             std::vector<std::string>& notes) {
+// One run of one side: its rates, TTFT and storage reads per decode token.
+struct RunRates {
+  double prefill = 0, decode = 0, ttft = 0;
+  std::optional<double> read_per_token;
+};
+
+Expected<RunRates> run_once(Side& side, const ModelCard& card, const std::vector<std::string>& dirs, std::uint64_t seed,
+                            int rep, bool warmup, Progress& progress, std::vector<std::string>& notes) {
   SteadyClock clock;
   RunContext ctx{clock, progress, card, dirs};
   ctx.seed = seed;
@@ -52,7 +61,70 @@ Expected<std::pair<double, double>> run_once(Side& side, const ModelCard& card, 
   if (auto bad = check_measurement(*m)) return make_error(side.point.engine.to_string() + ": " + *bad);
   const RepMetrics r = derive_metrics(*m);
   notes = m->notes;
-  return std::make_pair(r.at(metric::kPrefillTokS), r.at(metric::kDecodeTokS));
+  RunRates out{r.at(metric::kPrefillTokS), r.at(metric::kDecodeTokS), r.at(metric::kTtftS), std::nullopt};
+  if (m->read_bytes_decode > 0 || side.point.ram_budget_bytes) out.read_per_token = r.at(metric::kReadBytesPerToken);
+  return out;
+}
+
+void record(PeerSide& side, const RunRates& r) {
+  side.prefill_tok_s.push_back(r.prefill);
+  side.decode_tok_s.push_back(r.decode);
+  side.ttft_s.push_back(r.ttft);
+  if (r.read_per_token) side.read_bytes_per_token.push_back(*r.read_per_token);
+}
+
+// One case: a warm-up each (the export and container are made, the weights
+// loaded), then interleaved repetitions, the order alternating so a drift in
+// the machine favours neither side. Under a budget a side that fails keeps
+// its reason and the other side runs on; without one a failure is an error.
+Status run_case(PeerCase& c, Side& llama, Side& ours, const ModelCard& card, const std::vector<std::string>& dirs,
+                const PeerBenchRequest& req, Progress& progress) {
+  const bool budget = c.budget_bytes > 0;
+  const std::string label = fmt::format("{} {} {} thread(s){}", c.card, c.quant, c.threads,
+                                        budget ? ", budget " + c.budget_text : std::string());
+  progress.phase(label + ": warm-up", -1);
+  for (auto [s, side] : {std::pair<Side*, PeerSide*>{&llama, &c.llama}, {&ours, &c.moebench}}) {
+    auto r = run_once(*s, card, dirs, req.seed, 0, true, progress, side->notes);
+    if (!r && !budget) return r.error();
+    if (!r) side->failure = r.error().message;
+  }
+  for (int i = 0; i < req.repetitions; ++i) {
+    progress.phase(fmt::format("{}: repetition {}/{}", label, i + 1, req.repetitions), -1);
+    std::pair<Side*, PeerSide*> order[2] = {{&llama, &c.llama}, {&ours, &c.moebench}};
+    if (i % 2 == 1) std::swap(order[0], order[1]);
+    std::optional<RunRates> got_llama, got_ours;
+    for (auto [s, side] : order) {
+      if (!side->failure.empty()) continue;
+      auto r = run_once(*s, card, dirs, req.seed, i, false, progress, side->notes);
+      if (!r && !budget) return r.error();
+      if (!r) {
+        side->failure = r.error().message;
+        continue;
+      }
+      record(*side, *r);
+      (s == &llama ? got_llama : got_ours) = *r;
+    }
+    if (got_llama && got_ours) {
+      c.prefill_ratio.push_back(got_ours->prefill / got_llama->prefill);
+      c.decode_ratio.push_back(got_ours->decode / got_llama->decode);
+    }
+  }
+  ours.engine->release();
+  return Status::success();
+}
+
+// The bytes of the GGUF llama.cpp loads for `base` (made if missing).
+Expected<std::uint64_t> model_file_bytes(const Point& base, const ModelCard& card, const std::vector<std::string>& dirs,
+                                         Progress& progress) {
+  SteadyClock clock;
+  RunContext ctx{clock, progress, card, dirs};
+  progress.phase("exporting for llama.cpp", -1);
+  auto path = llama_export_for(base, ctx);
+  if (!path) return path.error();
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(*path, ec);
+  if (ec) return make_error(*path + ": cannot read its size: " + ec.message());
+  return static_cast<std::uint64_t>(size);
 }
 
 std::string median_range(const std::vector<double>& v, const char* fmt_one) {
@@ -62,12 +134,46 @@ std::string median_range(const std::vector<double>& v, const char* fmt_one) {
          fmt::format(fmt::runtime(fmt_one), s.max) + "]";
 }
 
+std::string bytes_range(const std::vector<double>& v) {
+  if (v.empty()) return "-";
+  const Summary s = summarize(v);
+  return format_bytes(s.median) + " [" + format_bytes(s.min) + " – " + format_bytes(s.max) + "]";
+}
+
 }  // namespace
+
+Expected<PeerBudget> parse_peer_budget(const std::string& text) {
+  PeerBudget b;
+  b.text = text;
+  if (!text.empty() && text.back() == '%') {
+    char* end = nullptr;
+    const std::string num = text.substr(0, text.size() - 1);
+    const double pct = std::strtod(num.c_str(), &end);
+    if (num.empty() || end != num.c_str() + num.size() || !(pct > 0) || pct > 1000) {
+      return make_error("--budget " + text + ": expected a share of the model such as 25% (above 0), or a size such as 1GiB");
+    }
+    b.share = pct / 100;
+    return b;
+  }
+  auto bytes = parse_size_bytes(text);
+  if (!bytes || *bytes == 0) {
+    return make_error("--budget " + text + ": expected a share of the model such as 25%, or a size such as 1GiB" +
+                      (bytes ? std::string(" (above 0)") : ": " + bytes.error().message));
+  }
+  b.bytes = *bytes;
+  return b;
+}
 
 Expected<PeerReport> run_peer_bench(const PeerBenchRequest& req, const ConfigStore& store, Progress& progress,
                                     const std::function<void(const PeerCase&)>& on_case) {
   if (req.repetitions < 1) return make_error("bench-peer: --reps must be at least 1");
   if (req.gen_tokens < 2) return make_error("bench-peer: -n must be at least 2 (decode is timed between tokens)");
+  std::vector<PeerBudget> budgets;
+  for (const std::string& b : req.budgets) {
+    auto pb = parse_peer_budget(b);
+    if (!pb) return pb.error();
+    budgets.push_back(*pb);
+  }
   if (Status st = ensure_directory(req.dir); !st) return st.error();
   PeerReport rep;
   rep.prompt_tokens = req.prompt_tokens;
@@ -80,6 +186,8 @@ Expected<PeerReport> run_peer_bench(const PeerBenchRequest& req, const ConfigSto
     threads = all > 1 ? std::vector<int>{1, all} : std::vector<int>{1};
   }
   const std::vector<std::string> dirs = {req.dir};
+  // No budget: one case per card, quant and threads (the resident engine).
+  if (budgets.empty()) budgets.push_back(PeerBudget{});
   for (const std::string& card_name : req.cards) {
     auto card = store.card(card_name);
     if (!card) return card.error();
@@ -93,75 +201,115 @@ Expected<PeerReport> run_peer_bench(const PeerBenchRequest& req, const ConfigSto
       base.gen_tokens = req.gen_tokens;
       auto pcard = point_card(*card, base);
       if (!pcard) return pcard.error();
-      for (int t : threads) {
-        base.threads = t;
-        auto llama = make_side("llama-bench:path=" + req.llama_bench, base);
-        if (!llama) return llama.error();
-        auto ours = make_side(req.moebench_engine, base);
-        if (!ours) return ours.error();
-        PeerCase c;
-        c.card = card_name;
-        c.quant = quant;
-        c.threads = t;
-        c.llama.engine = llama->point.engine.to_string();
-        c.moebench.engine = ours->point.engine.to_string();
-        progress.phase(fmt::format("{} {} {} thread(s): warm-up", card_name, quant, t), -1);
-        // Warm-ups: the export and container are made here, the weights loaded.
-        for (Side* s : {&*llama, &*ours}) {
-          std::vector<std::string> notes;
-          auto r = run_once(*s, *pcard, dirs, req.seed, 0, true, progress, notes);
-          if (!r) return r.error();
-        }
-        for (int i = 0; i < req.repetitions; ++i) {
-          progress.phase(fmt::format("{} {} {} thread(s): repetition {}/{}", card_name, quant, t, i + 1, req.repetitions), -1);
-          // Alternate which side goes first, so a drift in the machine does not favour one.
-          Side* order[2] = {&*llama, &*ours};
-          if (i % 2 == 1) std::swap(order[0], order[1]);
-          std::pair<double, double> got[2];
-          for (int k = 0; k < 2; ++k) {
-            PeerSide& side = order[k] == &*llama ? c.llama : c.moebench;
-            auto r = run_once(*order[k], *pcard, dirs, req.seed, i, false, progress, side.notes);
-            if (!r) return r.error();
-            got[order[k] == &*llama ? 0 : 1] = *r;
+      std::uint64_t model_bytes = 0;
+      if (!req.budgets.empty()) {
+        auto size = model_file_bytes(base, *pcard, dirs, progress);
+        if (!size) return size.error();
+        model_bytes = *size;
+      }
+      for (const PeerBudget& b : budgets) {
+        for (int t : threads) {
+          Point p = base;
+          p.threads = t;
+          PeerCase c;
+          c.card = card_name;
+          c.quant = quant;
+          c.threads = t;
+          c.model_bytes = model_bytes;
+          c.budget_text = b.text;
+          c.budget_bytes = b.bytes > 0 ? b.bytes : static_cast<std::uint64_t>(b.share * static_cast<double>(model_bytes));
+          if (c.budget_bytes > 0) p.ram_budget_bytes = c.budget_bytes;
+          auto llama = make_side("llama-bench:path=" + req.llama_bench, p);
+          if (!llama) return llama.error();
+          auto ours = make_side(c.budget_bytes > 0 ? req.streaming_engine : req.moebench_engine, p);
+          if (!ours) return ours.error();
+          c.llama.engine = llama->point.engine.to_string();
+          c.moebench.engine = ours->point.engine.to_string();
+          if (Status st = run_case(c, *llama, *ours, *pcard, dirs, req, progress); !st) return st.error();
+          if (rep.llama_build.empty() && !c.llama.notes.empty()) {
+            rep.llama_build = c.llama.notes.front();
+            if (rep.llama_build.rfind("engine ", 0) == 0) rep.llama_build.erase(0, 7);
           }
-          c.llama.prefill_tok_s.push_back(got[0].first);
-          c.llama.decode_tok_s.push_back(got[0].second);
-          c.moebench.prefill_tok_s.push_back(got[1].first);
-          c.moebench.decode_tok_s.push_back(got[1].second);
-          c.prefill_ratio.push_back(got[1].first / got[0].first);
-          c.decode_ratio.push_back(got[1].second / got[0].second);
+          if (on_case) on_case(c);
+          rep.cases.push_back(std::move(c));
         }
-        ours->engine->release();
-        if (rep.llama_build.empty() && !c.llama.notes.empty()) {
-          rep.llama_build = c.llama.notes.front();
-          if (rep.llama_build.rfind("engine ", 0) == 0) rep.llama_build.erase(0, 7);
-        }
-        if (on_case) on_case(c);
-        rep.cases.push_back(std::move(c));
       }
     }
   }
   return rep;
 }
 
+namespace {
+
+std::string budget_cell(const PeerCase& c) {
+  std::string s = format_bytes(static_cast<double>(c.budget_bytes));
+  if (c.model_bytes > 0) {
+    s += fmt::format(" ({:.0f} % of {})", 100.0 * static_cast<double>(c.budget_bytes) / static_cast<double>(c.model_bytes),
+                     format_bytes(static_cast<double>(c.model_bytes)));
+  }
+  return s;
+}
+
+// The below-the-model's-size table: decode, TTFT and reads per token side by
+// side; a side that failed shows "failed (n)" with its reason listed below.
+std::string budget_tables(const PeerReport& r) {
+  std::string s = fmt::format("## below the model's size: steady decode (tg{}), TTFT, storage reads per decode token\n\n",
+                              r.gen_tokens);
+  s += "| card | quant | threads | budget | llama.cpp tok/s | moebench tok/s | moebench ÷ llama.cpp | "
+       "llama.cpp TTFT s | moebench TTFT s | llama.cpp reads/token | moebench reads/token |\n"
+       "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  std::vector<std::string> reasons;
+  auto failed = [&](const PeerSide& side) {
+    reasons.push_back(side.failure);
+    return fmt::format("failed ({})", reasons.size());
+  };
+  for (const PeerCase& c : r.cases) {
+    const std::string lf = c.llama.failure.empty() || !c.llama.decode_tok_s.empty() ? "" : failed(c.llama);
+    const std::string mf = c.moebench.failure.empty() || !c.moebench.decode_tok_s.empty() ? "" : failed(c.moebench);
+    auto cell = [](const std::string& fail, const std::string& v) { return fail.empty() ? v : fail; };
+    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", c.card, c.quant, c.threads,
+                     budget_cell(c), cell(lf, median_range(c.llama.decode_tok_s, "{:.2f}")),
+                     cell(mf, median_range(c.moebench.decode_tok_s, "{:.2f}")), median_range(c.decode_ratio, "{:.2f}"),
+                     cell(lf, median_range(c.llama.ttft_s, "{:.3f}")), cell(mf, median_range(c.moebench.ttft_s, "{:.3f}")),
+                     cell(lf, bytes_range(c.llama.read_bytes_per_token)),
+                     cell(mf, bytes_range(c.moebench.read_bytes_per_token)));
+  }
+  s += "\n";
+  for (std::size_t i = 0; i < reasons.size(); ++i) s += fmt::format("({}) {}\n\n", i + 1, reasons[i]);
+  return s;
+}
+
+}  // namespace
+
 std::string peer_report_markdown(const PeerReport& r) {
+  const bool budgeted = std::any_of(r.cases.begin(), r.cases.end(), [](const PeerCase& c) { return c.budget_bytes > 0; });
   std::string s;
   s += "# moebench bench-peer\n\n";
   s += "- peer: " + (r.llama_build.empty() ? std::string("llama.cpp") : r.llama_build) + "\n";
   s += "- machine: " + r.cpu + "\n";
   s += fmt::format("- each case: prompt {} tokens (one batch on both sides), {} generated; {} interleaved repetition "
-                   "pairs after one warm-up each; medians [min – max]; ratio = moebench ÷ llama.cpp per pair\n\n",
+                   "pairs after one warm-up each; medians [min – max]; ratio = moebench ÷ llama.cpp per pair\n",
                    r.prompt_tokens, r.gen_tokens, r.repetitions);
-  for (int which = 0; which < 2; ++which) {
+  if (budgeted) {
+    s += "- budgets: llama.cpp mmaps the exported GGUF inside a memory cgroup of the budget (page cache charged, the "
+         "file's cached pages dropped before each run); moebench's streaming engine holds itself to the same budget "
+         "and reads its container with O_DIRECT; llama.cpp's reads per token = the difference between runs of n and "
+         "2n generated tokens (wait4 ru_inblock) over n\n";
+  }
+  s += "\n";
+  if (budgeted) s += budget_tables(r);
+  for (int which = 0; which < (budgeted ? 1 : 2); ++which) {  // budgeted: decode is in the table above
     s += which == 0 ? fmt::format("## prefill (pp{}) tok/s\n\n", r.prompt_tokens)
                     : fmt::format("## steady decode (tg{}) tok/s\n\n", r.gen_tokens);
-    s += "| card | quant | threads | llama.cpp | moebench | moebench ÷ llama.cpp |\n|---|---|---:|---:|---:|---:|\n";
+    s += std::string("| card | quant | threads | ") + (budgeted ? "budget | " : "") +
+         "llama.cpp | moebench | moebench ÷ llama.cpp |\n|---|---|---:|" + (budgeted ? "---|" : "") + "---:|---:|---:|\n";
     for (const PeerCase& c : r.cases) {
       const auto& l = which == 0 ? c.llama.prefill_tok_s : c.llama.decode_tok_s;
       const auto& m = which == 0 ? c.moebench.prefill_tok_s : c.moebench.decode_tok_s;
       const auto& q = which == 0 ? c.prefill_ratio : c.decode_ratio;
-      s += fmt::format("| {} | {} | {} | {} | {} | {} |\n", c.card, c.quant, c.threads, median_range(l, "{:.1f}"),
-                       median_range(m, "{:.1f}"), median_range(q, "{:.2f}"));
+      s += fmt::format("| {} | {} | {} | {}{} | {} | {} |\n", c.card, c.quant, c.threads,
+                       budgeted ? budget_cell(c) + " | " : "", median_range(l, "{:.1f}"), median_range(m, "{:.1f}"),
+                       median_range(q, "{:.2f}"));
     }
     s += "\n";
   }
@@ -171,6 +319,14 @@ std::string peer_report_markdown(const PeerReport& r) {
       if (n.find("kernels") != std::string::npos) s += "; " + n;
     }
     s += "\n";
+  }
+  for (const PeerCase& c : r.cases) {
+    for (const std::string& n : c.llama.notes) {
+      if (n.rfind("weights: ", 0) == 0) {
+        s += "llama.cpp " + n + "\n";
+        return s;
+      }
+    }
   }
   return s;
 }

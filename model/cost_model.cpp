@@ -255,6 +255,7 @@ struct PointWork {
   double paged_share = 0;
   // cache_counts: hits and reads
   WindowCounts dec, pre;
+  std::optional<std::uint64_t> optimal_hits;  // Belady's MIN, decode (replayed runs only)
   std::string hit_how;
   // decode_token: rates and a token's time
   double rate_trunk = 0, rate_expert = 0, io_bw = 0, t_pre = 0, t_post = 0, t_io = 0, t_tok = 0, read_bytes_tok = 0;
@@ -440,6 +441,7 @@ Status cache_counts(const Point& point, const PredictContext& ctx, PointWork& W,
       if (!r) return r.error();
       dec = r->decode;
       pre = r->prefill;
+      W.optimal_hits = dec.optimal_hits;
       hit_how = "replay of this run through the engine's cache (" + std::to_string(slots) + " slots, cold start)";
     } else {
       double h = 0;
@@ -641,6 +643,7 @@ Expected<Prediction> predict_point(const MachineProfile& profile, const ModelCar
   m.expert_hits_decode = dec.hits;
   m.expert_misses_decode = dec.misses;
   m.expert_misses_hidden_decode = dec.misses_hidden;
+  m.expert_hits_optimal_decode = W.optimal_hits;
   m.io_wait_s_decode = std::max(0.0, t_tok - t_pre - t_post) * static_cast<double>(decode_tokens);
   m.io_busy_s_decode = t_io * static_cast<double>(decode_tokens);
   m.routed_phase_s_decode = (t_tok - t_pre) * static_cast<double>(decode_tokens);

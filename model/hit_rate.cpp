@@ -7,6 +7,7 @@
 #include <set>
 
 #include "engines/cache/cache_model.h"
+#include "engines/cache/optimal_cache.h"
 #include "engines/routing/routing.h"
 
 namespace moebench {
@@ -200,6 +201,7 @@ Expected<ReplayCounts> simulate_cache(const CacheShape& s, const ReplayPlan& pla
   }
   out.prefill = window(model.counts);
   model.counts = {};
+  const std::size_t decode_from = model.trace.steps();
   for (std::int64_t t = 1; t < std::max<std::int64_t>(1, plan.gen_tokens); ++t) {
     if (Status st = forward(1); !st) return st.error();
   }
@@ -207,6 +209,9 @@ Expected<ReplayCounts> simulate_cache(const CacheShape& s, const ReplayPlan& pla
   // Prefetched experts still cached unused when the run ends were read for
   // nothing in this run.
   out.decode.wasted_reads += model.unused_prefetches();
+  out.prefill.optimal_hits = optimal_hits(model.trace, cache->slots(), 0, decode_from).hits;
+  out.decode.optimal_hits = optimal_hits(model.trace, cache->slots(), decode_from, model.trace.steps()).hits;
+  out.decode.fixed_set_hits = best_fixed_set_hits(model.trace, cache->slots(), decode_from, model.trace.steps()).hits;
   return out;
 }
 

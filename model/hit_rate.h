@@ -83,6 +83,10 @@ struct WindowCounts {
   // Prefetch reads no need used: evicted unused during the window, plus (for
   // the run's last window) those still cached unused when the run ends.
   std::uint64_t wasted_reads = 0;
+  // Hits of Belady's MIN on the same needs and slots (engines/cache/
+  // optimal_cache.h); simulate_cache only (fast_replay leaves it 0).
+  std::uint64_t optimal_hits = 0;
+  std::uint64_t fixed_set_hits = 0;  // the best fixed set in hindsight (optimal_cache.h), simulate_cache only
   std::uint64_t needs() const { return hits + misses; }
 };
 

@@ -153,6 +153,10 @@ std::vector<Column> build() {
   add(metric::kExpertHitRate, "fraction", T::kFraction, G::kMetric,
       "expert cache hits / (hits + misses) at the moment of need, decode, median",
       median_of(metric::kExpertHitRate), true, "hit rate");
+  add(metric::kExpertHitRateOptimal, "fraction", T::kFraction, G::kMetric,
+      "the hit rate of Belady's offline optimum (evict the expert needed farthest ahead) on the same needs with "
+      "the same slots, decode: no replacement policy can exceed it (engines/cache/optimal_cache.h), median",
+      median_of(metric::kExpertHitRateOptimal), true, "optimal hit");
   add(metric::kHiddenMissFrac, "fraction", T::kFraction, G::kMetric,
       "share of misses whose read a prefetch had completed before the need, median",
       median_of(metric::kHiddenMissFrac));

@@ -477,6 +477,20 @@ Status refuse_non_regular_file(const std::string& path, std::string_view what) {
   return Status::success();
 }
 
+Status drop_file_cache(const std::string& path) {
+#if defined(POSIX_FADV_DONTNEED)
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return make_error(path + ": cannot open to drop its cached pages: " + std::strerror(errno));
+  (void)::fdatasync(fd);  // dirty pages cannot be dropped: write them first
+  const int rc = ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  ::close(fd);
+  if (rc != 0) return make_error(path + ": posix_fadvise(DONTNEED) failed: " + std::strerror(rc));
+#else
+  (void)path;
+#endif
+  return Status::success();
+}
+
 Expected<std::string> read_file(const std::string& path) {
   if (auto st = refuse_non_regular_file(path, "a file"); !st) return st.error();
   std::ifstream in(path, std::ios::binary);

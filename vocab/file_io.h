@@ -125,6 +125,10 @@ AlignedBytes aligned_bytes(std::size_t n);
 // with errno set.
 int open_read_uncached(const std::string& path, bool& direct);
 Expected<std::string> read_file(const std::string& path);
+// Asks the kernel to drop `path`'s clean pages from the page cache
+// (posix_fadvise DONTNEED; pages another process has mapped stay), so the
+// next reader starts cold. Where the call does not exist it does nothing.
+Status drop_file_cache(const std::string& path);
 // An error when `path` exists but is not a regular file (a directory, FIFO,
 // socket or device: opening a FIFO would block); success otherwise, missing
 // paths included. `what` names what to give instead ("a file").

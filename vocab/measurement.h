@@ -48,6 +48,10 @@ struct Measurement {
   std::uint64_t expert_hits_decode = 0;                // cached at the moment of need
   std::uint64_t expert_misses_decode = 0;              // not cached at the moment of need
   std::uint64_t expert_misses_hidden_decode = 0;       // misses a prefetch had in flight
+  // Hits Belady's MIN would have had in the decode window on the same needs
+  // with the same slots (engines/cache/optimal_cache.h); engines with an
+  // expert cache only.
+  std::optional<std::uint64_t> expert_hits_optimal_decode;
   double io_wait_s_decode = 0;                         // compute blocked on reads
   double io_busy_s_decode = 0;                         // time with ≥ 1 read outstanding
   double routed_phase_s_decode = 0;  // MoE layers' routing decision → expert output (Executor::routed_phase_s)

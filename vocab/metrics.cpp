@@ -68,6 +68,9 @@ RepMetrics derive_metrics(const Measurement& m) {
   const std::uint64_t needed = m.expert_hits_decode + m.expert_misses_decode;
   if (needed > 0) {
     r[metric::kExpertHitRate] = static_cast<double>(m.expert_hits_decode) / static_cast<double>(needed);
+    if (m.expert_hits_optimal_decode) {
+      r[metric::kExpertHitRateOptimal] = static_cast<double>(*m.expert_hits_optimal_decode) / static_cast<double>(needed);
+    }
   }
   if (m.expert_misses_decode > 0) {
     r[metric::kHiddenMissFrac] = static_cast<double>(m.expert_misses_hidden_decode) /

@@ -30,6 +30,7 @@ inline constexpr const char* kMemBytesPerToken = "mem_bytes_per_token";
 inline constexpr const char* kKvPositionsPerToken = "kv_positions_per_token";
 inline constexpr const char* kKvBytesPerToken = "kv_bytes_per_token";
 inline constexpr const char* kExpertHitRate = "expert_hit_rate";
+inline constexpr const char* kExpertHitRateOptimal = "expert_hit_rate_optimal";
 inline constexpr const char* kHiddenMissFrac = "hidden_miss_frac";
 inline constexpr const char* kIoWaitFrac = "io_wait_frac";
 inline constexpr const char* kReadBusyBytesS = "read_busy_bytes_s";

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -134,10 +135,15 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv, const 
   using Clock = std::chrono::steady_clock;
   const auto deadline = steady_deadline_after(options.timeout_s);  // saturating: a huge timeout is not 0
   int status = 0;
+  struct rusage usage {};
   auto poll = std::chrono::milliseconds(1);
   while (true) {
-    const pid_t w = waitpid(pid, &status, WNOHANG);
-    if (w == pid) break;
+    const pid_t w = wait4(pid, &status, WNOHANG, &usage);
+    if (w == pid) {
+      r.read_bytes = static_cast<std::uint64_t>(usage.ru_inblock) * 512;
+      r.max_rss_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+      break;
+    }
     if (w < 0 && errno != EINTR) {
       const std::string why = std::strerror(errno);
       cleanup();

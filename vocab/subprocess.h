@@ -5,6 +5,7 @@
 // command.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,10 @@ struct ProcessResult {
   bool timed_out = false;  // killed (with its process group) at the timeout
   std::string out;
   std::string err;
+  // From wait4's rusage (absent after a timeout): bytes the process and the
+  // children it waited for read from storage (ru_inblock, which Linux counts
+  // as read_bytes / 512: page-cache hits are not in it), and its peak RSS.
+  std::optional<std::uint64_t> read_bytes, max_rss_bytes;
   bool ok() const { return exit_code == 0 && !timed_out; }
   // "exited with status 1", "was killed by signal 9 (Killed)", ...
   std::string describe() const;

@@ -68,6 +68,7 @@ Status CacheModel::issue_prefetches() {
 }
 
 Status CacheModel::routed(int layer, const std::vector<int>& experts) {
+  trace.add(layer, experts);
   if (prefetch_.on) loader_.settle();
   if (layer == prefetch_layer_) prefetch_queue_.clear();  // the real routing is known now
   std::vector<int> missing;

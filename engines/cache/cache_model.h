@@ -23,6 +23,7 @@
 //             hidden when it landed before the need;
 //   release   unpin; queued prefetches go out when a slot may have come
 //             free and every need of the layer has a slot;
+//   (every routed step is also recorded in `trace`, for the offline optimum)
 //   pick      which of the remaining experts to compute next: the first
 //             whose reads have landed, else the first with a slot, else
 //             the first (the executor's order).
@@ -37,6 +38,7 @@
 #include <vector>
 
 #include "engines/cache/expert_cache.h"
+#include "engines/cache/optimal_cache.h"
 #include "vocab/expected.h"
 
 namespace moebench {
@@ -110,6 +112,9 @@ class CacheModel {
   std::uint64_t unused_prefetches() const;
 
   CacheCounts counts;
+  // Every routed step, in order: what the offline optimum (optimal_cache.h)
+  // replays with the same slots.
+  NeedTrace trace;
 
  private:
   Status issue_prefetches();

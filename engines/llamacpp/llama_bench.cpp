@@ -1,11 +1,15 @@
 // llama_bench.cpp — see llama_bench.h.
 #include "engines/llamacpp/llama_bench.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "vocab/json_reader.h"
+#include "vocab/units.h"
 
 namespace moebench {
 
@@ -73,6 +77,7 @@ std::vector<std::string> llama_bench_argv(const LlamaBenchRequest& r) {
                                 std::to_string(r.depth), "-r", std::to_string(r.repetitions), "-ub",
                                 std::to_string(r.ubatch), "-lm", r.load_mode, "-o", "json"};
   if (!r.warmup) a.push_back("--no-warmup");
+  if (r.verbose) a.push_back("-v");
   return a;
 }
 
@@ -111,6 +116,80 @@ Expected<Measurement> measurement_from_llama_bench(const std::vector<LlamaBenchT
   return m;
 }
 
+std::vector<LlamaBuffer> parse_llama_buffers(std::string_view log) {
+  std::vector<LlamaBuffer> out;
+  std::size_t pos = 0;
+  while (pos < log.size()) {
+    std::size_t end = log.find('\n', pos);
+    if (end == std::string_view::npos) end = log.size();
+    const std::string_view line = log.substr(pos, end - pos);
+    pos = end + 1;
+    // "<func>: <backend> <kind> buffer size = <MiB> MiB"
+    const std::size_t at = line.find(" buffer size = ");
+    if (at == std::string_view::npos) continue;
+    const std::size_t colon = line.find(": ");
+    if (colon == std::string_view::npos || colon > at) continue;
+    std::istringstream words{std::string(line.substr(colon + 2, at - colon - 2))};
+    std::vector<std::string> w;
+    for (std::string x; words >> x;) w.push_back(x);
+    if (w.size() != 2 || (w[1] != "model" && w[1] != "KV" && w[1] != "compute")) continue;
+    const std::string rest(line.substr(at + 15));
+    char* stop = nullptr;
+    const double mib = std::strtod(rest.c_str(), &stop);
+    if (stop == rest.c_str() || !(mib >= 0) || std::string_view(stop).find("MiB") == std::string_view::npos) continue;
+    const auto bytes = static_cast<std::uint64_t>(mib * 1048576.0 + 0.5);
+    auto same = std::find_if(out.begin(), out.end(), [&](const LlamaBuffer& b) { return b.kind == w[1] && b.backend == w[0]; });
+    if (same == out.end()) {
+      out.push_back({w[1], w[0], bytes});
+    } else {
+      same->bytes = std::max(same->bytes, bytes);
+    }
+  }
+  return out;
+}
+
+LlamaMemory llama_memory(const std::vector<LlamaBuffer>& buffers) {
+  LlamaMemory m;
+  for (const LlamaBuffer& b : buffers) {
+    if (b.kind != "model") {
+      m.working += b.bytes;
+    } else if (b.backend == "CPU_Mapped") {
+      m.mapped_weights += b.bytes;
+    } else {
+      m.copied_weights += b.bytes;
+      m.copied_backends += (m.copied_backends.empty() ? "" : ", ") + b.backend;
+    }
+  }
+  return m;
+}
+
+std::string explain_llama_kill(const LlamaMemory& mem, std::uint64_t limit, std::optional<std::uint64_t> peak,
+                               std::optional<std::uint64_t> oom_kills) {
+  std::string s = oom_kills && *oom_kills > 0 ? "killed by the kernel's OOM killer inside its memory cgroup"
+                  : oom_kills ? "killed while its memory cgroup recorded no OOM kill (another signal sender?)"
+                              : "killed (the cgroup's OOM count is not readable)";
+  s += " (limit " + format_bytes(static_cast<double>(limit));
+  if (peak) s += ", peak charged " + format_bytes(static_cast<double>(*peak));
+  s += ")";
+  const std::uint64_t anon = mem.copied_weights + mem.working;
+  if (mem.copied_weights > 0) {
+    s += ": this build copied " + format_bytes(static_cast<double>(mem.copied_weights)) + " of weights into " +
+         mem.copied_backends + " buffers (repacked at load), anonymous memory that cannot be paged back to the "
+         "GGUF without swap, so mmap does not let the model exceed the limit; build llama.cpp with "
+         "-DGGML_CPU_REPACK=OFF (and no AMX), or pick a quant x86 does not repack (q8_0, q5_k, q6_k), to page "
+         "from the mmap";
+  } else if (mem.mapped_weights == 0 && mem.working == 0) {
+    s += ": llama.cpp reported no buffers before the kill (run with its -v log to see them)";
+  } else if (anon >= limit) {
+    s += ": its anonymous memory (KV cache and compute buffers, " + format_bytes(static_cast<double>(mem.working)) +
+         ") alone exceeds the limit";
+  } else {
+    s += ": weights stayed in the mmap (" + format_bytes(static_cast<double>(mem.mapped_weights)) +
+         "); anonymous memory " + format_bytes(static_cast<double>(anon)) + " left too little page cache to run in";
+  }
+  return s;
+}
+
 std::optional<std::string> llama_build_flags(const std::string& binary) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -128,13 +207,14 @@ std::optional<std::string> llama_build_flags(const std::string& binary) {
         if (key == "CMAKE_BUILD_TYPE" || (key.rfind("GGML_", 0) == 0 && (key.find("AVX") != std::string::npos ||
                                                                        key == "GGML_NATIVE" || key == "GGML_FMA" ||
                                                                        key == "GGML_F16C" || key == "GGML_BMI2" ||
-                                                                       key == "GGML_OPENMP"))) {
+                                                                       key == "GGML_OPENMP" ||
+                                                                       key == "GGML_CPU_REPACK"))) {
           want[key] = line.substr(eq + 1);
         }
       }
       std::string s = want.count("CMAKE_BUILD_TYPE") ? want["CMAKE_BUILD_TYPE"] : "build type unset";
       for (const auto& [k, v] : want) {
-        if (k != "CMAKE_BUILD_TYPE" && (v == "ON" || k == "GGML_NATIVE")) s += ", " + k + "=" + v;
+        if (k != "CMAKE_BUILD_TYPE" && (v == "ON" || k == "GGML_NATIVE" || k == "GGML_CPU_REPACK")) s += ", " + k + "=" + v;
       }
       return s + " (" + cache.string() + ")";
     }

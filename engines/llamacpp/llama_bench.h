@@ -52,6 +52,7 @@ struct LlamaBenchRequest {
   std::string load_mode = "mmap";  // none | mmap | mlock | mmap+mlock | dio
   std::int64_t ubatch = 512;       // llama-bench's default
   bool warmup = true;
+  bool verbose = false;  // -v: llama.cpp's load log (its buffers) on stderr
 };
 std::vector<std::string> llama_bench_argv(const LlamaBenchRequest& r);
 
@@ -61,6 +62,39 @@ std::vector<std::string> llama_bench_argv(const LlamaBenchRequest& r);
 // when out of range). An error when a test the point needs is missing.
 Expected<Measurement> measurement_from_llama_bench(const std::vector<LlamaBenchTest>& tests, std::int64_t prompt,
                                                    std::int64_t gen, std::size_t rep = 0);
+
+// A buffer llama.cpp reported while loading, from its -v log lines
+// "<backend> model buffer size = X MiB" (also KV and compute buffers):
+//   model CPU_Mapped   the weights in the mmap'd file: page cache, which a
+//                      memory limit can evict and re-read;
+//   model CPU_REPACK   weights converted at load into an interleaved layout
+//   model AMX          (x86 Q4_0/Q4_K/IQ4_NL/MXFP4, Q2_K on AVX-512; AMX
+//                      hosts more): anonymous memory, a copy the kernel
+//                      cannot drop without swap;
+//   model CPU          the weights read into anonymous memory (no mmap);
+//   KV, compute        anonymous working memory.
+// Repeated lines (one per context) keep the largest size per (kind, backend).
+struct LlamaBuffer {
+  std::string kind;     // "model", "KV", "compute"
+  std::string backend;  // "CPU_Mapped", "CPU_REPACK", ...
+  std::uint64_t bytes = 0;
+};
+std::vector<LlamaBuffer> parse_llama_buffers(std::string_view log);
+
+// The bytes of anonymous memory the buffers hold (everything but CPU_Mapped
+// weights), and of those the weight copies.
+struct LlamaMemory {
+  std::uint64_t mapped_weights = 0, copied_weights = 0, working = 0;  // working: KV + compute
+  std::string copied_backends;  // "CPU_REPACK", comma-separated
+};
+LlamaMemory llama_memory(const std::vector<LlamaBuffer>& buffers);
+
+// Why a llama-bench run under a memory limit of `limit` bytes was killed,
+// in words: the OOM kill, the peak charged, and what held the memory (weight
+// copies that cannot page, or working memory above the limit). `oom_kills`
+// from the cgroup's events (absent where unreadable). Pure.
+std::string explain_llama_kill(const LlamaMemory& mem, std::uint64_t limit, std::optional<std::uint64_t> peak,
+                               std::optional<std::uint64_t> oom_kills);
 
 // The CMake options a llama.cpp build was configured with, from the
 // CMakeCache.txt of the build directory holding `binary` (bin/..), e.g.

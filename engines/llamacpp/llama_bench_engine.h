@@ -15,6 +15,10 @@
 namespace moebench {
 
 const OptionTable& llama_bench_engine_options();
+
+// The GGUF llama.cpp would load for `point` (its container made or reused on
+// ctx's first drive, then exported): the path, for sizing a budget by it.
+Expected<std::string> llama_export_for(const Point& point, RunContext& ctx);
 std::unique_ptr<Engine> make_llama_bench_engine(const EngineSpec& spec);
 
 }  // namespace moebench

@@ -133,17 +133,30 @@ std::optional<std::uint64_t> MemoryCgroup::peak_bytes() const {
   return read_u64(dir_ + (version_ == "v2" ? "/memory.peak" : "/memory.max_usage_in_bytes"));
 }
 
-std::optional<std::uint64_t> MemoryCgroup::limit_hits() const {
-  if (version_ == "v1") return read_u64(dir_ + "/memory.failcnt");
-  const auto t = read_text(dir_ + "/memory.events");
+namespace {
+
+// The value of `key` in a flat-keyed file of "key value" lines.
+std::optional<std::uint64_t> keyed_value(const std::string& path, const std::string& key) {
+  const auto t = read_text(path);
   if (!t) return std::nullopt;
   std::istringstream s(*t);
   for (std::string k; s >> k;) {
     std::uint64_t v = 0;
-    s >> v;
-    if (k == "max") return v;
+    if (!(s >> v)) return std::nullopt;
+    if (k == key) return v;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> MemoryCgroup::limit_hits() const {
+  if (version_ == "v1") return read_u64(dir_ + "/memory.failcnt");
+  return keyed_value(dir_ + "/memory.events", "max");
+}
+
+std::optional<std::uint64_t> MemoryCgroup::oom_kills() const {
+  return keyed_value(dir_ + (version_ == "v1" ? "/memory.oom_control" : "/memory.events"), "oom_kill");
 }
 
 }  // namespace moebench

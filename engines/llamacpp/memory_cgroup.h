@@ -35,6 +35,9 @@ class MemoryCgroup {
   std::optional<std::uint64_t> peak_bytes() const;
   // How many times the limit was hit (v2 memory.events max, v1 failcnt).
   std::optional<std::uint64_t> limit_hits() const;
+  // Processes the kernel's OOM killer killed in it (v2 memory.events
+  // oom_kill, v1 memory.oom_control oom_kill).
+  std::optional<std::uint64_t> oom_kills() const;
 
  private:
   std::string dir_, version_;

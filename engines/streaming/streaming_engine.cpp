@@ -8,6 +8,7 @@
 
 #include "engines/cache/expert_cache.h"
 #include "engines/cache/memory_plan.h"
+#include "engines/cache/optimal_cache.h"
 #include "engines/container/container_plan.h"
 #include "engines/executor/executor.h"
 #include "engines/executor/model_loader.h"
@@ -259,6 +260,17 @@ class StreamingEngine final : public Engine {
       m.notes.push_back(t);
     }
     m.cache_slots = static_cast<std::uint64_t>(plan.slots);
+    {
+      // The decode window is the trace's last (gen − 1) forward passes, one
+      // routed step per MoE layer each.
+      const std::size_t steps = source.trace().steps();
+      const std::size_t decode_steps = static_cast<std::size_t>(std::max<std::int64_t>(0, point.gen_tokens - 1)) *
+                                       static_cast<std::size_t>(ctx.card.moe_layers());
+      if (decode_steps > 0 && decode_steps <= steps) {
+        const OptimalCounts opt = optimal_hits(source.trace(), plan.slots, steps - decode_steps, steps);
+        if (opt.needs == m.expert_hits_decode + m.expert_misses_decode) m.expert_hits_optimal_decode = opt.hits;
+      }
+    }
     m.notes.push_back("cache " + std::to_string(plan.slots) + " slots x " + format_bytes(static_cast<double>(cache->slot_bytes())) +
                       " (" + point.cache_policy + "), " + std::to_string(cache->evictions()) + " evictions; I/O " +
                       (*io)->backend() + ", qd " + std::to_string(qd_) + (packed_ ? ", packed records" : ", split tensors"));

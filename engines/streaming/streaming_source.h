@@ -48,6 +48,8 @@ class StreamingSource final : public ExpertSource, private CacheLoader {
 
   // hits, misses, misses_hidden, prefetches (DESIGN.md's accounting).
   const CacheCounts& counts() const { return model_.counts; }
+  // Every routed step so far (for the offline optimum, optimal_cache.h).
+  const NeedTrace& trace() const { return model_.trace; }
   double io_wait_s = 0;
 
  private:

@@ -200,6 +200,13 @@ TEST_CASE("under uniform routing the hit rate is about the cached fraction", "[e
   const double hit = static_cast<double>(m->expert_hits_decode) /
                      static_cast<double>(m->expert_hits_decode + m->expert_misses_decode);
   CHECK(hit == Approx(static_cast<double>(slots) / 64.0).margin(0.08));
+  // Beside it, Belady's optimum on the very needs the run made: above what
+  // LRU got (uniform routing rewards knowing the future), below every need.
+  REQUIRE(m->expert_hits_optimal_decode);
+  CHECK(*m->expert_hits_optimal_decode > m->expert_hits_decode);
+  CHECK(*m->expert_hits_optimal_decode < m->expert_hits_decode + m->expert_misses_decode);
+  const RepMetrics r = derive_metrics(*m);
+  CHECK(r.at(metric::kExpertHitRateOptimal) > r.at(metric::kExpertHitRate));
 }
 
 TEST_CASE("a budget below trunk, state and one layer's experts is infeasible, stating the minimum", "[engines]") {
