@@ -15,7 +15,9 @@
 //      has chosen + max(I/O, compute after)), since reads cannot start
 //      before the router names the experts;
 //   3. resident decode: weight bytes per token ÷ time per token against the
-//      memory read bandwidth of one process (all threads), measured now;
+//      memory read bandwidth of one process (all threads), measured now
+//      over arrays of 4 × the last-level cache and at least 1 GiB (DRAM,
+//      not cache), the median of 5 as the probe reports it;
 //   4. bytes read per decode token at 0 % hits (a cyclic trace no cache
 //      below the whole model can hit) against the card's figure, from the
 //      engine's counters and from /proc/self/io;
@@ -93,6 +95,7 @@ struct OverlapBench {
 struct ResidentBench {
   int threads = 0;
   std::uint64_t bytes_per_token = 0;
+  std::uint64_t array_bytes = 0, llc_bytes = 0;  // the reference's arrays; the LLC hwloc reported (0: none)
   std::vector<double> weight_bytes_s, memory_read_bytes_s;  // per repetition
   BenchLine line;
 };

@@ -211,7 +211,12 @@ Expected<ReplayCounts> simulate_cache(const CacheShape& s, const ReplayPlan& pla
   out.decode.wasted_reads += model.unused_prefetches();
   out.prefill.optimal_hits = optimal_hits(model.trace, cache->slots(), 0, decode_from).hits;
   out.decode.optimal_hits = optimal_hits(model.trace, cache->slots(), decode_from, model.trace.steps()).hits;
-  out.decode.fixed_set_hits = best_fixed_set_hits(model.trace, cache->slots(), decode_from, model.trace.steps()).hits;
+  const std::size_t half = decode_from + (model.trace.steps() - decode_from) / 2;
+  // The held set leaves k slots free: a layer's misses need somewhere to land.
+  const std::size_t held = cache->slots() > static_cast<std::size_t>(s.k) ? cache->slots() - static_cast<std::size_t>(s.k) : 0;
+  const OptimalCounts learned = learned_set_hits(model.trace, held, decode_from, half, half, model.trace.steps());
+  out.decode.learned_set_hits = learned.hits;
+  out.decode.learned_set_needs = learned.needs;
   return out;
 }
 

@@ -86,7 +86,10 @@ struct WindowCounts {
   // Hits of Belady's MIN on the same needs and slots (engines/cache/
   // optimal_cache.h); simulate_cache only (fast_replay leaves it 0).
   std::uint64_t optimal_hits = 0;
-  std::uint64_t fixed_set_hits = 0;  // the best fixed set in hindsight (optimal_cache.h), simulate_cache only
+  // A hot set of slots − k experts (k slots stay free for a layer's misses)
+  // learned from the first half of the window's needs, counted on the second
+  // half (optimal_cache.h: learned_set_hits); decode, simulate_cache only.
+  std::uint64_t learned_set_hits = 0, learned_set_needs = 0;
   std::uint64_t needs() const { return hits + misses; }
 };
 

@@ -40,7 +40,15 @@ constexpr std::uint64_t kK3RecordBytes = 17547264;  // 3 × 3584 × 3072 MXFP4 (
 double run_seconds(bool quick) { return quick ? 0.4 : 1.0; }
 int pairs_per_cell(const ProbeOptions& o) { return o.pairs > 0 ? o.pairs : o.quick ? kQuickPairs : kFullPairs; }
 constexpr double kFioStartupS = 0.45;  // per fio run (start-up and teardown), for the estimate
-constexpr double kQuickTouchBudgetS = 15.0;
+// --quick's usable-memory touch stops here (the figure is then the binding
+// limit less the margin, with what was touched as the lower end): 6 s, so
+// the whole quick probe fits in a minute. Memory phase measured on this VM
+// (2 cores, a 1 GiB last-level cache reported, so 2.89 GiB arrays): touch
+// budget + 15 s (hold, release, bandwidth arrays on huge pages, sysbench); the kernel
+// table 13 s.
+constexpr double kQuickTouchBudgetS = 6.0;
+constexpr double kQuickMemoryS = kQuickTouchBudgetS + 15.0, kQuickKernelsS = 13.0;
+constexpr double kFullMemoryS = 15.0, kFullKernelsS = 25.0;
 
 std::string cell_label(const ReadCellSpec& c) {
   return std::string(c.random ? "random " : "sequential ") + format_bytes(static_cast<double>(c.block_bytes)) +
@@ -309,7 +317,7 @@ double estimated_probe_seconds(const ProbeOptions& o) {
   const double per_drive = runs * (run_seconds(o.quick) * (o.use_fio ? 2.0 : 1.0) + (o.use_fio ? kFioStartupS : 0)) + cells;
   const double drives = static_cast<double>(o.drive_dirs.size());
   const double aggregate = o.drive_dirs.size() > 1 ? per_drive / 2 : 0;
-  return 15.0 + (o.quick ? 10.0 : 25.0) + drives * per_drive + aggregate;
+  return (o.quick ? kQuickMemoryS + kQuickKernelsS : kFullMemoryS + kFullKernelsS) + drives * per_drive + aggregate;
 }
 
 namespace {

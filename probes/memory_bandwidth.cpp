@@ -1,6 +1,8 @@
 // memory_bandwidth.cpp — see memory_bandwidth.h.
 #include "probes/memory_bandwidth.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <barrier>
 #include <charconv>
@@ -19,12 +21,29 @@
 namespace moebench {
 namespace {
 
-using Array = std::unique_ptr<double[], FreeDeleter>;
+// An anonymous mapping, unmapped when the array goes.
+struct Unmap {
+  std::size_t bytes = 0;
+  void operator()(double* p) const {
+    if (p != nullptr) ::munmap(p, bytes);
+  }
+};
+using Array = std::unique_ptr<double[], Unmap>;
 
-// Allocated but not touched: the owning thread's first write places pages.
+// Mapped but not touched: the owning thread's first write places pages.
+// Transparent huge pages where the kernel offers them (madvise mode too), as
+// the engines' weights and expert cache use: with 4 KiB pages the first
+// touch of three arrays of several GiB is millions of page faults — 70 s of
+// a quick probe's memory phase on a VM that reports a 1 GiB last-level cache
+// — and the kernels would measure TLB misses the engines do not have.
 Array allocate_untouched(std::size_t n) {
-  void* p = std::aligned_alloc(4096, (n * sizeof(double) + 4095) / 4096 * 4096);
-  return Array(static_cast<double*>(p));
+  const std::size_t bytes = (n * sizeof(double) + (2u << 20) - 1) / (2u << 20) * (2u << 20);
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return Array(nullptr, Unmap{0});
+#if defined(MADV_HUGEPAGE)
+  (void)::madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  return Array(static_cast<double*>(p), Unmap{bytes});
 }
 
 double read_kernel(const double* a, std::size_t begin, std::size_t end) {

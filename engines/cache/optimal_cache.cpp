@@ -2,7 +2,6 @@
 #include "engines/cache/optimal_cache.h"
 
 #include <algorithm>
-#include <functional>
 #include <limits>
 #include <set>
 #include <unordered_map>
@@ -71,20 +70,25 @@ OptimalCounts optimal_hits(const NeedTrace& trace, std::size_t slots, std::size_
   return out;
 }
 
-OptimalCounts best_fixed_set_hits(const NeedTrace& trace, std::size_t slots, std::size_t from_step, std::size_t to_step) {
+OptimalCounts learned_set_hits(const NeedTrace& trace, std::size_t slots, std::size_t learn_from, std::size_t learn_to,
+                               std::size_t from_step, std::size_t to_step) {
   OptimalCounts out;
   to_step = std::min(to_step, trace.steps());
+  learn_to = std::min(learn_to, trace.steps());
   if (from_step >= to_step) return out;
+  const std::vector<std::uint64_t>& keys = trace.keys();
+  std::unordered_map<std::uint64_t, std::uint64_t> uses;
+  for (std::size_t i = trace.need_index(std::min(learn_from, learn_to)); i < trace.need_index(learn_to); ++i) ++uses[keys[i]];
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranked(uses.begin(), uses.end());  // (key, uses)
+  const std::size_t keep = std::min(slots, ranked.size());
+  // Most used first; ties by key, so the set does not depend on hash order.
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end(),
+                    [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+  std::unordered_map<std::uint64_t, char> held;
+  for (std::size_t i = 0; i < keep; ++i) held.emplace(ranked[i].first, 1);
   const std::size_t lo = trace.need_index(from_step), hi = trace.need_index(to_step);
   out.needs = hi - lo;
-  std::unordered_map<std::uint64_t, std::uint64_t> uses;
-  for (std::size_t i = lo; i < hi; ++i) ++uses[trace.keys()[i]];
-  std::vector<std::uint64_t> counts;
-  counts.reserve(uses.size());
-  for (const auto& [key, n] : uses) counts.push_back(n);
-  const std::size_t keep = std::min(slots, counts.size());
-  std::partial_sort(counts.begin(), counts.begin() + static_cast<std::ptrdiff_t>(keep), counts.end(), std::greater<>());
-  for (std::size_t i = 0; i < keep; ++i) out.hits += counts[i];
+  for (std::size_t i = lo; i < hi; ++i) out.hits += held.count(keys[i]);
   return out;
 }
 

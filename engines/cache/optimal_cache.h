@@ -52,11 +52,16 @@ struct OptimalCounts {
 // warm the cache under MIN's own choices; later ones inform its choices.
 OptimalCounts optimal_hits(const NeedTrace& trace, std::size_t slots, std::size_t from_step, std::size_t to_step);
 
-// The best fixed set in hindsight: the `slots` experts needed most often in
-// steps [from_step, to_step), held for the whole window (a set pinned at
-// load is there before the window: every need of it is a hit). Under independent routing (uniform, zipf) no online policy beats
-// holding the truly most popular experts, so this is that policy's ceiling;
-// it is what a learned hot set pinned at load reaches at best.
-OptimalCounts best_fixed_set_hits(const NeedTrace& trace, std::size_t slots, std::size_t from_step, std::size_t to_step);
+// A learned hot set: the `slots` experts needed most often in the learning
+// steps [learn_from, learn_to), held (pinned before the window) through the
+// steps [from_step, to_step) that are counted. Under independent routing
+// (uniform, zipf) no online policy beats holding the truly most popular
+// experts; a set learned from earlier needs estimates them without looking
+// at the needs it is judged on (a set chosen from the judged needs
+// themselves would overfit: above 1/4 hits with a quarter of the experts
+// cached under uniform routing). What pinning a learned hot set at load
+// reaches at best.
+OptimalCounts learned_set_hits(const NeedTrace& trace, std::size_t slots, std::size_t learn_from, std::size_t learn_to,
+                               std::size_t from_step, std::size_t to_step);
 
 }  // namespace moebench

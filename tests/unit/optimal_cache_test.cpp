@@ -138,3 +138,13 @@ TEST_CASE("bench-engines line 7: every routing model, both cache sizes, the opti
   }
   std::remove("real-routing.trace");
 }
+
+TEST_CASE("a hot set learned from earlier needs, counted on later ones", "[cache][optimal]") {
+  // Learn on 1 1 2 3 (expert 1 most used), hold 1 slot, count on 1 2 1.
+  const NeedTrace t = one_layer({1, 1, 2, 3, 1, 2, 1});
+  const OptimalCounts held = learned_set_hits(t, 1, 0, 4, 4, 7);
+  CHECK(held.needs == 3);
+  CHECK(held.hits == 2);
+  CHECK(learned_set_hits(t, 2, 0, 4, 4, 7).hits == 3);  // ties (2, 3) go to the smaller key: 2
+  CHECK(learned_set_hits(t, 5, 4, 4, 4, 7).hits == 0);  // nothing learned, nothing held
+}
