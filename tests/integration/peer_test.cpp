@@ -83,3 +83,32 @@ TEST_CASE("llama.cpp peer: export, a sweep with the llama-bench engine, bench-pe
   CHECK(peer.out.find("## prefill (pp16) tok/s") != std::string::npos);
   CHECK(peer.out.find("| t-peer | q4_0 | 1 |") != std::string::npos);
 }
+
+TEST_CASE("llama.cpp peer below the model's size: the budget table, each side measured or saying why", "[peer]") {
+  const char* bin = std::getenv("MOEBENCH_LLAMA_BENCH");
+  if (bin == nullptr || *bin == '\0') {
+    WARN("SKIPPED: set MOEBENCH_LLAMA_BENCH=/path/to/llama-bench to run the llama.cpp peer test "
+         "(nothing was checked)");
+    return;
+  }
+  TempDir dir;
+  REQUIRE(ensure_directory(dir.file("configs/models")).ok());
+  REQUIRE(write_file_atomic(dir.file("configs/models/t-peer.json"), kCard).ok());
+  auto peer = run_moebench({"--configs", dir.file("configs"), "bench-peer", "--llama-bench", bin, "--card", "t-peer",
+                            "--threads", "1", "--reps", "1", "-p", "16", "-n", "4", "--budget", "50%", "--dir",
+                            dir.file("peer"), "-q"},
+                           dir.path(), "peer");
+  INFO(peer.out << peer.err);
+  REQUIRE(peer.exit_code == 0);
+  CHECK(peer.out.find("## below the model's size: steady decode (tg4)") != std::string::npos);
+  CHECK(peer.out.find("(50 % of ") != std::string::npos);
+  // The moebench side always runs; llama.cpp's either ran (reads per token
+  // in bytes) or its reason names the memory cgroup (a tiny model's compute
+  // buffers, or repacked weights, can exceed half its size).
+  if (peer.out.find("failed (1)") != std::string::npos) {
+    CHECK(peer.out.find("(1) llama-bench was killed") != std::string::npos);
+    CHECK(peer.out.find("memory cgroup") != std::string::npos);
+  } else {
+    CHECK(peer.out.find("llama.cpp weights: ") != std::string::npos);
+  }
+}
