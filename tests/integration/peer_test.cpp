@@ -26,19 +26,29 @@ const char* kCard = R"J({"name": "t-peer", "description": "integration test card
   "moe": {"experts": 16, "active": 4, "shared": 0, "expert_dim": 256, "expert_intermediate": 256},
   "expert_quant": "q4_0", "trunk_quant": "q4_0", "kv_dtype": "f16"})J";
 
+// The llama-bench binary the peer tests run, or null (the test then says it
+// checked nothing).
+const char* peer_binary() {
+  const char* bin = std::getenv("MOEBENCH_LLAMA_BENCH");
+  if (bin != nullptr && *bin != '\0') return bin;
+  WARN("SKIPPED: set MOEBENCH_LLAMA_BENCH=/path/to/llama-bench to run the llama.cpp peer test (nothing was checked)");
+  return nullptr;
+}
+
+// A configs directory in `dir` holding the t-peer card.
+std::string peer_configs(const TempDir& dir) {
+  REQUIRE(ensure_directory(dir.file("configs/models")).ok());
+  REQUIRE(write_file_atomic(dir.file("configs/models/t-peer.json"), kCard).ok());
+  return dir.file("configs");
+}
+
 }  // namespace
 
 TEST_CASE("llama.cpp peer: export, a sweep with the llama-bench engine, bench-peer", "[peer]") {
-  const char* bin = std::getenv("MOEBENCH_LLAMA_BENCH");
-  if (bin == nullptr || *bin == '\0') {
-    WARN("SKIPPED: set MOEBENCH_LLAMA_BENCH=/path/to/llama-bench to run the llama.cpp peer test "
-         "(nothing was checked)");
-    return;
-  }
+  const char* bin = peer_binary();
+  if (bin == nullptr) return;
   TempDir dir;
-  REQUIRE(ensure_directory(dir.file("configs/models")).ok());
-  REQUIRE(write_file_atomic(dir.file("configs/models/t-peer.json"), kCard).ok());
-  const std::string configs = dir.file("configs");
+  const std::string configs = peer_configs(dir);
 
   auto exp = run_moebench({"--configs", configs, "export", "t-peer", "--quant", "q4_0", "--out", dir.file("t.gguf")},
                           dir.path(), "export");
@@ -85,16 +95,10 @@ TEST_CASE("llama.cpp peer: export, a sweep with the llama-bench engine, bench-pe
 }
 
 TEST_CASE("llama.cpp peer below the model's size: the budget table, each side measured or saying why", "[peer]") {
-  const char* bin = std::getenv("MOEBENCH_LLAMA_BENCH");
-  if (bin == nullptr || *bin == '\0') {
-    WARN("SKIPPED: set MOEBENCH_LLAMA_BENCH=/path/to/llama-bench to run the llama.cpp peer test "
-         "(nothing was checked)");
-    return;
-  }
+  const char* bin = peer_binary();
+  if (bin == nullptr) return;
   TempDir dir;
-  REQUIRE(ensure_directory(dir.file("configs/models")).ok());
-  REQUIRE(write_file_atomic(dir.file("configs/models/t-peer.json"), kCard).ok());
-  auto peer = run_moebench({"--configs", dir.file("configs"), "bench-peer", "--llama-bench", bin, "--card", "t-peer",
+  auto peer = run_moebench({"--configs", peer_configs(dir), "bench-peer", "--llama-bench", bin, "--card", "t-peer",
                             "--threads", "1", "--reps", "1", "-p", "16", "-n", "4", "--budget", "50%", "--dir",
                             dir.file("peer"), "-q"},
                            dir.path(), "peer");
