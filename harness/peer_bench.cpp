@@ -59,6 +59,14 @@ Expected<RunRates> run_once(Side& side, const ModelCard& card, const std::vector
   if (!m) return m.error();
   if (m->status != RowStatus::kOk) return make_error(side.point.engine.to_string() + ": " + m->reason);
   if (auto bad = check_measurement(*m)) return make_error(side.point.engine.to_string() + ": " + *bad);
+  if (side.point.ram_budget_bytes && !m->budget_enforced) {
+    // A side that ran with all of memory is not a figure below the model's size.
+    std::string why = "no note says why";
+    for (const std::string& n : m->notes) {
+      if (n.find("not enforced") != std::string::npos || n.find("could not be reset") != std::string::npos) why = n;
+    }
+    return make_error(side.point.engine.to_string() + ": the RAM budget was not enforced (" + why + ")");
+  }
   const RepMetrics r = derive_metrics(*m);
   notes = m->notes;
   RunRates out{r.at(metric::kPrefillTokS), r.at(metric::kDecodeTokS), r.at(metric::kTtftS), std::nullopt};

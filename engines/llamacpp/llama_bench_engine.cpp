@@ -77,7 +77,7 @@ class LlamaBenchEngine final : public Engine {
     m->notes.push_back("routing axis not applied: llama.cpp routes tokens with the model's own router");
     m->notes.push_back(buffers_note(first->mem, point.ram_budget_bytes.has_value()));
     if (point.ram_budget_bytes) {
-      m->budget_enforced = first->cgroup_note.rfind("RAM budget not enforced", 0) != 0;
+      m->budget_enforced = first->enforced;
       if (first->peak) m->peak_rss_bytes = *first->peak;
       if (decode_reads_ && point.gen_tokens >= 2) {
         // The same run with twice the generated tokens: the extra reads are
@@ -113,6 +113,7 @@ class LlamaBenchEngine final : public Engine {
     ProcessResult res;
     LlamaMemory mem;
     std::optional<std::uint64_t> peak, oom_kills;
+    bool enforced = false;  // a cgroup held it to the budget
     std::string cgroup_note;
   };
 
@@ -132,6 +133,7 @@ class LlamaBenchEngine final : public Engine {
                         " enforced by a cgroup " + g->version() + " memory limit (page cache of the mmap'd model "
                         "charged too; dropped before the run)";
         cgroup.emplace(std::move(*g));
+        a.enforced = true;
       } else {
         a.cgroup_note = "RAM budget not enforced: " + g.error().message;
       }
