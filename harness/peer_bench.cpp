@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <thread>
 
@@ -135,18 +136,18 @@ Expected<std::uint64_t> model_file_bytes(const Point& base, const ModelCard& car
   return static_cast<std::uint64_t>(size);
 }
 
-std::string median_range(const std::vector<double>& v, const char* fmt_one) {
+// "median [min – max]" of `v`, each written by `one`; "-" when empty.
+std::string range_cell(const std::vector<double>& v, const std::function<std::string(double)>& one) {
   if (v.empty()) return "-";
   const Summary s = summarize(v);
-  return fmt::format(fmt::runtime(fmt_one), s.median) + " [" + fmt::format(fmt::runtime(fmt_one), s.min) + " – " +
-         fmt::format(fmt::runtime(fmt_one), s.max) + "]";
+  return one(s.median) + " [" + one(s.min) + " – " + one(s.max) + "]";
 }
 
-std::string bytes_range(const std::vector<double>& v) {
-  if (v.empty()) return "-";
-  const Summary s = summarize(v);
-  return format_bytes(s.median) + " [" + format_bytes(s.min) + " – " + format_bytes(s.max) + "]";
+std::string median_range(const std::vector<double>& v, const char* fmt_one) {
+  return range_cell(v, [fmt_one](double x) { return fmt::format(fmt::runtime(fmt_one), x); });
 }
+
+std::string bytes_range(const std::vector<double>& v) { return range_cell(v, [](double x) { return format_bytes(x); }); }
 
 }  // namespace
 

@@ -209,7 +209,6 @@ Expected<ReplayCounts> simulate_cache(const CacheShape& s, const ReplayPlan& pla
   // Prefetched experts still cached unused when the run ends were read for
   // nothing in this run.
   out.decode.wasted_reads += model.unused_prefetches();
-  out.prefill.optimal_hits = optimal_hits(model.trace, cache->slots(), 0, decode_from).hits;
   out.decode.optimal_hits = optimal_hits(model.trace, cache->slots(), decode_from, model.trace.steps()).hits;
   const std::size_t half = decode_from + (model.trace.steps() - decode_from) / 2;
   // The held set leaves k slots free: a layer's misses need somewhere to land.

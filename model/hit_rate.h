@@ -84,7 +84,7 @@ struct WindowCounts {
   // the run's last window) those still cached unused when the run ends.
   std::uint64_t wasted_reads = 0;
   // Hits of Belady's MIN on the same needs and slots (engines/cache/
-  // optimal_cache.h); simulate_cache only (fast_replay leaves it 0).
+  // optimal_cache.h); decode, simulate_cache only (fast_replay leaves it 0).
   std::uint64_t optimal_hits = 0;
   // A hot set of slots − k experts (k slots stay free for a layer's misses)
   // learned from the first half of the window's needs, counted on the second

@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 namespace moebench {
@@ -84,8 +85,8 @@ OptimalCounts learned_set_hits(const NeedTrace& trace, std::size_t slots, std::s
   // Most used first; ties by key, so the set does not depend on hash order.
   std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end(),
                     [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
-  std::unordered_map<std::uint64_t, char> held;
-  for (std::size_t i = 0; i < keep; ++i) held.emplace(ranked[i].first, 1);
+  std::unordered_set<std::uint64_t> held;
+  for (std::size_t i = 0; i < keep; ++i) held.insert(ranked[i].first);
   const std::size_t lo = trace.need_index(from_step), hi = trace.need_index(to_step);
   out.needs = hi - lo;
   for (std::size_t i = lo; i < hi; ++i) out.hits += held.count(keys[i]);
