@@ -23,12 +23,24 @@ Expected<CacheOptimumBench> measure_cache_optimum(const ModelCard& card, const s
   {
     auto gen = make_routing(real, shape, 7);
     if (!gen) return gen.error();
-    if (Status st = write_routing_trace(trace, **gen, shape, gen_tokens + 1); !st) return st.error();
+    // The run's 1 + gen tokens, then as many again for a hot set's calibration.
+    if (Status st = write_routing_trace(trace, **gen, shape, 2 * gen_tokens + 1); !st) return st.error();
   }
   const std::vector<std::pair<std::string, std::string>> routings = {
       {"uniform", "uniform"}, {"zipf:1.1", "zipf:1.1"}, {"sticky:0.5", "sticky:0.5"},
       {"trace (recorded " + real + ")", "trace:" + trace}};
-  const std::vector<std::pair<std::string, CachePolicy>> policies = {{"lru", CachePolicy::kLru}, {"lfu", CachePolicy::kLfu}};
+  // Each policy alone, and with half the slots held by a hot set learned
+  // from as many calibration tokens as the run has (the hot_set axis).
+  const std::string hot = "learned:" + std::to_string(gen_tokens) + ",0.5";
+  struct Policy {
+    std::string name;
+    CachePolicy policy;
+    std::string hot_set;
+  };
+  const std::vector<Policy> policies = {{"lru", CachePolicy::kLru, "off"},
+                                        {"lfu", CachePolicy::kLfu, "off"},
+                                        {"lru+hot", CachePolicy::kLru, hot},
+                                        {"lfu+hot", CachePolicy::kLfu, hot}};
   CacheOptimumBench out;
   const std::size_t all = static_cast<std::size_t>(L) * static_cast<std::size_t>(E);
   for (const auto& [label, spec] : routings) {
@@ -41,10 +53,11 @@ Expected<CacheOptimumBench> measure_cache_optimum(const ModelCard& card, const s
       row.slots_share = share;
       row.slots = std::max<std::size_t>(static_cast<std::size_t>(k), static_cast<std::size_t>(share * static_cast<double>(all)));
       double best = 0;
-      for (const auto& [name, policy] : policies) {
+      for (const Policy& pol : policies) {
         ReplayPlan plan;
         plan.routing = spec;
-        plan.policy = policy;
+        plan.policy = pol.policy;
+        plan.hot_set = pol.hot_set;
         plan.seed = 42;
         plan.prompt_tokens = 1;
         plan.gen_tokens = gen_tokens;
@@ -52,7 +65,7 @@ Expected<CacheOptimumBench> measure_cache_optimum(const ModelCard& card, const s
         if (!r) return make_error("benchmark 7, " + label + ": " + r.error().message);
         const double needs = static_cast<double>(r->decode.needs());
         const double hit = static_cast<double>(r->decode.hits) / needs;
-        row.policies.emplace_back(name, hit);
+        row.policies.emplace_back(pol.name, hit);
         best = std::max(best, hit);
         row.optimal = static_cast<double>(r->decode.optimal_hits) / needs;  // the same needs whatever the policy
         row.learned_set = static_cast<double>(r->decode.learned_set_hits) / static_cast<double>(std::max<std::uint64_t>(1, r->decode.learned_set_needs));

@@ -43,6 +43,7 @@ Expected<ReadsPerLayer> replay_reads(const ModelCard& c, std::size_t slots, cons
   plan.prompt_tokens = std::max<std::int64_t>(1, p.prompt_tokens);
   plan.gen_tokens = std::max<std::int64_t>(1, p.gen_tokens);
   plan.chunk = prefill_chunk(p);
+  plan.hot_set = p.hot_set;
   auto r = fast_replay(shape, plan);
   if (!r) return r.error();
   const double L = std::max(1, c.moe_layers());

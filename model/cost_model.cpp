@@ -426,23 +426,33 @@ Status cache_counts(const Point& point, const PredictContext& ctx, PointWork& W,
   if (streaming) {
     const CacheShape shape{L, E, k, slots};
     const double ops = static_cast<double>(L) * k * static_cast<double>(prompt + gen) * static_cast<double>(slots);
+    ReplayPlan plan;
+    plan.routing = point.routing;
+    plan.prefetch = point.prefetch;
+    plan.policy = point.cache_policy == "lfu" ? CachePolicy::kLfu : CachePolicy::kLru;
+    plan.seed = routing_seed(ctx.seed, ctx.repetition);
+    plan.source_seed = source_seed(ctx.seed, ctx.repetition);
+    plan.prompt_tokens = prompt;
+    plan.gen_tokens = gen;
+    plan.chunk = point.engine.options.count("chunk") ? std::stoul(point.engine.options.at("chunk")) : 32;
+    plan.base_dir = ctx.base_dir;
+    plan.hot_set = point.hot_set;
     if (ops <= ctx.replay_limit) {
-      ReplayPlan plan;
-      plan.routing = point.routing;
-      plan.prefetch = point.prefetch;
-      plan.policy = point.cache_policy == "lfu" ? CachePolicy::kLfu : CachePolicy::kLru;
-      plan.seed = routing_seed(ctx.seed, ctx.repetition);
-      plan.source_seed = source_seed(ctx.seed, ctx.repetition);
-      plan.prompt_tokens = prompt;
-      plan.gen_tokens = gen;
-      plan.chunk = point.engine.options.count("chunk") ? std::stoul(point.engine.options.at("chunk")) : 32;
-      plan.base_dir = ctx.base_dir;
       auto r = simulate_cache(shape, plan);
       if (!r) return r.error();
       dec = r->decode;
       pre = r->prefill;
       W.optimal_hits = dec.optimal_hits;
       hit_how = "replay of this run through the engine's cache (" + std::to_string(slots) + " slots, cold start)";
+    } else if (point.hot_set != "off") {
+      // A held set is no steady-state LRU: the run replayed over an ordered
+      // index (O(log slots) per need).
+      auto r = fast_replay(shape, plan);
+      if (!r) return r.error();
+      dec = r->decode;
+      pre = r->prefill;
+      hit_how = "fast replay of this run through the engine's cache (" + std::to_string(slots) + " slots, hot set " +
+                point.hot_set + ", cold start)";
     } else {
       double h = 0;
       if (point.routing == "uniform") {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "engines/cache/cache_model.h"
+#include "engines/cache/hot_set.h"
 #include "engines/cache/optimal_cache.h"
 #include "engines/routing/routing.h"
 
@@ -135,6 +136,18 @@ class InstantLoader final : public CacheLoader {
   ExpertCache& cache_;
 };
 
+// The hot set a replay holds from load (none when plan.hot_set is off).
+Expected<std::vector<std::pair<int, int>>> held_experts(const CacheShape& s, const ReplayPlan& plan, std::size_t slots) {
+  auto spec = parse_hot_set(plan.hot_set);
+  if (!spec) return spec.error();
+  if (spec->off()) return std::vector<std::pair<int, int>>{};
+  auto set = learn_hot_set(*spec, plan.routing, RoutingShape{s.moe_layers, s.experts, s.k}, plan.seed,
+                           std::max<std::int64_t>(1, plan.prompt_tokens) + std::max<std::int64_t>(1, plan.gen_tokens), slots,
+                           plan.base_dir);
+  if (!set) return set.error();
+  return std::move(set->experts);
+}
+
 WindowCounts window(const CacheCounts& c) {
   WindowCounts w;
   w.hits = c.hits;
@@ -161,6 +174,11 @@ Expected<ReplayCounts> simulate_cache(const CacheShape& s, const ReplayPlan& pla
   if (!gen) return gen.error();
   InstantLoader loader(*cache);
   CacheModel model(*cache, loader, plan.prefetch, s.moe_layers, s.experts, plan.source_seed);
+  auto hot = held_experts(s, plan, cache->slots());
+  if (!hot) return hot.error();
+  for (const auto& [l, e] : *hot) {
+    if (auto slot = model.hold(l, e); !slot) return slot.error();
+  }
   std::vector<std::vector<int>> routes;
   auto distinct_of = [&](int l) {
     std::vector<int> ids;
@@ -250,6 +268,13 @@ class FastCache {
   }
 
   CacheCounts counts;
+
+  // CacheModel::hold: claimed before the first token and pinned for good.
+  void hold(int layer, int expert) {
+    const std::size_t k = key(layer, expert);
+    if (present_[k] != 0 || !claim(k)) return;
+    ++pins_[k];
+  }
 
   std::uint64_t unused_prefetches() const {
     return static_cast<std::uint64_t>(std::count(origin_.begin(), origin_.end(), CacheModel::Origin::kPrefetch));
@@ -510,6 +535,12 @@ Status run_tokens(FastSetup& f, std::int64_t tokens, std::size_t batch, int k) {
 Expected<ReplayCounts> fast_replay(const CacheShape& s, const ReplayPlan& plan, CachePartition partition) {
   auto f = fast_setup(s, plan.routing, plan.prefetch, plan.policy, plan.seed, plan.source_seed, plan.base_dir, partition);
   if (!f) return f.error();
+  if (plan.hot_set != "off" && partition == CachePartition::kPerLayer) {
+    return make_error("cache replay: a hot set is held in the shared cache, not one split per layer");
+  }
+  auto held = held_experts(s, plan, s.slots);
+  if (!held) return held.error();
+  for (const auto& [l, e] : *held) f->cache->hold(l, e);
   ReplayCounts out;
   const std::int64_t prompt = std::max<std::int64_t>(1, plan.prompt_tokens);
   if (Status st = run_tokens(*f, prompt, std::max<std::size_t>(1, plan.chunk), s.k); !st) return st.error();

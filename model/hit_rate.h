@@ -73,6 +73,7 @@ struct ReplayPlan {
   std::int64_t gen_tokens = 1;
   std::size_t chunk = 512;       // prefill chunk (tokens per forward pass)
   std::string base_dir;          // for trace paths
+  std::string hot_set = "off";   // experts held from load (engines/cache/hot_set.h), learned with `seed`
 };
 
 struct WindowCounts {

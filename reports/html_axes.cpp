@@ -50,6 +50,7 @@ const std::vector<Dim>& dims() {
       {"routing", [](const Point& p) { return "routing " + p.routing; }, nullptr},
       {"cache", [](const Point& p) { return "cache " + p.cache_policy; }, nullptr},
       {"prefetch", [](const Point& p) { return "prefetch " + p.prefetch; }, nullptr},
+      {"hot_set", [](const Point& p) { return "hot set " + p.hot_set; }, nullptr},
   };
   return d;
 }

@@ -30,7 +30,7 @@ constexpr std::size_t kMaxCell = 28;
 // The axes shown when their values differ between rows, after "#".
 const char* const kVaryingAxes[] = {"model",   "scale",    "quant",        "trunk_quant",          "drive_layout",
                                     "drive_throttle_bytes_s", "prompt_tokens", "gen_tokens", "threads", "routing",
-                                    "cache_policy", "prefetch", "provenance", "machine"};
+                                    "cache_policy", "prefetch", "hot_set", "provenance", "machine"};
 // The columns that answer a sweep, in order.
 const char* const kCore[] = {"engine",          "ram_budget_bytes", "drives",           "context_tokens",
                              "status",          "decode_tok_s",     "decode_tok_s_rel_mad_pct", "ttft_s",

@@ -101,6 +101,8 @@ std::vector<Column> build() {
       [](const ResultRow& r) { return text(r.point.cache_policy); });
   add("prefetch", "", T::kString, G::kKey, "lookahead prefetch mode",
       [](const ResultRow& r) { return text(r.point.prefetch); });
+  add("hot_set", "", T::kString, G::kKey, "experts pinned in the expert cache at load (off, learned:N, trace:FILE)",
+      [](const ResultRow& r) { return text(r.point.hot_set); });
   // Status.
   add("status", "", T::kString, G::kStatus, "ok | failed | infeasible | invalid",
       [](const ResultRow& r) { return text(to_string(r.status)); }, true, "status");

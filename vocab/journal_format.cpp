@@ -98,6 +98,7 @@ void check_point_key(const Json& j, const std::string& path, Diagnostics& d) {
   ObjectReader r(j, path, d);
   if (!r.is_object()) return;
   strings(r, {"engine", "model", "scale", "quant", "routing", "cache_policy", "prefetch"});
+  (void)r.string("hot_set", false);  // only when set (vocab/hot_set_spec.h)
   if (const Json* b = r.get("ram_budget_bytes", true)) {
     if (!(b->is_string() && b->get<std::string>() == "unlimited")) {
       if (!(b->is_number_unsigned() || b->is_number_integer()) || (b->is_number_integer() && b->get<std::int64_t>() < 1)) {

@@ -58,6 +58,7 @@ Json Point::key_json() const {
   k["routing"] = routing;
   k["cache_policy"] = cache_policy;
   k["prefetch"] = prefetch;
+  if (hot_set != "off") k["hot_set"] = hot_set;
   return k;
 }
 
@@ -85,6 +86,10 @@ void write_point_key(JsonTextWriter& w, const Point& p) {
   w.string(p.engine.to_string());
   w.key("gen_tokens");
   w.integer(p.gen_tokens);
+  if (p.hot_set != "off") {
+    w.key("hot_set");
+    w.string(p.hot_set);
+  }
   w.key("model");
   w.string(p.model);
   w.key("prefetch");
@@ -132,6 +137,7 @@ std::string Point::label() const {
   if (!trunk_quant_is_card && !trunk_quant.empty()) s += " trunk=" + trunk_quant;
   s += " budget=" + (ram_budget_bytes ? format_bytes(static_cast<double>(*ram_budget_bytes)) : "unlimited");
   s += " drives=" + drives.to_string() + " ctx=" + std::to_string(context_tokens);
+  if (hot_set != "off") s += " hot=" + hot_set;
   return s;
 }
 
@@ -171,6 +177,7 @@ Expected<Point> point_from_key_json(const Json& key) {
     p.routing = key.at("routing").get<std::string>();
     p.cache_policy = key.at("cache_policy").get<std::string>();
     p.prefetch = key.at("prefetch").get<std::string>();
+    if (key.contains("hot_set")) p.hot_set = key.at("hot_set").get<std::string>();
     return p;
   } catch (const Json::exception& e) {
     return make_error(std::string("malformed point key: ") + e.what());

@@ -58,6 +58,7 @@ struct Point {
   std::string routing = "uniform";
   std::string cache_policy = "lru";
   std::string prefetch = "off";
+  std::string hot_set = "off";  // vocab/hot_set_spec.h; in the key only when set
 
   // Canonical key: an object with every axis, fixed key order.
   Json key_json() const;

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "vocab/card_tensors.h"
+#include "vocab/hot_set_spec.h"
 #include "vocab/quant_format.h"
 #include "vocab/text.h"
 
@@ -18,7 +19,7 @@ const std::vector<std::string>& sweep_axis_names() {
   static const std::vector<std::string> kNames = {
       "model",         "quant",         "trunk_quant", "drives",     "engine",  "ram_budget",
       "context_tokens", "prompt_tokens", "gen_tokens", "threads", "routing",
-      "cache_policy",  "prefetch"};
+      "cache_policy",  "prefetch",     "hot_set"};
   return kNames;
 }
 
@@ -252,6 +253,24 @@ std::map<std::string, AxisParser> make_parsers(const SweepContext& ctx) {
     auto s = read_enum(j, path, d, {"off", "next-layer"}, "prefetch mode (or pregate:P)");
     return s ? std::optional<Json>(*s) : std::nullopt;
   };
+  p["hot_set"] = [&ctx](const Json& j, const std::string& path, Diagnostics& d) -> std::optional<Json> {
+    auto s = read_string(j, path, d);
+    if (!s) return std::nullopt;
+    auto h = parse_hot_set(*s);
+    if (!h) {
+      d.add(path, h.error().message);
+      return std::nullopt;
+    }
+    if (h->kind == HotSetSpec::Kind::kTrace) {
+      // The file as a routing trace names it (relative to the sweep file's directory).
+      const std::string msg = check_routing("trace:" + h->path, ctx.base_dir);
+      if (!msg.empty()) {
+        d.add(path, "hot_set " + msg);
+        return std::nullopt;
+      }
+    }
+    return Json(*s);
+  };
   return p;
 }
 
@@ -268,6 +287,7 @@ const std::map<std::string, Json>& axis_defaults() {
       {"routing", "uniform"},
       {"cache_policy", "lru"},
       {"prefetch", "off"},
+      {"hot_set", "off"},
   };
   return kDefaults;
 }
@@ -530,6 +550,7 @@ Expected<std::vector<Point>> expand_sweep(const SweepSpec& spec, const SweepCont
                 {"routing", value("routing")},
                 {"cache_policy", value("cache_policy")},
                 {"prefetch", value("prefetch")},
+                {"hot_set", value("hot_set")},
                 {"quant_was_native", was_native},
                 {"trunk_quant_was_native", trunk_was_native}};
     bool keep = spec.include.empty();

@@ -4,7 +4,7 @@
 //   engine, model (+ scale), quant, trunk_quant (the trunk's matrices;
 //   "native" = the card's), ram_budget, drives (count, layout, throttle),
 //   context_tokens, prompt_tokens, gen_tokens, threads, routing,
-//   cache_policy, prefetch
+//   cache_policy, prefetch, hot_set (vocab/hot_set_spec.h)
 // plus repetitions, warmup, seed, timeout_s, drive_dirs and optional
 // include/exclude filters. Expansion nests the axes in the order above, so
 // neighbouring points share a model, quant and drive set (one container, one

@@ -170,6 +170,19 @@ void CacheModel::release(int layer, int expert) {
   if (prefetch_.on && unslotted_ == 0 && !prefetch_queue_.empty()) (void)issue_prefetches();
 }
 
+Expected<int> CacheModel::hold(int layer, int expert) {
+  if (cache_.find(layer, expert) != ExpertCache::kNone) return make_error("hot set: expert held twice");
+  const int s = claim(layer, expert);
+  if (s == ExpertCache::kNone) return make_error("hot set: no free slot for the held experts");
+  origin_[static_cast<std::size_t>(s)] = Origin::kNone;
+  if (Status st = loader_.load(s, layer, expert); !st) {
+    forget(s);
+    return st.error();
+  }
+  cache_.pin(s);  // never released: held for the run
+  return s;
+}
+
 int CacheModel::pick(int layer, const std::vector<int>& candidates) {
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const int s = cache_.find(layer, candidates[i]);

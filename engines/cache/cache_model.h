@@ -101,6 +101,11 @@ class CacheModel {
   void count_use(int slot, int layer, int expert, bool landed_before_need);
   void release(int layer, int expert);
   int pick(int layer, const std::vector<int>& candidates);
+  // Holds (layer, expert) for the whole run (a hot set, engines/cache/
+  // hot_set.h): a slot claimed and loaded before the first token, pinned
+  // for good, so its needs are hits and it is never evicted. Not counted in
+  // `counts` (load time). The driver waits for the slot's reads to land.
+  Expected<int> hold(int layer, int expert);
 
   // Building blocks for a driver's own recovery paths.
   int claim(int layer, int expert);  // ExpertCache::claim, counting wasted prefetches

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "engines/cache/expert_cache.h"
+#include "engines/cache/hot_set.h"
 #include "engines/cache/memory_plan.h"
 #include "engines/cache/optimal_cache.h"
 #include "engines/container/container_plan.h"
@@ -217,6 +218,7 @@ class StreamingEngine final : public Engine {
     if (!io) return io.error();
     StreamingSource source(tables, stripe, *cache, **io, point.prefetch, layers,
                            source_seed(ctx.seed, ctx.repetition));
+    if (Status st = hold_hot_set(point, ctx, shape, plan.slots, source, m); !st) return st.error();
     TrunkStreamer streamer(**io, 0, layout_, pinned_loaded_, bufs, {&*views0, &*views1});
     Executor ex(ctx.card, *views0, source, **routing, ops, streamed > 0 ? &streamer : nullptr);
     ex.prepare(point.context_tokens, point.prompt_tokens + point.gen_tokens, ctx.seed);
@@ -280,6 +282,25 @@ class StreamingEngine final : public Engine {
   }
 
  private:
+  // hot_set (engines/cache/hot_set.h): the learned experts loaded and pinned
+  // before the first token; their reads are load time, not the run's.
+  static Status hold_hot_set(const Point& point, RunContext& ctx, const RoutingShape& shape, std::size_t slots,
+                             StreamingSource& source, Measurement& m) {
+    auto spec = parse_hot_set(point.hot_set);
+    if (!spec) return spec.error();
+    if (spec->off()) return Status::success();
+    auto set = learn_hot_set(*spec, point.routing, shape, routing_seed(ctx.seed, ctx.repetition),
+                             point.prompt_tokens + point.gen_tokens, slots);
+    if (!set) return set.error();
+    ctx.progress.phase("loading the hot set", -1);
+    const double t0 = ctx.clock.now_s();
+    auto held = source.hold(set->experts);
+    if (!held) return held.error();
+    m.load_s += ctx.clock.now_s() - t0;
+    m.notes.push_back(set->describe());
+    return Status::success();
+  }
+
   Status set_up(const Point& point, RunContext& ctx, Measurement& m) {
     // make=0: the container must already be on every drive.
     auto made = make_ ? ensure_container(point, ctx, packed_) : existing_container(point, ctx, packed_);

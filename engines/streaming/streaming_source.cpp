@@ -180,6 +180,21 @@ Expected<ExpertWeights> StreamingSource::acquire(int layer, int expert) {
   return w;
 }
 
+Expected<std::size_t> StreamingSource::hold(const std::vector<std::pair<int, int>>& experts) {
+  std::vector<int> slots;
+  slots.reserve(experts.size());
+  for (const auto& [layer, expert] : experts) {
+    auto s = model_.hold(layer, expert);
+    if (!s) return s.error();
+    slots.push_back(*s);
+    io_.flush();
+  }
+  for (int s : slots) {
+    if (Status st = await(s); !st) return st.error();
+  }
+  return slots.size();
+}
+
 int StreamingSource::pick_ready(int layer, const std::vector<int>& candidates) { return model_.pick(layer, candidates); }
 
 void StreamingSource::release(int layer, int expert) {

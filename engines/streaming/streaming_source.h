@@ -45,6 +45,9 @@ class StreamingSource final : public ExpertSource, private CacheLoader {
   Expected<ExpertWeights> acquire(int moe_layer, int expert) override;
   void release(int moe_layer, int expert) override;
   int pick_ready(int moe_layer, const std::vector<int>& candidates) override;
+  // Loads and pins a hot set (engines/cache/hot_set.h) before the first
+  // token, waiting for every read; returns the slots held.
+  Expected<std::size_t> hold(const std::vector<std::pair<int, int>>& experts);
 
   // hits, misses, misses_hidden, prefetches (DESIGN.md's accounting).
   const CacheCounts& counts() const { return model_.counts; }

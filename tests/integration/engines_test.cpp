@@ -113,6 +113,18 @@ Measurement run_with_slots(Rig& rig, Point p, std::size_t min_slots) {
   return {};
 }
 
+// sticky:1 on tiny-moe: 4 layers x 2 experts = 8 (layer, expert) pairs,
+// cycled every token, at the smallest budget of 3 slots or more (fewer
+// than 8: LRU below the cycle misses every need). Sets up `p` to match.
+Measurement run_cycle_below_lru(Rig& rig, Point& p) {
+  p.routing = "sticky:1";
+  p.gen_tokens = 12;
+  const Measurement plain = run_with_slots(rig, p, 3);
+  INFO("slots " << cache_slots(plain));
+  REQUIRE(cache_slots(plain) < 8);
+  return plain;
+}
+
 }  // namespace
 
 TEST_CASE("streaming at 0 % hits reads exactly the card's expert bytes per decode token", "[engines]") {
@@ -388,12 +400,8 @@ TEST_CASE("decode attention work grows with context for GQA and MLA, and not for
 TEST_CASE("next-layer prefetch hides misses when the routing repeats", "[engines]") {
   Rig rig("tiny-moe", 1);
   Point p = rig.point("streaming");
-  p.routing = "sticky:1";  // 4 layers x 2 experts = 8 (layer, expert) pairs, cycled every token
-  p.gen_tokens = 12;
-  const Measurement plain = run_with_slots(rig, p, 3);
+  const Measurement plain = run_cycle_below_lru(rig, p);
   const std::size_t slots = cache_slots(plain);
-  INFO("slots " << slots);
-  REQUIRE(slots < 8);  // LRU below the cycle: every need is a miss
   CHECK(plain.expert_hits_decode == 0);
   CHECK(plain.expert_misses_hidden_decode == 0);
   p.prefetch = "next-layer";
@@ -473,4 +481,25 @@ TEST_CASE("a pre-gating predictor hides misses even under uniform routing", "[en
   const Measurement wrong = run_with_slots(rig, p, 6);
   CHECK(wrong.expert_misses_hidden_decode <= gated.expert_misses_hidden_decode);
   CHECK(wrong.read_bytes_decode > plain.read_bytes_decode);
+}
+
+TEST_CASE("a learned hot set is read at load and hits every token where LRU misses", "[engines][hot_set]") {
+  Rig rig("tiny-moe", 1);
+  Point p = rig.point("streaming");
+  const Measurement plain = run_cycle_below_lru(rig, p);
+  const std::size_t slots = cache_slots(plain);
+  CHECK(plain.expert_hits_decode == 0);
+  p.hot_set = "learned:8,1";  // as many pairs as leave k = 2 slots to the policy
+  const Measurement held = run_with_slots(rig, p, slots);
+  const std::size_t held_slots = cache_slots(held);
+  INFO("slots with the hot set " << held_slots);
+  REQUIRE(held_slots < 8);
+  const std::uint64_t pinned = held_slots - 2;
+  bool noted = false;
+  for (const std::string& n : held.notes) noted = noted || n.rfind("hot set: " + std::to_string(pinned) + " experts pinned", 0) == 0;
+  CHECK(noted);
+  // The 8 − pinned others cycle through 2 slots: LRU misses them all.
+  CHECK(held.expert_hits_decode == pinned * static_cast<std::uint64_t>(decode_tokens(held)));
+  CHECK(held.expert_hits_decode + held.expert_misses_decode == plain.expert_misses_decode);  // same needs
+  CHECK(held.read_bytes_decode < plain.read_bytes_decode);
 }
