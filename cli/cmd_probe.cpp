@@ -26,6 +26,7 @@ struct ProbeArgs {
   std::string file_size = "4GiB";
   std::string name;
   bool no_fio = false;
+  bool fio_search = false;
   int pairs = 0;
   std::string max_touch;
   bool quiet = false;
@@ -60,6 +61,7 @@ Expected<int> probe_command(const ProbeArgs& a, const CliState& state) {
   o.quick = a.quick;
   o.file_bytes = *size;
   o.use_fio = !a.no_fio;
+  if (a.fio_search) o.fio_search = true;
   o.pairs = a.pairs;
   o.profile_name = a.name;
   const Environment env = capture_environment("", state.command_line);
@@ -119,6 +121,10 @@ void add_probe_command(CLI::App& app, CliState& state) {
   cmd->add_option("--file-size", args->file_size, "test file size per drive (default 4GiB; reused when valid)");
   cmd->add_option("--name", args->name, "profile name (default probed-<host>)");
   cmd->add_flag("--no-fio", args->no_fio, "skip the fio cross-check");
+  cmd->add_flag("--fio-search", args->fio_search,
+                "with --quick too: judge each cell against fio's best job over io_uring (with and without registered "
+                "buffers), libaio and psync, found by short runs before the pairs (the full probe always does; adds about "
+                "4 s per cell)");
   cmd->add_option("--pairs", args->pairs,
                   "built-in/fio pairs per storage cell, order alternating (default 3 with --quick, 5 full); "
                   "each cell reports medians, ranges and the median per-pair ratio")

@@ -76,6 +76,8 @@ struct BenchLine {
 struct StreamingReadsBench {
   std::uint64_t budget_bytes = 0;
   std::uint64_t fio_block_bytes = 0;
+  std::string fio_job;     // the yardstick: fio's best job over the experts (probes/fio_search.h)
+  std::string fio_search;  // the jobs the search tried, with their rates
   std::vector<double> engine_bytes_s, fio_bytes_s;  // per repetition
   BenchLine line;
 };

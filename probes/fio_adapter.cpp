@@ -261,8 +261,16 @@ std::string fio_job_text(const FioCell& cell) {
   t += "runtime=" + job_runtime_text(cell.runtime_s) + "\n";
   // size=0 is not valid fio; without size= fio reads the whole file.
   if (cell.file_offset != 0) t += "offset=" + std::to_string(cell.file_offset) + "\n";
-  if (cell.file_bytes != 0) t += "size=" + std::to_string(cell.file_bytes) + "\n";
-  t += "numjobs=1\n";
+  const int jobs = std::max(1, cell.jobs);
+  if (jobs > 1 && !cell.random && cell.file_bytes != 0) {
+    // Each sequential job walks its own 1/jobs of the region.
+    const std::uint64_t share = cell.file_bytes / static_cast<std::uint64_t>(jobs) / 4096 * 4096;
+    t += "size=" + std::to_string(share) + "\n";
+    t += "offset_increment=" + std::to_string(share) + "\n";
+  } else if (cell.file_bytes != 0) {
+    t += "size=" + std::to_string(cell.file_bytes) + "\n";
+  }
+  t += "numjobs=" + std::to_string(jobs) + "\n";
   t += "group_reporting\n";
   t += "norandommap=1\n";
   t += "randrepeat=0\n";

@@ -27,6 +27,7 @@ struct FioCell {
   std::string ioengine = "io_uring";  // "io_uring", "libaio" or "psync"
   bool direct = true;          // O_DIRECT
   bool fixed_buffers = false;  // io_uring registered buffers (fixedbufs=1), as the streaming engine reads
+  int jobs = 1;                // numjobs, reported as one group; sequential jobs read disjoint ranges
   double kill_slack_s = 30;    // fio is killed (SIGKILL) this long after its runtime
 };
 

@@ -16,6 +16,7 @@
 #include "vocab/units.h"
 #include "probes/block_device.h"
 #include "probes/fio_adapter.h"
+#include "probes/fio_search.h"
 #include "probes/kernel_throughput.h"
 #include "probes/memory_bandwidth.h"
 #include "probes/memory_limits.h"
@@ -38,8 +39,15 @@ constexpr std::uint64_t kK3RecordBytes = 17547264;  // 3 × 3584 × 3072 MXFP4 (
 // the drive phase took 22 s (11.8 s with one pair per cell), the whole quick
 // probe 51 s (38 s). Full: 5 pairs of 1-s runs, about 12 s per cell.
 double run_seconds(bool quick) { return quick ? 0.4 : 1.0; }
+// The full probe's yardstick is fio's best job; the quick one runs one job
+// unless asked (--fio-search).
+bool searches_fio(const ProbeOptions& o) { return o.use_fio && o.fio_search.value_or(!o.quick); }
 int pairs_per_cell(const ProbeOptions& o) { return o.pairs > 0 ? o.pairs : o.quick ? kQuickPairs : kFullPairs; }
 constexpr double kFioStartupS = 0.45;  // per fio run (start-up and teardown), for the estimate
+// The full probe's fio search (probes/fio_search.h): four engines per cell,
+// runs of this length before the pairs.
+constexpr double kSearchRunS = 0.5;
+constexpr int kSearchJobs = 4;
 // --quick's usable-memory touch stops here (the figure is then the binding
 // limit less the margin, with what was touched as the lower end): 6 s, so
 // the whole quick probe fits in a minute. Memory phase measured on this VM
@@ -76,7 +84,8 @@ RepeatSpread spread_of(const std::vector<double>& samples, const Summary& s) {
 // The point of one cell from its repeats: the built-in median as the
 // figure, the run nearest the median for IOPS, latencies and path.
 DriveReadPoint to_point(const std::vector<ReadCellResult>& runs, const std::vector<FioResult>& fio_runs,
-                        const PairedCellStats& st, int pairs, double run_s) {
+                        const PairedCellStats& st, int pairs, double run_s, const std::string& fio_job,
+                        const std::string& fio_search) {
   const ReadCellResult& r = runs[index_nearest_median(st.builtin)];
   DriveReadPoint p;
   p.block_bytes = r.spec.block_bytes;
@@ -97,9 +106,15 @@ DriveReadPoint to_point(const std::vector<ReadCellResult>& runs, const std::vect
   p.io_path = to_string(r.path);
   if (!fio_runs.empty()) {
     const FioResult& f = fio_runs[index_nearest_median(st.fio)];
-    FioFigures ff{st.fio_summary.median, f.iops, f.clat_p50_ns / 1e3, f.clat_p99_ns / 1e3, std::nullopt, std::nullopt};
+    FioFigures ff;
+    ff.read_bytes_s = st.fio_summary.median;
+    ff.iops = f.iops;
+    ff.clat_p50_us = f.clat_p50_ns / 1e3;
+    ff.clat_p99_us = f.clat_p99_ns / 1e3;
     ff.read_spread = spread_of(st.fio, st.fio_summary);
     if (!st.ratio.empty()) ff.pair_ratio = spread_of(st.ratio, st.ratio_summary);
+    ff.job = fio_job;
+    ff.search = fio_search;
     p.fio = ff;
   }
   return p;
@@ -121,6 +136,7 @@ struct CellRequest {
   double run_s = 1;
   std::uint64_t seed = 0;
   const std::optional<std::string>* fio_path = nullptr;  // null or empty: built-in only
+  bool search_fio = false;  // the fio side is the best job of a search (probes/fio_search.h), not one job
   bool direct = true;
   std::string scratch_dir;
   std::string label;  // "drive0 random 1 MiB QD16", for notes
@@ -131,6 +147,25 @@ struct CellOutcome {
   DriveReadPoint point;
   double relative_range = 0;
 };
+
+// The fio job of a cell with `ioengine` (psync: as many jobs as the depth).
+FioCell fio_cell_of(const CellRequest& q, const std::string& ioengine) {
+  FioCell fc;
+  fc.file_path = q.targets.front().path;
+  fc.file_bytes = q.targets.front().size_bytes;
+  fc.block_bytes = q.spec.block_bytes;
+  fc.queue_depth = q.spec.queue_depth;
+  fc.random = q.spec.random;
+  fc.runtime_s = q.run_s;
+  fc.ioengine = ioengine;
+  fc.fixed_buffers = ioengine == "io_uring";  // the built-in path's method: registered buffers
+  fc.direct = q.direct;
+  if (ioengine == "psync") {
+    fc.jobs = std::max(1, q.spec.queue_depth);  // psync has no queue: parallel jobs are its depth
+    fc.queue_depth = 1;
+  }
+  return fc;
+}
 
 // One cell as interleaved pairs; nullopt (with a note) when no built-in run
 // succeeded.
@@ -146,18 +181,26 @@ std::optional<CellOutcome> measure_cell(const CellRequest& q, Notes& notes) {
     return runs.back().read_bytes_s;
   };
   PairRunFn fio;
+  std::string fio_job, fio_search;
+  std::optional<FioCell> searched;
+  if (q.fio_path != nullptr && q.fio_path->has_value() && q.search_fio) {
+    // The yardstick: fio's best way to read this cell (its block size; any
+    // engine and depth), chosen by short runs before the pairs.
+    FioCell base = fio_cell_of(q, "io_uring");
+    base.runtime_s = std::min(kSearchRunS, q.run_s);
+    auto s = search_fio(base, FioSearchOptions{}, [&](const FioCell& c) { return run_fio(**q.fio_path, c, q.scratch_dir); });
+    if (s) {
+      searched = s->best;
+      searched->runtime_s = q.run_s;
+      fio_search = s->summary();
+    } else {
+      notes.add(q.label + ": the fio search failed: " + s.error().message);
+    }
+  }
   if (q.fio_path != nullptr && q.fio_path->has_value()) {
     fio = [&](int) -> Expected<double> {
-      FioCell fc;
-      fc.file_path = q.targets.front().path;
-      fc.file_bytes = q.targets.front().size_bytes;
-      fc.block_bytes = q.spec.block_bytes;
-      fc.queue_depth = q.spec.queue_depth;
-      fc.random = q.spec.random;
-      fc.runtime_s = q.run_s;
-      fc.ioengine = seen == IoPath::kPreadThreads ? "psync" : "io_uring";
-      fc.direct = q.direct;
-      if (fc.ioengine == "psync") fc.queue_depth = 1;  // psync has no queue; numjobs would be needed
+      FioCell fc = searched ? *searched : fio_cell_of(q, seen == IoPath::kPreadThreads ? "psync" : "io_uring");
+      fio_job = fio_job_label(fc);
       auto f = run_fio(**q.fio_path, fc, q.scratch_dir);
       if (!f) return f.error();
       fio_runs.push_back(*f);
@@ -181,7 +224,8 @@ std::optional<CellOutcome> measure_cell(const CellRequest& q, Notes& notes) {
     for (const std::string& n : r.notes) notes.add(q.owner + ": " + n);
   }
   const PairedCellStats st = summarize_pairs(run.pairs);
-  return CellOutcome{to_point(runs, fio_runs, st, static_cast<int>(run.pairs.size()), q.run_s), st.relative_range};
+  return CellOutcome{to_point(runs, fio_runs, st, static_cast<int>(run.pairs.size()), q.run_s, fio_job, fio_search),
+                     st.relative_range};
 }
 
 void probe_memory(MachineProfile& m, const ProbeOptions& o, const Topology* topo, Progress& progress, Notes& notes) {
@@ -314,7 +358,8 @@ std::vector<ReadCellSpec> probe_cells(bool quick, const std::vector<std::uint64_
 double estimated_probe_seconds(const ProbeOptions& o) {
   const double cells = static_cast<double>(probe_cells(o.quick, o.record_bytes).size());
   const double runs = cells * pairs_per_cell(o);
-  const double per_drive = runs * (run_seconds(o.quick) * (o.use_fio ? 2.0 : 1.0) + (o.use_fio ? kFioStartupS : 0)) + cells;
+  double per_drive = runs * (run_seconds(o.quick) * (o.use_fio ? 2.0 : 1.0) + (o.use_fio ? kFioStartupS : 0)) + cells;
+  if (searches_fio(o)) per_drive += cells * kSearchJobs * (std::min(kSearchRunS, run_seconds(o.quick)) + kFioStartupS);
   const double drives = static_cast<double>(o.drive_dirs.size());
   const double aggregate = o.drive_dirs.size() > 1 ? per_drive / 2 : 0;
   return (o.quick ? kQuickMemoryS + kQuickKernelsS : kFullMemoryS + kFullKernelsS) + drives * per_drive + aggregate;
@@ -461,6 +506,7 @@ Expected<MachineProfile> run_probe(const ProbeOptions& o, Progress& progress) {
       q.run_s = run_seconds(o.quick);
       q.seed = 42 + c;
       q.fio_path = &fio_path;
+      q.search_fio = searches_fio(o);
       q.direct = tf->direct_io;
       q.scratch_dir = o.scratch_dir;
       q.label = drive.name + " " + cell_label(spec);
@@ -604,6 +650,11 @@ std::string curve_point_row(const DriveReadPoint& p) {
   row += " | " + format_rate_spread(p.read_bytes_s.value, p.read_spread);
   if (p.fio && p.fio->read_bytes_s > 0) {
     row += " | fio " + format_rate_spread(p.fio->read_bytes_s, p.fio->read_spread);
+    // The winner of a search names its engine (the cell gives size and depth).
+    if (!p.fio->search.empty()) {
+      const std::string& j = p.fio->job;
+      row += " [" + (j.rfind("io_uring fixedbufs", 0) == 0 ? std::string("io_uring fixedbufs") : j.substr(0, j.find(' '))) + "]";
+    }
     if (p.fio->pair_ratio) {
       const RepeatSpread& r = *p.fio->pair_ratio;
       row += " | ratio " + format_fixed(r.median, 2) + " (" + format_fixed(r.min, 2) + "–" + format_fixed(r.max, 2) + ")";

@@ -3,8 +3,10 @@
 // of `block_bytes` in flight against one or more files for a fixed time and
 // reports throughput, IOPS and per-read latency percentiles.
 //
-// Paths: io_uring (liburing, Linux) or a pread thread pool (one thread per
-// in-flight read) when io_uring is missing or refused; the path used is
+// Paths: io_uring (liburing, Linux) with registered buffers
+// (IORING_OP_READ_FIXED, as the streaming engine reads; plain reads, with a
+// note, when registration is refused) or a pread thread pool (one thread
+// per in-flight read) when io_uring is missing or refused; the path used is
 // always reported. Random reads pick block-aligned offsets uniformly (as
 // fio's randread does); sequential reads walk the file in order, wrapping.
 // Several files are read at once by one worker per file (aggregate of a

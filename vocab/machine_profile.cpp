@@ -285,6 +285,8 @@ std::vector<DriveReadPoint> read_curve(ObjectReader& parent, const char* key) {
       ff.clat_p99_us = nonneg(f, "clat_p99_us", true).value_or(0);
       ff.read_spread = read_repeats(f, "read_bw_repeats", fio_bw, "fio read_bw");
       ff.pair_ratio = read_repeats(f, "pair_ratio", std::nullopt, "");
+      ff.job = f.string("job", false).value_or("");
+      ff.search = f.string("search", false).value_or("");
       f.get("builtin_over_fio", false);  // derived, written for readers; recomputed on load
       f.finish();
       pt.fio = ff;

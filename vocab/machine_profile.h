@@ -94,6 +94,8 @@ struct FioFigures {
   double clat_p99_us = 0;
   std::optional<RepeatSpread> read_spread;     // fio's bytes/s over the repeats
   std::optional<RepeatSpread> pair_ratio;      // built-in ÷ fio, one ratio per pair where both ran
+  std::string job;      // the fio job the figures are of ("io_uring fixedbufs 1.00 MiB QD16"); "" in older profiles
+  std::string search;   // how it was chosen: the jobs a search tried with their rates (probes/fio_search.h), or ""
 };
 
 struct DriveReadPoint {

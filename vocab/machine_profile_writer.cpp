@@ -60,6 +60,8 @@ OJson curve(const std::vector<DriveReadPoint>& points) {
       f["clat_p99_us"] = p.fio->clat_p99_us;
       if (p.fio->read_spread) f["read_bw_repeats"] = repeats(*p.fio->read_spread);
       if (p.fio->pair_ratio) f["pair_ratio"] = repeats(*p.fio->pair_ratio);
+      if (!p.fio->job.empty()) f["job"] = p.fio->job;
+      if (!p.fio->search.empty()) f["search"] = p.fio->search;
       // Derived for readers (ignored on load): the median per-pair ratio when
       // there were pairs, else the ratio of the two figures.
       if (p.fio->pair_ratio) {

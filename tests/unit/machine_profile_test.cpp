@@ -518,7 +518,9 @@ const char* kGoodPointRepeats = R"(,
         "read_bw_repeats": {"n": 3, "median": 1.31e9, "min": 1.1e9, "max": 1.45e9, "samples": [1.1e9, 1.45e9, 1.31e9]})";
 const char* kGoodFioRepeats = R"(,
         "read_bw_repeats": {"n": 3, "median": 1.34e9, "min": 1.2e9, "max": 1.5e9},
-        "pair_ratio": {"n": 3, "median": 0.98, "min": 0.81, "max": 1.2, "samples": [0.81, 1.2, 0.98]})";
+        "pair_ratio": {"n": 3, "median": 0.98, "min": 0.81, "max": 1.2, "samples": [0.81, 1.2, 0.98]},
+        "job": "libaio 1.00 MiB QD16",
+        "search": "best of 4 fio jobs: libaio 1.00 MiB QD16 1.40 GB/s, io_uring 1.00 MiB QD16 1.20 GB/s")";
 const char* kGoodRepeatability = R"(,
       "repeatability": {"pairs": 3, "threshold": 0.25, "worst_relative_range": 0.267,
                         "worst_cell": "random 1.00 MiB QD16", "noisy": true})";
@@ -546,6 +548,8 @@ TEST_CASE("repeats, pair ratios and the noisy flag round-trip", "[profile]") {
   CHECK(pt.fio->read_spread->samples.empty());
   REQUIRE(pt.fio->pair_ratio.has_value());
   CHECK(pt.fio->pair_ratio->median == 0.98);
+  CHECK(pt.fio->job == "libaio 1.00 MiB QD16");  // the yardstick's job and the search that chose it
+  CHECK_THAT(pt.fio->search, Catch::StartsWith("best of 4 fio jobs"));
   const std::string once = machine_profile_to_json(*p).dump(2);
   CHECK(nlohmann::ordered_json::parse(once)["drives"][0]["read_curve"][0]["fio"]["builtin_over_fio"] == 0.98);
   auto again = load_config_text<MachineProfile>(once, "p2.json", load_machine_profile);
@@ -559,6 +563,7 @@ TEST_CASE("profiles written before repeats existed still load", "[profile]") {
   CHECK_FALSE(p->drives.at(0).repeatability.has_value());
   CHECK_FALSE(p->drives.at(0).read_curve.at(0).read_spread.has_value());
   CHECK_FALSE(p->drives.at(0).read_curve.at(0).fio->pair_ratio.has_value());
+  CHECK(p->drives.at(0).read_curve.at(0).fio->job.empty());
   // The committed probe of this machine (one pair per cell) too.
   auto committed = load_machine_profile_file(std::string(MOEBENCH_TEST_DATA) + "/profiles/probed-vm-quick.json");
   if (!committed) FAIL(committed.error().message);
