@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -131,7 +132,15 @@ RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& lef
   auto key = [&](const RegimeFigure& f) { return left_out == "family" ? f.family : f.source; };
   std::set<std::string> groups;
   for (const RegimeFigure& f : in.figures) groups.insert(key(f));
-  std::map<std::string, RegimeRow> by_id;
+  // Pass 1: each group's figures under the fit on every other group: their
+  // plausible range, regime and distance outside it.
+  struct HeldOut {
+    const RegimeFigure* f = nullptr;
+    std::string group;
+    CaseRange range;
+    RegimeDistance distance;
+  };
+  std::vector<HeldOut> held;
   for (const std::string& g : groups) {
     std::vector<const RegimeFigure*> train;
     for (const RegimeFigure& f : in.figures) {
@@ -141,24 +150,43 @@ RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& lef
     ++v.folds;
     const RegimeFit fit = fit_regimes(train);
     for (const RegimeFigure& f : in.figures) {
-      if (key(f) != g) continue;
-      const FigureBand b = figure_band(f, fit);
-      RegimeRow r;
-      r.id = f.id;
-      r.source = f.source;
-      r.family = f.family;
-      r.kind = f.kind;
-      r.regime = b.regime;
-      r.measured_tok_s = f.measured_tok_s;
-      r.predicted_tok_s = b.tok_s;
-      r.low_tok_s = b.low_tok_s;
-      r.high_tok_s = b.high_tok_s;
-      r.judged = b.tok_s > 0;
-      r.error = r.judged ? b.tok_s / f.measured_tok_s - 1 : 0;
-      r.in_band = r.judged && f.measured_tok_s >= b.low_tok_s * 0.999 && f.measured_tok_s <= b.high_tok_s * 1.001;
-      if (!r.judged) r.why_not = "the model gives no time for its cases";
-      by_id[r.id] = r;
+      if (key(f) == g) held.push_back({&f, g, case_range(f, fit.params), regime_distance(f, fit.params)});
     }
+  }
+  // Pass 2: a group's bands are widened by the spreads of the other
+  // groups' held-out distances (never its own), so a band is as wide as
+  // figures nobody fitted to need.
+  std::vector<RegimeDistance> every_distance;
+  for (const HeldOut& h : held) {
+    if (h.distance.distance >= 0) every_distance.push_back(h.distance);
+  }
+  std::map<std::string, RegimeRow> by_id;
+  std::map<std::string, RegimeFit> spreads;  // group → its bands' spreads
+  for (const HeldOut& h : held) {
+    if (!spreads.count(h.group)) {
+      std::vector<RegimeDistance> rest;
+      for (const HeldOut& o : held) {
+        if (o.group != h.group && o.distance.distance >= 0) rest.push_back(o.distance);
+      }
+      set_spreads(spreads[h.group], rest);
+    }
+    const RegimeFigure& f = *h.f;
+    const double s = spreads[h.group].spread_of(h.distance.regime);
+    RegimeRow r;
+    r.id = f.id;
+    r.source = f.source;
+    r.family = f.family;
+    r.kind = f.kind;
+    r.regime = h.distance.regime;
+    r.measured_tok_s = f.measured_tok_s;
+    r.predicted_tok_s = h.range.tok_s;
+    r.low_tok_s = h.range.low * std::exp(-s);
+    r.high_tok_s = h.range.high * std::exp(s);
+    r.judged = h.range.tok_s > 0;
+    r.error = r.judged ? h.range.tok_s / f.measured_tok_s - 1 : 0;
+    r.in_band = r.judged && f.measured_tok_s >= r.low_tok_s * 0.999 && f.measured_tok_s <= r.high_tok_s * 1.001;
+    if (!r.judged) r.why_not = "the model gives no time for its cases";
+    by_id[r.id] = r;
   }
   for (const RegimeFigure& f : in.figures) {
     auto it = by_id.find(f.id);
@@ -182,6 +210,8 @@ RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& lef
   std::vector<const RegimeFigure*> every;
   for (const RegimeFigure& f : in.figures) every.push_back(&f);
   v.full = fit_regimes(every);
+  // The stored fit's bands: every figure's held-out distance.
+  set_spreads(v.full, every_distance);
   return v;
 }
 
@@ -213,7 +243,7 @@ std::string write_regime_validation(const RegimeValidation& v, bool rows) {
                        : p.at_edge ? "at the edge of its range: a term the model lacks"
                                    : "inside its range");
   }
-  out += "\nBand spread per regime (80th percentile of how far the measured figures fall outside their plausible cases; the band is those cases widened by it each way):\n\n";
+  out += "\nBand spread per regime (80th percentile of how far figures left out of their own fit fall outside their plausible cases; the band is those cases widened by it each way; a left-out group's own figures never widen its band):\n\n";
   for (const auto& [name, s] : v.full.spread) out += fmt::format("- {}: ×{:.2f} each way\n", name, std::exp(s));
   if (rows) {
     out += "\n| figure | source | family | regime | measured tok/s | predicted | band | ratio | error | in band |\n"
@@ -261,14 +291,22 @@ std::string case_lines(const CaseParts& c, const RegimeParams& q) {
 std::string write_regime_explain(const RegimeInputs& in, const std::string& id, const std::string& left_out) {
   auto key = [&](const RegimeFigure& f) { return left_out == "family" ? f.family : f.source; };
   std::string out;
+  std::optional<RegimeValidation> v;  // the rows' bands (held-out spreads need every fold)
   for (const RegimeFigure& f : in.figures) {
     if (f.id != id && f.id != id + " (prefill)") continue;
+    if (!v) v = validate_regimes(in, left_out);
     std::vector<const RegimeFigure*> train;
     for (const RegimeFigure& g : in.figures) {
       if (key(g) != key(f)) train.push_back(&g);
     }
     const RegimeFit fit = fit_regimes(train);
-    const FigureBand b = figure_band(f, fit);
+    FigureBand b = figure_band(f, fit);
+    for (const RegimeRow& r : v->rows) {
+      if (r.id == f.id) {
+        b.low_tok_s = r.low_tok_s;
+        b.high_tok_s = r.high_tok_s;
+      }
+    }
     const RegimeParams q = fit.params.for_family(f.family, gpu_kind_of(f.realistic));
     out += fmt::format("{} ({} figure, engine family {})\nsource {}; fitted on {} figures of the other {}\nmeasured {:.4g} tok/s, predicted {:.4g} "
                        "(band {:.3g}–{:.3g}, ×{:.2f}), regime {}\nparameters as family \"{}\" sees them:",

@@ -206,21 +206,34 @@ RegimeFit fit_regimes(const std::vector<const RegimeFigure*>& figures, const Reg
   // run average spans from its start-up-included to its steady rate); one
   // with unstated conditions is judged against the case nearest to it, so
   // the width the unstated conditions already give is not counted twice.
+  std::vector<RegimeDistance> distances;
+  for (const RegimeFigure* f : figures) {
+    RegimeDistance d = regime_distance(*f, fit.params);
+    if (d.distance >= 0) distances.push_back(std::move(d));
+  }
+  set_spreads(fit, distances);
+  return fit;
+}
+
+RegimeDistance regime_distance(const RegimeFigure& f, const RegimeParams& params) {
+  const CaseRange r = case_range(f, params);
+  if (!(r.tok_s > 0)) return {"", -1};
+  const double m = f.measured_tok_s;
+  return {figure_regime(f, params), std::max({0.0, std::log(r.low / m), std::log(m / r.high)})};
+}
+
+void set_spreads(RegimeFit& fit, const std::vector<RegimeDistance>& distances) {
   std::map<std::string, std::vector<double>> resid;
   std::vector<double> all;
-  for (std::size_t i = 0; i < figures.size(); ++i) {
-    const CaseRange r = case_range(*figures[i], fit.params);
-    if (!(r.tok_s > 0)) continue;
-    const double m = figures[i]->measured_tok_s;
-    const double d = std::max({0.0, std::log(r.low / m), std::log(m / r.high)});
-    resid[figure_regime(*figures[i], fit.params)].push_back(d);
-    all.push_back(d);
+  for (const RegimeDistance& d : distances) {
+    resid[d.regime].push_back(d.distance);
+    all.push_back(d.distance);
   }
+  fit.spread.clear();
   fit.pooled_spread = all.empty() ? 0.5 : quantile(all, kSpreadQuantile);
   for (const auto& [name, rs] : resid) {
     fit.spread[name] = static_cast<int>(rs.size()) >= kMinSpreadFigures ? quantile(rs, kSpreadQuantile) : fit.pooled_spread;
   }
-  return fit;
 }
 
 CaseRange case_range(const RegimeFigure& f, const RegimeParams& all) {

@@ -81,6 +81,21 @@ struct RegimeFit {
 
 RegimeFit fit_regimes(const std::vector<const RegimeFigure*>& figures, const RegimeParams& prior = RegimeParams::defaults());
 
+// How far a measured figure falls outside its plausible cases (in log, 0
+// inside), and the regime it was judged in.
+struct RegimeDistance {
+  std::string regime;
+  double distance = 0;
+};
+// The band spreads from such distances: per regime the kSpreadQuantile of
+// its distances (kMinSpreadFigures or more), else the pooled quantile.
+// fit_regimes sets them from its own figures (in-sample); validation sets
+// them from figures each left out of their own fit (held-out), which is the
+// width a figure nobody fitted to needs.
+void set_spreads(RegimeFit& fit, const std::vector<RegimeDistance>& distances);
+// The distance of one figure under a fit's parameters.
+RegimeDistance regime_distance(const RegimeFigure& f, const RegimeParams& params);
+
 // The slowest, realistic and fastest of a figure's plausible cases under
 // `params` (no widening).
 struct CaseRange {

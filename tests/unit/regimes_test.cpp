@@ -298,6 +298,18 @@ TEST_CASE("leaving a source out: its figures are predicted by a fit on the other
   const double eff = v.full.params.get("mem_eff_cpu");
   CHECK(eff >= 0.4);
   CHECK(eff <= 0.8);
+  // Bands come from figures left out of their own fit: each source is off
+  // by 2x when the other is fitted, so the stored spread is log 2 (the fit
+  // on both is off by only sqrt 2 either way), and a source's band is
+  // widened by the other's distance, never its own: x4 from end to end.
+  CHECK(v.full.spread_of("memory-cpu") == Approx(std::log(2.0)).margin(0.08));
+  for (const RegimeRow& r : v.rows) {
+    INFO(r.id);
+    CHECK(r.band_ratio() == Approx(4.0).epsilon(0.2));
+    // ... whose end lands on the measured figure (each is off by 2x).
+    const double nearer = r.source == "slow" ? r.low_tok_s : r.high_tok_s;
+    CHECK(nearer / r.measured_tok_s == Approx(1.0).epsilon(0.1));
+  }
   CHECK(v.overall.judged == 8);
   // --explain: one figure under the fold that left its source out, with the
   // same prediction its row carries.
