@@ -13,10 +13,13 @@
 //                          many figures got a number, the median |error|,
 //                          the share inside their band and the median band
 //                          ratio (high ÷ low);
+//   bands                  a left-out group's figures are widened by the
+//                          spreads of the other groups' held-out distances
+//                          (regime_fit.h: set_spreads), never their own;
 //   full fit               the parameters fitted on every figure, each
-//                          beside its physical range (not yet what `claims`,
-//                          `plan` and `predict` answer with: docs/model.md,
-//                          Limitations).
+//                          beside its physical range, with every figure's
+//                          held-out spread: what `--write-fit` stores for
+//                          `claims`, `plan` and `reproduce` (docs/model.md).
 #pragma once
 
 #include <string>
