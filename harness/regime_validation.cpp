@@ -307,7 +307,7 @@ std::string write_regime_explain(const RegimeInputs& in, const std::string& id, 
         b.high_tok_s = r.high_tok_s;
       }
     }
-    const RegimeParams q = fit.params.for_family(f.family, gpu_kind_of(f.realistic));
+    const RegimeParams q = fit.params.for_family(f.family, kinds_of(f.realistic));
     out += fmt::format("{} ({} figure, engine family {})\nsource {}; fitted on {} figures of the other {}\nmeasured {:.4g} tok/s, predicted {:.4g} "
                        "(band {:.3g}–{:.3g}, ×{:.2f}), regime {}\nparameters as family \"{}\" sees them:",
                        f.id, f.kind, f.family, f.source, train.size(), left_out == "family" ? "families" : "sources", f.measured_tok_s, b.tok_s, b.low_tok_s,

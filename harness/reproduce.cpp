@@ -342,7 +342,7 @@ std::optional<EmulatedCase> emulate_case(const Chosen& ch, const CaseContext& x,
   ec.gen = x.o.gen_tokens;
   ec.prompt = x.claim.prompt_tokens && *x.claim.prompt_tokens <= x.o.max_prompt_tokens ? *x.claim.prompt_tokens : 8;
   if (x.o.regimes) {
-    const double t = regime_token_s(e.parts, x.o.regimes->params.for_family(engine_family(x.claim.engine.value_or("")), e.parts.gpu_kind), 1);
+    const double t = regime_token_s(e.parts, x.o.regimes->params.for_family(engine_family(x.claim.engine.value_or("")), kinds_of({&e.parts})), 1);
     ec.predicted_tok_s = t > 0 ? 1 / t : 0;
   } else {
     ec.predicted_tok_s = e.tok_s_real();

@@ -125,7 +125,7 @@ CasePricer case_pricer(const Claim& claim, const std::vector<SetupCase>& cases, 
   j.spread = regimes->spread_of(j.regime);
   std::vector<CaseParts> parts;
   for (const CaseEstimate& e : ests) parts.push_back(e.parts);
-  const RegimeParams q = regimes->params.for_family(family, gpu_kind_of(parts));
+  const RegimeParams q = regimes->params.for_family(family, kinds_of(parts));
   const double s = j.spread;
   return [q, s, avg_real, avg_slow](const SetupCase& c, const CaseEstimate& e, double per) {
     const double t = regime_token_s(e.parts, q, 1);
@@ -397,7 +397,7 @@ MachineEstimate estimate_machine(const ModelCard& card, const MachineSetup& s, c
   if (regimes) {
     // The regime fit prices both: decode in its regime, the prompt in its
     // prefill regime, each widened by its regime's spread.
-    const RegimeParams q = regimes->params.for_family(s.engine_family, gpu_kind_of({&e.parts, &pe.parts}));
+    const RegimeParams q = regimes->params.for_family(s.engine_family, kinds_of({&e.parts, &pe.parts}));
     const double t = regime_token_s(e.parts, q, 1);
     out.regime = case_regime(e.parts, q);
     const double sd = regimes->spread_of(out.regime);

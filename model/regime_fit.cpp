@@ -69,24 +69,32 @@ double best_on_grid(const RegimeParam& param, double start, const std::vector<co
   return best;
 }
 
-// The GPU kind a figure's cases compute on ("" none).
-std::string figure_kind(const RegimeFigure& f) {
-  std::string kind = gpu_kind_of(f.realistic);
-  return kind.empty() ? gpu_kind_of(f.all) : kind;
+// The kinds a figure's cases compute on: its realistic cases', else any case's.
+Kinds figure_kinds(const RegimeFigure& f) {
+  const Kinds real = kinds_of(f.realistic), any = kinds_of(f.all);
+  return {real.gpu.empty() ? any.gpu : real.gpu, real.cpu.empty() ? any.cpu : real.cpu};
 }
 
-// Each group (an engine family; for a per-kind parameter a GPU kind, then a
-// family on that kind) with enough figures of the parameter's regimes, from
-// two sources or more, gets its own value, fitted from the value it would
-// otherwise see; the others keep that one.
+// How general a group key is: a kind ("@simd512") 0, an engine family 1, a
+// family on a kind ("llama.cpp@apple") 2. Groups are fitted from the most
+// general on, each from the value its figures would otherwise see.
+int key_rank(const std::string& key) {
+  const std::size_t at = key.find('@');
+  return at == 0 ? 0 : at == std::string::npos ? 1 : 2;
+}
+
+// Each group of one rank (group_keys: an engine family, a processor kind, a
+// family on a kind) with enough figures of the parameter's regimes, from two
+// sources or more, gets its own value; the others keep the wider one.
 void fit_groups(const RegimeParam& param, const std::vector<const RegimeFigure*>& figures, const std::vector<std::size_t>& mine,
-                const std::vector<double>& weight, int level, RegimeFit& fit) {
+                const std::vector<double>& weight, int rank, RegimeFit& fit) {
   std::map<std::string, std::vector<std::size_t>> by_group;
   for (std::size_t i : mine) {
-    const std::vector<std::string> keys = group_keys(param, figures[i]->family, figure_kind(*figures[i]));
-    if (keys.empty()) continue;
-    if (figures[i]->family == "any" && level == 0) continue;  // an unnamed engine is what the wider value answers for
-    by_group[keys[level == 0 ? 0 : keys.size() - 1]].push_back(i);  // level 0: the most specific group
+    for (const std::string& key : group_keys(param, figures[i]->family, figure_kinds(*figures[i]))) {
+      if (key_rank(key) != rank) continue;
+      if (figures[i]->family == "any" && rank > 0) continue;  // an unnamed engine is what the wider value answers for
+      by_group[key].push_back(i);
+    }
   }
   auto& own = fit.params.family[param.name];
   for (const auto& [group, idx] : by_group) {
@@ -94,7 +102,7 @@ void fit_groups(const RegimeParam& param, const std::vector<const RegimeFigure*>
     for (std::size_t i : idx) sources.insert(figures[i]->source);
     if (static_cast<int>(idx.size()) < kMinFamilyFigures || sources.size() < 2) continue;
     const RegimeFigure& first = *figures[idx.front()];
-    const double start = fit.params.for_family(first.family, figure_kind(first)).get(param.name);
+    const double start = fit.params.for_family(first.family, figure_kinds(first)).get(param.name);
     const double v = best_on_grid(param, start, figures, idx, weight, [&](double x) {
       RegimeParams t = fit.params;
       t.family[param.name][group] = std::clamp(x, param.low, param.high);
@@ -110,17 +118,15 @@ void fit_groups(const RegimeParam& param, const std::vector<const RegimeFigure*>
 void fit_families(const RegimeParam& param, const std::vector<const RegimeFigure*>& figures,
                   const std::vector<std::size_t>& mine, const std::vector<double>& weight, RegimeFit& fit) {
   fit.params.family[param.name].clear();
-  // A per-kind parameter: the kinds first ("@apple"), then families on them.
-  if (param.per_kind) fit_groups(param, figures, mine, weight, 1, fit);
-  fit_groups(param, figures, mine, weight, 0, fit);
+  for (int rank = 0; rank <= 2; ++rank) fit_groups(param, figures, mine, weight, rank, fit);
 }
 
 // The parameters a figure is priced with: `all` itself (no copy: this runs
 // inside every fit trial) unless the figure's family or GPU kind has values
 // of its own, which are resolved into `own`.
 const RegimeParams& params_of(const RegimeFigure& f, const RegimeParams& all, RegimeParams& own) {
-  if (!all.has_family_values(f.family, figure_kind(f))) return all;
-  own = all.for_family(f.family, figure_kind(f));
+  if (!all.has_family_values(f.family, figure_kinds(f))) return all;
+  own = all.for_family(f.family, figure_kinds(f));
   return own;
 }
 
@@ -240,7 +246,7 @@ CaseRange case_range(const RegimeFigure& f, const RegimeParams& all) {
   CaseRange r;
   r.tok_s = figure_tok_s(f, all);
   double lo = r.tok_s, hi = r.tok_s;
-  const RegimeParams q = all.for_family(f.family, figure_kind(f));
+  const RegimeParams q = all.for_family(f.family, figure_kinds(f));
   for (const CaseParts& c : f.all) {
     const double t = regime_token_s(c, q, 1);
     if (!(t > 0)) continue;

@@ -80,18 +80,21 @@ std::optional<RegimeFit> load_regime_fit(const Json& j, Diagnostics& d) {
           // A per-kind parameter's groups: "@kind" or "family@kind".
           const std::size_t at = it.key().find('@');
           const std::string fam_name = at == std::string::npos ? it.key() : it.key().substr(0, at);
-          if (param.per_kind) {
+          // A per-CPU-kind parameter also keeps a family's own value.
+          const bool kinded = param.per_kind || (param.per_cpu_kind && at != std::string::npos);
+          if (kinded) {
+            const std::vector<std::string>& kinds = param.per_kind ? gpu_kinds() : cpu_kinds();
             const std::string kind = at == std::string::npos ? "" : it.key().substr(at + 1);
-            if (std::find(gpu_kinds().begin(), gpu_kinds().end(), kind) == gpu_kinds().end()) {
-              d.add(where, std::string(param.name) + " is fitted per GPU kind: expected \"@kind\" or \"family@kind\" with a kind of " +
-                               join(gpu_kinds(), ", "));
+            if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
+              d.add(where, std::string(param.name) + " is fitted per " + (param.per_kind ? "GPU" : "CPU") +
+                               " kind: expected \"@kind\" or \"family@kind\" with a kind of " + join(kinds, ", "));
               continue;
             }
           } else if (at != std::string::npos) {
-            d.add(where, std::string(param.name) + " is not fitted per GPU kind: expected an engine family");
+            d.add(where, std::string(param.name) + " is not fitted per processor kind: expected an engine family");
             continue;
           }
-          if (!(param.per_kind && fam_name.empty()) && engine_family(fam_name) != fam_name) {
+          if (!(kinded && fam_name.empty()) && engine_family(fam_name) != fam_name) {
             d.add(where, "\"" + fam_name + "\" is not an engine family as moebench names them (\"" + engine_family(fam_name) +
                              "\": the first word of the engine, lowercased)");
             continue;

@@ -134,30 +134,48 @@ void RegimeParams::set(const std::string& name, double v) {
   std::abort();
 }
 
-std::string gpu_kind_of(std::initializer_list<const CaseParts*> cases) {
+namespace {
+
+// The CPU kind of a case: its vector datapath ("" unknown).
+std::string cpu_kind(const CaseParts& c) { return c.cpu_vector_bits > 0 ? "simd" + std::to_string(c.cpu_vector_bits) : ""; }
+
+void add_kinds(Kinds& k, const CaseParts& c) {
+  if (k.gpu.empty()) k.gpu = c.gpu_kind;
+  if (k.cpu.empty()) k.cpu = cpu_kind(c);
+}
+
+}  // namespace
+
+Kinds kinds_of(std::initializer_list<const CaseParts*> cases) {
+  Kinds k;
   for (const CaseParts* c : cases) {
-    if (c && !c->gpu_kind.empty()) return c->gpu_kind;
+    if (c) add_kinds(k, *c);
   }
-  return {};
+  return k;
 }
 
-std::string gpu_kind_of(const std::vector<CaseParts>& cases) {
-  for (const CaseParts& c : cases) {
-    if (!c.gpu_kind.empty()) return c.gpu_kind;
-  }
-  return {};
+Kinds kinds_of(const std::vector<CaseParts>& cases) {
+  Kinds k;
+  for (const CaseParts& c : cases) add_kinds(k, c);
+  return k;
 }
 
-std::vector<std::string> group_keys(const RegimeParam& p, const std::string& family, const std::string& kind) {
+const std::vector<std::string>& cpu_kinds() {
+  static const std::vector<std::string> kKinds = {"simd128", "simd256", "simd512"};
+  return kKinds;
+}
+
+std::vector<std::string> group_keys(const RegimeParam& p, const std::string& family, const Kinds& kinds) {
   if (p.per_kind) {
-    if (kind.empty()) return {};
-    return {family + "@" + kind, "@" + kind};
+    if (kinds.gpu.empty()) return {};
+    return {family + "@" + kinds.gpu, "@" + kinds.gpu};
   }
+  if (p.per_cpu_kind && !kinds.cpu.empty()) return {family + "@" + kinds.cpu, family, "@" + kinds.cpu};
   if (p.per_family) return {family};
   return {};
 }
 
-RegimeParams RegimeParams::for_family(const std::string& name, const std::string& kind) const {
+RegimeParams RegimeParams::for_family(const std::string& name, const Kinds& kind) const {
   RegimeParams q;
   q.p = p;
   for (RegimeParam& x : q.p) {
@@ -174,7 +192,7 @@ RegimeParams RegimeParams::for_family(const std::string& name, const std::string
   return q;
 }
 
-bool RegimeParams::has_family_values(const std::string& name, const std::string& kind) const {
+bool RegimeParams::has_family_values(const std::string& name, const Kinds& kind) const {
   for (const RegimeParam& x : p) {
     auto it = family.find(x.name);
     if (it == family.end()) continue;
@@ -211,7 +229,8 @@ RegimeParams RegimeParams::defaults() {
       {"attn_eff", 0.3, 0.02, 0.9, true, "attention,memory-cpu,numa,memory-gpu,hybrid",
        "share of the FLOP peak a decode's attention over its context reaches (small matrix-vector products per head, a softmax between them)"},
       {"prefill_eff_cpu", 0.3, 0.05, 1.0, true, "prefill-cpu",
-       "share of the CPU cores' matmul peak a prefill reaches (quantized weights: the int8 dot peak, or twice FP32 without one; wide weights: FP32 FMA)", false, true},
+       "share of the CPU cores' matmul peak a prefill reaches (quantized weights: the int8 dot peak, or twice FP32 without one; wide weights: FP32 FMA; per vector datapath: dequantizing kernels do not scale with the pipe's width)",
+       false, true, false, true},
       {"prefill_eff_gpu", 0.3, 0.05, 1.0, true, "prefill-gpu",
        "share of the GPU's dense BF16 peak a prefill reaches (per GPU maker: matrix units and backends differ)", false, true,
        true},

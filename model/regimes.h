@@ -81,6 +81,22 @@ struct RegimeParam {
   // on that kind ("llama.cpp@apple") where each has enough figures; a case
   // on no GPU sees the pooled value.
   bool per_kind = false;
+  // The same per CPU vector datapath (keys "@simd256", "family@simd256"):
+  // dequantizing kernels reach a different share of a 256-bit and a 512-bit
+  // pipe's peak. Between the two comes the family's own value (an engine's
+  // kernels differ more than the datapaths they run on); a CPU of unknown
+  // width sees its family's value.
+  bool per_cpu_kind = false;
+};
+
+// The processor kinds a case computes on: the GPU's maker ("" none) and the
+// CPU's vector datapath ("simd256", …; "" unknown); per-kind parameters
+// take theirs.
+struct Kinds {
+  std::string gpu, cpu;
+  Kinds() = default;
+  Kinds(std::string g, std::string c = "") : gpu(std::move(g)), cpu(std::move(c)) {}
+  Kinds(const char* g) : gpu(g) {}
 };
 
 // The parameter set, as data (names, values, ranges, what fits them).
@@ -91,25 +107,27 @@ struct RegimeParams {
   std::map<std::string, std::map<std::string, double>> family;
   double get(const std::string& name) const;
   void set(const std::string& name, double v);
-  // The parameters as `family` on a GPU of `kind` ("" none) sees them: its
-  // own values where it has them.
-  RegimeParams for_family(const std::string& family, const std::string& kind = "") const;
-  // Whether that family and kind have a value of their own for any parameter.
-  bool has_family_values(const std::string& family, const std::string& kind = "") const;
+  // The parameters as `family` on processors of `kinds` sees them: its own
+  // values where it has them.
+  RegimeParams for_family(const std::string& family, const Kinds& kinds = {}) const;
+  // Whether that family and kinds have a value of their own for any parameter.
+  bool has_family_values(const std::string& family, const Kinds& kinds = {}) const;
   // The priors: the middle of what published memory-bound decodes reach.
   static RegimeParams defaults();
 };
 
-// The groups whose values a parameter takes for `family` on a GPU of `kind`,
-// most specific first: a per-kind parameter "family@kind" then "@kind" (none
-// without a kind); a per-family one the family.
-std::vector<std::string> group_keys(const RegimeParam& p, const std::string& family, const std::string& kind);
+// The groups whose values a parameter takes for `family` on processors of
+// `kinds`, most specific first: a per-kind parameter "family@kind" then
+// "@kind" (none without a GPU kind); a per-CPU-kind one "family@kind", the
+// family, "@kind" (the family alone without a CPU kind); a per-family one
+// the family.
+std::vector<std::string> group_keys(const RegimeParam& p, const std::string& family, const Kinds& kinds);
 
-// The GPU kind a set of cases computes on, the kind its per-kind parameters
-// take: the first case's that names one ("" none). The cases may be given
-// as pointers (e.g. a decode case, then its prefill case).
-std::string gpu_kind_of(std::initializer_list<const CaseParts*> cases);
-std::string gpu_kind_of(const std::vector<CaseParts>& cases);
+// The kinds a set of cases computes on, the kinds their per-kind parameters
+// take: for each, the first case's that names one ("" none). The cases may
+// be given as pointers (e.g. a decode case, then its prefill case).
+Kinds kinds_of(std::initializer_list<const CaseParts*> cases);
+Kinds kinds_of(const std::vector<CaseParts>& cases);
 
 // Seconds of one token (decode, or a prefill pass ÷ its tokens) for a
 // case's parts at end `k` (0 slow, 1 realistic, 2 fast: the spec figures'
@@ -129,6 +147,9 @@ struct RegimeTerms {
   std::string regime;
 };
 RegimeTerms regime_terms(const CaseParts& parts, const RegimeParams& q, int k = 1);
+
+// Every CPU kind kinds_of names.
+const std::vector<std::string>& cpu_kinds();
 
 // The regimes, in report order.
 const std::vector<std::string>& regime_names();

@@ -546,6 +546,7 @@ bool memory_parts(const MachineProfile& machine, const ModelCard& card, const Se
   P.layers = card.total_layers();
   P.gpu_computes = in_gpu > 0 || igpu;
   P.gpu_kind = P.gpu_computes ? gpu_kind(machine) : "";
+  P.cpu_vector_bits = machine.compute ? machine.compute->cpu_vector_bits.value_or(0) : 0;
   P.experts_on_cpu = c.experts_on_cpu && in_gpu > 0;
   P.tensor_parallel = in_gpu > 0 && machine.accelerators && machine.accelerators->count > 1 && family_tensor_parallel(c.family);
   add_step(e, "memory time / token at full bandwidth", P.mem_s[1], "s",

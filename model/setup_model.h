@@ -126,6 +126,7 @@ struct CaseParts {
   bool experts_on_cpu = false;        // hybrid: routed experts in host RAM on the CPU beside a GPU
   bool unified = false;               // one memory for CPU and GPU (Apple silicon, GB10, Strix Halo)
   std::string gpu_kind;               // the GPU's maker where one computes (gpu_kind(): "nvidia", "apple", …), else ""
+  int cpu_vector_bits = 0;            // the width of one CPU FMA pipe (128, 256, 512), 0 unknown
   // A pass of `batch` tokens (a prefill ubatch) priced on its compute
   // (model/regimes.h: prefill regimes), at each processor's peak alone:
   bool prefill = false;                   // the figure is a prefill rate: a pass's compute binds, not a token's bytes

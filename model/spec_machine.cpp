@@ -141,6 +141,7 @@ std::optional<ComputeInfo> cpu_compute(const SpecRow& cpu, int sockets) {
                                         " FMA pipes × " + num(lanes) + " FP32 lanes × 2 = " + format_fixed(flops / 1e12, 2) +
                                         " TFLOP/s (cores: " + cpu.cite("cores") + "; clock: " + clock_cite +
                                         "; FMA: " + cpu.cite("fma_width_bits") + ")");
+  if (cpu_known && (*width == 128 || *width == 256 || *width == 512)) ci.cpu_vector_bits = static_cast<int>(*width);
   if (auto dot = cpu.text("int8_dot"); dot && cpu_known) {
     const double ops = *cores * sockets * *clock * 1e9 * *pipes * lanes * 4 * 2;
     ci.cpu_int8_ops = spec_figure(ops, *dot + ": 4 int8 MACs per 32-bit lane, " + format_fixed(ops / 1e12, 1) + " TOPS (" +

@@ -361,6 +361,7 @@ std::optional<Figure> read_efficiency(ObjectReader& r, const char* key) {
 }
 
 // {"cpu_flops": {figure}, "cpu_int8_ops": {figure}?, "gpu_flops": {figure}?,
+//  "cpu_vector_bits": 128|256|512?,
 //  "efficiency": {"decode": {figure}, "prefill": {figure}}}.
 std::optional<ComputeInfo> read_compute(ObjectReader& parent, bool discrete_gpu) {
   const Json* j = parent.object("compute", false);
@@ -371,6 +372,13 @@ std::optional<ComputeInfo> read_compute(ObjectReader& parent, bool discrete_gpu)
   const auto cpu = read_figure(r, "cpu_flops", true, FigureKind::kFlops);
   c.cpu_int8_ops = read_figure(r, "cpu_int8_ops", false, FigureKind::kFlops);
   c.gpu_flops = read_figure(r, "gpu_flops", false, FigureKind::kFlops);
+  if (auto bits = r.integer("cpu_vector_bits", false, 64, 2048)) {
+    if (*bits != 128 && *bits != 256 && *bits != 512) {
+      d.add(r.path_of("cpu_vector_bits"), "the width of one FMA pipe is 128, 256 or 512 bits (SSE/NEON, AVX2, AVX-512 at full width)");
+    } else {
+      c.cpu_vector_bits = static_cast<int>(*bits);
+    }
+  }
   if (c.gpu_flops && discrete_gpu) {
     d.add(r.path_of("gpu_flops"), "gpu_flops is the integrated GPU of a unified-memory machine; a discrete GPU's "
                                   "peak goes per device in /accelerators/flops");

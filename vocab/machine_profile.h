@@ -243,6 +243,9 @@ struct ComputeInfo {
   Figure cpu_flops;                     // dense FP32 FMA peak, all CPU cores of the whole setup, FLOP/s
   std::optional<Figure> cpu_int8_ops;   // int8 dot-product peak, ops/s, when the ISA has one
   std::optional<Figure> gpu_flops;      // unified memory only: integrated GPU, dense FP16/BF16, FLOP/s
+  // The width of one CPU FMA pipe in bits (128, 256, 512), where known: the
+  // vector datapath quantized kernels run on (model/regimes.h: simd512_gain).
+  std::optional<int> cpu_vector_bits;
   ComputeEfficiency efficiency;
 };
 

@@ -106,6 +106,7 @@ OJson machine_profile_to_json(const MachineProfile& m) {
     cj["cpu_flops"] = figure(c.cpu_flops);
     if (c.cpu_int8_ops) cj["cpu_int8_ops"] = figure(*c.cpu_int8_ops);
     if (c.gpu_flops) cj["gpu_flops"] = figure(*c.gpu_flops);
+    if (c.cpu_vector_bits) cj["cpu_vector_bits"] = *c.cpu_vector_bits;
     OJson ej = OJson::object();
     ej["decode"] = figure(c.efficiency.decode);
     ej["prefill"] = figure(c.efficiency.prefill);

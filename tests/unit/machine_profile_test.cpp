@@ -106,6 +106,7 @@ const char* kGoodCompute = R"({
                   "source": "10 × 3.9 GHz × 32 + 10 × 2.8 GHz × 16"},
     "cpu_int8_ops": {"value": 1.3568e13, "provenance": "estimate", "source": "i8mm"},
     "gpu_flops": {"value": 1e14, "provenance": "estimate", "range": [9.23e13, 1.25e14], "source": "measured matmul"},
+    "cpu_vector_bits": 128,
     "efficiency": {
       "decode": {"value": 0.7, "provenance": "estimate", "range": [0.5, 0.8], "source": "218 of 273 GB/s"},
       "prefill": {"value": 0.6, "provenance": "estimate", "range": [0.3, 0.9], "source": "MAMF table"}}})";
@@ -124,6 +125,7 @@ TEST_CASE("a compute block loads, round-trips, and may be left out", "[profile]"
   CHECK(c.cpu_int8_ops->value == 1.3568e13);
   REQUIRE(c.gpu_flops.has_value());
   CHECK(c.gpu_flops->value == 1e14);
+  CHECK(c.cpu_vector_bits == 128);
   CHECK(c.efficiency.decode.value == 0.7);
   CHECK(c.efficiency.decode.low.value() == 0.5);
   CHECK(c.efficiency.prefill.high.value() == 0.9);
@@ -133,6 +135,7 @@ TEST_CASE("a compute block loads, round-trips, and may be left out", "[profile]"
   if (!q) FAIL(q.error().message);
   CHECK(machine_profile_to_json(*q).dump(2) == once);
   CHECK(q->compute->gpu_flops->value == 1e14);
+  CHECK(q->compute->cpu_vector_bits == 128);
 
   // Optional parts stay out, and so does the whole block.
   const std::string minimal = R"({"cpu_flops": {"value": 5.9e12, "provenance": "spec", "source": "cores × clock × 32"},
@@ -145,6 +148,7 @@ TEST_CASE("a compute block loads, round-trips, and may be left out", "[profile]"
   const auto j = machine_profile_to_json(*m);
   CHECK(!j["compute"].contains("gpu_flops"));
   CHECK(!j["compute"].contains("cpu_int8_ops"));
+  CHECK(!j["compute"].contains("cpu_vector_bits"));
   auto none = load_config_text<MachineProfile>(with_accelerators(kGoodAccelerators), "gpu.json", load_machine_profile);
   if (!none) FAIL(none.error().message);
   CHECK(!none->compute.has_value());
@@ -197,6 +201,8 @@ TEST_CASE("a bad compute block names its JSON path", "[profile]") {
       {"{" + cpu + R"(, "cpu_int8_ops": {"value": 1e13, "provenance": "guess", "source": "x"}, )" + eff + "}",
        "soc.json: /compute/cpu_int8_ops/provenance:"},
       {"[1e12]", "soc.json: /compute: expected an object"},
+      {"{" + cpu + R"(, "cpu_vector_bits": 384, )" + eff + "}", "soc.json: /compute/cpu_vector_bits: the width of one FMA pipe is 128, 256 or 512"},
+      {"{" + cpu + R"(, "cpu_vector_bits": "AVX2", )" + eff + "}", "soc.json: /compute/cpu_vector_bits:"},
   };
   for (const Case& c : cases) {
     INFO(c.block);

@@ -145,6 +145,22 @@ TEST_CASE("the stored regime fit refuses a value outside its physical range, nam
                                        Catch::Contains("per GPU kind"));
   kinds["parameters"][gpu_index]["family"] = Json{{"@voodoo", 0.4}};
   CHECK_FALSE(load_config_text<RegimeFit>(kinds.dump(), "regimes.json", load_regime_fit));
+  // A per-CPU-kind parameter's keys name a datapath, or a family alone.
+  kinds["parameters"][gpu_index]["family"] = Json::object();
+  std::size_t cpu_index = 0;
+  for (std::size_t i = 0; i < kinds["parameters"].size(); ++i) {
+    if (kinds["parameters"][i]["name"] == "prefill_eff_cpu") cpu_index = i;
+  }
+  kinds["parameters"][cpu_index]["family"] = Json{{"@simd512", 0.2}, {"llama.cpp", 0.1}, {"ik_llama.cpp@simd256", 0.3}};
+  auto cpu_good = load_config_text<RegimeFit>(kinds.dump(), "regimes.json", load_regime_fit);
+  if (!cpu_good) FAIL(cpu_good.error().message);
+  CHECK(cpu_good->params.for_family("ik_llama.cpp", Kinds("", "simd256")).get("prefill_eff_cpu") == Approx(0.3));
+  CHECK(cpu_good->params.for_family("llama.cpp", Kinds("", "simd512")).get("prefill_eff_cpu") == Approx(0.1));
+  CHECK(cpu_good->params.for_family("mlx-lm", Kinds("", "simd512")).get("prefill_eff_cpu") == Approx(0.2));
+  kinds["parameters"][cpu_index]["family"] = Json{{"@avx2", 0.2}};
+  auto cpu_bad = load_config_text<RegimeFit>(kinds.dump(), "regimes.json", load_regime_fit);
+  REQUIRE_FALSE(cpu_bad);
+  CHECK_THAT(cpu_bad.error().message, Catch::Contains("/family/@avx2") && Catch::Contains("per CPU kind") && Catch::Contains("simd256"));
   upper = regime_fit_json(fit, "test");
   upper["parameters"][0]["family"]["llama.cpp@apple"] = 0.5;  // mem_eff_cpu is per family only
   CHECK_FALSE(load_config_text<RegimeFit>(upper.dump(), "regimes.json", load_regime_fit));

@@ -47,6 +47,25 @@ CaseParts cpu_pass() {
   return p;
 }
 
+// A prefill figure of `family` from `source` whose CPU pass (a pipe `bits`
+// wide, 0 unknown) reaches `eff` of its peak; i varies the pass's size.
+RegimeFigure cpu_figure(const std::string& family, const std::string& source, int i, double eff, int bits = 0) {
+  RegimeParams truth = params();
+  truth.set("prefill_eff_cpu", eff);
+  RegimeFigure f;
+  f.id = family + std::to_string(bits) + source + std::to_string(i);
+  f.source = source;
+  f.family = family;
+  f.kind = "prefill";
+  CaseParts p = cpu_pass();
+  p.cpu_vector_bits = bits;
+  p.flops_cpu_peak_s = 2.0 * (1 + i);
+  f.realistic = {p};
+  f.all = {p};
+  f.measured_tok_s = 1 / regime_token_s(p, truth);
+  return f;
+}
+
 }  // namespace
 
 TEST_CASE("prefill-cpu: the pass's flops ÷ (peak × prefill_eff_cpu), plus fixed costs, over the ubatch", "[regimes][prefill]") {
@@ -175,25 +194,10 @@ TEST_CASE("a published prefill figure: the ubatch stated, else the family's defa
 
 TEST_CASE("per-family efficiencies: a family with enough figures from two sources gets its own, in range", "[regimes][prefill]") {
   // Family "fast" reaches 0.5 of the CPU peak, "slow" 0.125; "few" has two figures only.
-  auto figure = [](const std::string& family, const std::string& source, int i, double eff) {
-    RegimeParams truth = params();
-    truth.set("prefill_eff_cpu", eff);
-    RegimeFigure f;
-    f.id = family + source + std::to_string(i);
-    f.source = source;
-    f.family = family;
-    f.kind = "prefill";
-    CaseParts p = cpu_pass();
-    p.flops_cpu_peak_s = 2.0 * (1 + i);
-    f.realistic = {p};
-    f.all = {p};
-    f.measured_tok_s = 1 / regime_token_s(p, truth);
-    return f;
-  };
   std::vector<RegimeFigure> figs;
-  for (int i = 0; i < 8; ++i) figs.push_back(figure("fast", i % 2 ? "a" : "b", i, 0.5));
-  for (int i = 0; i < 8; ++i) figs.push_back(figure("slow", i % 2 ? "c" : "d", i, 0.125));
-  for (int i = 0; i < 2; ++i) figs.push_back(figure("few", "e", i, 0.5));
+  for (int i = 0; i < 8; ++i) figs.push_back(cpu_figure("fast", i % 2 ? "a" : "b", i, 0.5));
+  for (int i = 0; i < 8; ++i) figs.push_back(cpu_figure("slow", i % 2 ? "c" : "d", i, 0.125));
+  for (int i = 0; i < 2; ++i) figs.push_back(cpu_figure("few", "e", i, 0.5));
   std::vector<const RegimeFigure*> ptrs;
   for (const RegimeFigure& f : figs) ptrs.push_back(&f);
   const RegimeFit fit = fit_regimes(ptrs, params());
@@ -256,6 +260,43 @@ TEST_CASE("per-kind efficiencies: GPUs of each maker get their own, then a famil
   CHECK(fit.params.for_family("z", "intel").get("prefill_eff_gpu") == Approx(fit.params.get("prefill_eff_gpu")));
   CHECK(fit.params.for_family("x", "").get("prefill_eff_gpu") == Approx(fit.params.get("prefill_eff_gpu")));
   CHECK(figure_tok_s(figs[0], fit.params) == Approx(figs[0].measured_tok_s).epsilon(0.1));
+}
+
+TEST_CASE("per-CPU-kind efficiencies: each vector datapath gets its own, a family's own comes before a kind's", "[regimes][prefill]") {
+  // Family "x" reaches 0.4 of the CPU peak on 256-bit pipes and 0.2 on
+  // 512-bit ones; family "y" 0.1 on 256-bit pipes, with no 512-bit figures.
+  std::vector<RegimeFigure> figs;
+  for (int i = 0; i < 8; ++i) figs.push_back(cpu_figure("x", i % 2 ? "a" : "b", i, 0.4, 256));
+  for (int i = 0; i < 8; ++i) figs.push_back(cpu_figure("x", i % 2 ? "c" : "d", i, 0.2, 512));
+  for (int i = 0; i < 8; ++i) figs.push_back(cpu_figure("y", i % 2 ? "e" : "f", i, 0.1, 256));
+  std::vector<const RegimeFigure*> ptrs;
+  for (const RegimeFigure& f : figs) ptrs.push_back(&f);
+  const RegimeFit fit = fit_regimes(ptrs, params());
+  const auto& own = fit.params.family.at("prefill_eff_cpu");
+  CHECK(own.at("x@simd256") == Approx(0.4).epsilon(0.1));
+  CHECK(own.at("x@simd512") == Approx(0.2).epsilon(0.1));
+  CHECK(own.at("y@simd256") == Approx(0.1).epsilon(0.1));
+  CHECK(own.count("@simd512") == 1);  // the kind, fitted on x's figures alone
+  CHECK(own.count("y") == 1);          // the family over all its figures
+  // y on a 512-bit CPU: its family's value (0.1), not the kind's (x's 0.2);
+  // a family the fit never saw on one: the kind's; of unknown width: the pooled.
+  CHECK(fit.params.for_family("y", Kinds("", "simd512")).get("prefill_eff_cpu") == Approx(own.at("y")));
+  CHECK(fit.params.for_family("z", Kinds("", "simd512")).get("prefill_eff_cpu") == Approx(own.at("@simd512")));
+  CHECK(fit.params.for_family("z", Kinds()).get("prefill_eff_cpu") == Approx(fit.params.get("prefill_eff_cpu")));
+  for (const RegimeFigure& f : figs) {
+    INFO(f.id);
+    CHECK(figure_tok_s(f, fit.params) == Approx(f.measured_tok_s).epsilon(0.1));
+  }
+}
+
+TEST_CASE("a CPU's kind is its FMA pipe's width, from the spec row or the profile", "[regimes]") {
+  CaseParts p;
+  CHECK(kinds_of({&p}).cpu.empty());  // unknown width
+  p.cpu_vector_bits = 512;
+  p.gpu_kind = "nvidia";
+  CHECK(kinds_of({&p}).cpu == "simd512");
+  CHECK(kinds_of({&p}).gpu == "nvidia");
+  for (const std::string& k : cpu_kinds()) CHECK(k.rfind("simd", 0) == 0);
 }
 
 TEST_CASE("a GPU's kind is its maker: discrete models, else the integrated GPU of the CPU's name", "[regimes]") {

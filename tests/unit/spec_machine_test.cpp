@@ -95,6 +95,7 @@ TEST_CASE("a CPU without a published all-core clock computes midway between its 
   CHECK_THAT(m->compute->cpu_flops.source, Catch::Contains("midway between the base"));
   // No int8 dot product in the row: no int8 peak (prefill takes twice FP32).
   CHECK_FALSE(m->compute->cpu_int8_ops.has_value());
+  CHECK(m->compute->cpu_vector_bits == 512);  // the row's FMA width
 }
 
 TEST_CASE("a dual EPYC with a GPU and a drive is the arithmetic of its rows", "[spec]") {
