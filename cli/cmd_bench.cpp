@@ -14,6 +14,7 @@
 #include "vocab/environment.h"
 #include "vocab/file_io.h"
 #include "vocab/progress.h"
+#include "engines/quant/kernels.h"
 
 namespace moebench {
 namespace {
@@ -29,6 +30,7 @@ struct BenchArgs {
   int reps = 3;
   bool skip_scaling = false;
   std::string out;
+  std::string scale_fit;  // --write-scale-fit: line 6 appended to this fit
 };
 
 // The options as the library's typed setup: the card and both scales
@@ -75,6 +77,13 @@ Expected<int> bench_command(const BenchArgs& a, const CliState& state) {
     const Json record = engine_bench_record(*setup, *results, env.build_label());
     if (Status st = write_file_atomic(a.out, record.dump(2) + "\n"); !st) return fail(st.error().message);
   }
+  if (!a.scale_fit.empty()) {
+    auto check = scale_check_of(*setup, *results, env.started_at, env.hostname,
+                                env.cpu_model + ", moebench kernels " + simd_description());
+    if (!check) return fail("--write-scale-fit: line 6 measured nothing: nothing to append");
+    if (Status st = append_scale_check(a.scale_fit, *check); !st) return fail("--write-scale-fit: " + st.error().message);
+    fmt::print("line 6 appended to {}\n", a.scale_fit);
+  }
   return 0;
 }
 
@@ -102,6 +111,9 @@ void add_bench_command(CLI::App& app, CliState& state) {
   cmd->add_option("--tokens", args->tokens, "generated tokens per run (default 9)")->check(CLI::Range(3, 1000));
   cmd->add_flag("--skip-scaling", args->skip_scaling, "skip the throttled drive-scaling benchmark");
   cmd->add_option("--out", args->out, "also write the figures as JSON");
+  cmd->add_option("--write-scale-fit", args->scale_fit,
+                  "append line 6 (the full-model arithmetic's measured error) to this fit, e.g. configs/fits/scale.json: "
+                  "the full-model columns' bands");
   cmd->callback([args, &state] { finish(state, "bench-engines", bench_command(*args, state)); });
 }
 

@@ -25,8 +25,8 @@ void add_validate_command(CLI::App& app, CliState& state) {
       "  moebench validate --kind sweep my-sweep.json");
   cmd->add_option("files", args->files, "config files")->required();
   cmd->add_option("--kind", args->kind,
-                  "model | machine | machine-spec | sweep | claims | efficiency | specs | regime-fit (default: from the directory, then the keys)")
-      ->check(CLI::IsMember({"model", "machine", "machine-spec", "sweep", "claims", "efficiency", "specs", "regime-fit"}));
+                  "model | machine | machine-spec | sweep | claims | efficiency | specs | regime-fit | scale-fit (default: from the directory, then the keys)")
+      ->check(CLI::IsMember({"model", "machine", "machine-spec", "sweep", "claims", "efficiency", "specs", "regime-fit", "scale-fit"}));
   cmd->callback([args, &state] {
     const ConfigStore store = state.store();
     const SweepContext ctx = state.sweep_context(store);

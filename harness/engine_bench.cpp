@@ -545,6 +545,21 @@ std::string write_engine_bench_table(const EngineBenchSetup& a, const EngineBenc
   return out;
 }
 
+std::optional<ScaleCheck> scale_check_of(const EngineBenchSetup& a, const EngineBenchResults& results,
+                                         const std::string& taken_at, const std::string& host, const std::string& cpu) {
+  const ScaleBench& s = results.scale;
+  if (s.resident_decode.ratios.empty() && s.streaming_decode.ratios.empty()) return std::nullopt;
+  ScaleCheck c;
+  c.taken_at = taken_at;
+  c.host = host;
+  c.cpu = cpu;
+  c.cards = a.model + " " + a.scale_text + " -> " + a.overlap_scale_text;
+  c.resident_decode = s.resident_decode.ratios;
+  c.resident_ttft = s.resident_ttft.ratios;
+  c.streaming_decode = s.streaming_decode.ratios;
+  return c;
+}
+
 Json engine_bench_record(const EngineBenchSetup& a, const EngineBenchResults& results, const std::string& build_label) {
   Json record = Json::object();
   for (const BenchLine& l : results.lines()) {

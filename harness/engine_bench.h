@@ -45,6 +45,7 @@
 #include "vocab/model_card.h"
 #include "vocab/point.h"
 #include "vocab/progress.h"
+#include "vocab/scale_fit.h"
 
 namespace moebench {
 
@@ -144,5 +145,10 @@ std::string write_engine_bench_table(const EngineBenchSetup& setup, const Engine
 // The JSON record `bench-engines --out` writes.
 Json engine_bench_record(const EngineBenchSetup& setup, const EngineBenchResults& results,
                          const std::string& build_label);
+
+// Line 6's ratios as one check of the full-model arithmetic
+// (configs/fits/scale.json); none when scaling was skipped or nothing ran.
+std::optional<ScaleCheck> scale_check_of(const EngineBenchSetup& setup, const EngineBenchResults& results,
+                                         const std::string& taken_at, const std::string& host, const std::string& cpu);
 
 }  // namespace moebench

@@ -200,8 +200,39 @@ Repetitions run_repetitions(const Point& p, const SweepSpec& spec, Engine& engin
 // A scaled row also carries the full model's decode and TTFT
 // (full_model.h), one sample per recorded repetition; the derivation of the
 // first goes in the notes. Engines without per-layer timings add nothing.
+// With bench-engines' checks of that arithmetic (`fit`), each carries its
+// band: ÷ and × the error they measured for its kind (streaming when the
+// run read its experts from the drives).
+void add_full_model_bands(ResultRow& row, const Repetitions& reps, const ScaleFit& fit) {
+  const bool streaming = reps.recorded.front().read_bytes_decode > 0;
+  auto band = [&](const char* value, const char* low, const char* high, FullModelKind kind, const char* what) {
+    const auto b = scale_band(fit, kind);
+    if (!b) {
+      row.notes.push_back(std::string("no band on the full-model ") + what + ": configs/fits/scale.json has no check of it");
+      return;
+    }
+    std::vector<double> lo, hi;
+    for (double v : row.samples[value]) {
+      lo.push_back(v / b->factor);
+      hi.push_back(v * b->factor);
+    }
+    row.samples[low] = lo;
+    row.samples[high] = hi;
+    row.metrics[low] = summarize(lo);
+    row.metrics[high] = summarize(hi);
+    row.notes.push_back(std::string("full-model ") + what + " band ×" + format_fixed(b->factor, 3) +
+                        " each way: the error bench-engines' line 6 measured for the arithmetic (" +
+                        (b->ratios >= 10 ? "90th percentile" : "largest") + " of " + std::to_string(b->ratios) +
+                        " checks, configs/fits/scale.json)");
+  };
+  band(metric::kFullDecodeTokS, metric::kFullDecodeTokSLow, metric::kFullDecodeTokSHigh,
+       streaming ? FullModelKind::kStreamingDecode : FullModelKind::kResidentDecode, "decode");
+  band(metric::kFullTtftS, metric::kFullTtftSLow, metric::kFullTtftSHigh,
+       streaming ? FullModelKind::kStreamingTtft : FullModelKind::kResidentTtft, "TTFT");
+}
+
 void add_full_model(ResultRow& row, const Repetitions& reps, const Point& p, const ModelCard& ran, const ModelCard& full,
-                    std::optional<std::size_t> full_slots) {
+                    std::optional<std::size_t> full_slots, const std::optional<ScaleFit>& fit) {
   std::vector<double> tok_s, ttft;
   std::string why_not;
   std::vector<std::string> steps;
@@ -224,6 +255,7 @@ void add_full_model(ResultRow& row, const Repetitions& reps, const Point& p, con
   row.metrics[metric::kFullDecodeTokS] = summarize(tok_s);
   row.metrics[metric::kFullTtftS] = summarize(ttft);
   row.notes.push_back("full model (" + full.name + ", repetition 1): " + join(steps, "; "));
+  if (fit) add_full_model_bands(row, reps, *fit);
 }
 
 // What other work did, one sample per recorded repetition, for measured
@@ -340,9 +372,9 @@ Expected<RunOutcome> run_sweep(const SweepSpec& spec, const std::vector<Point>& 
     fold(row, reps, p);
     if (!p.scale.is_identity() && row.status == RowStatus::kOk) {
       if (options.full_model_target) {
-        if (auto t = options.full_model_target(p)) add_full_model(row, reps, p, prepared->card, t->card, t->slots);
+        if (auto t = options.full_model_target(p)) add_full_model(row, reps, p, prepared->card, t->card, t->slots, options.scale_fit);
       } else if (auto full = deps.find_card(p.model)) {
-        add_full_model(row, reps, p, prepared->card, *full, std::nullopt);
+        add_full_model(row, reps, p, prepared->card, *full, std::nullopt, options.scale_fit);
       }
     }
     if (!options.energy_note.empty() && row.status == RowStatus::kOk && row.provenance == "measured") {

@@ -23,6 +23,7 @@
 
 #include "engines/engine.h"
 #include "harness/journal.h"
+#include "vocab/scale_fit.h"
 #include "vocab/sweep_spec.h"
 
 namespace moebench {
@@ -60,6 +61,9 @@ struct RunnerOptions {
   std::string energy_note;
   // A scaled point's full-model target; unset: the point's own card, full.
   std::function<std::optional<FullModelTarget>(const Point&)> full_model_target;
+  // bench-engines' checks of the full-model arithmetic (configs/fits/scale.json):
+  // the full-model columns' bands. Unset: the columns carry none.
+  std::optional<ScaleFit> scale_fit;
 };
 
 enum class RunOutcome { kCompleted, kInterrupted };

@@ -143,6 +143,11 @@ Expected<SweepPlan> plan_sweep(const SweepRequest& r, const ConfigStore& store, 
                                    : Expected<ConfigSource>(ConfigSource{r.sweep_label, r.sweep_text, "."});
   if (!src) return prefixed(r, src.error().message);
   SweepPlan plan;
+  if (auto fit = stored_scale_fit(store); !fit) {
+    return prefixed(r, fit.error().message);
+  } else {
+    plan.scale_fit = std::move(*fit);
+  }
   // The engine that runs a point: its own, or for `predict` the registry's
   // predicting engine (which reads no drive: its points need no drive
   // directories). Abilities are asked by caps, never by name.
@@ -302,6 +307,7 @@ SweepRunEnd run_sweep_session(const SweepRequest& r, const SweepPlan& plan, cons
   opts.interrupt = interrupt;
   opts.provenance = r.provenance;
   opts.full_model_target = r.full_model_target;
+  opts.scale_fit = plan.scale_fit;
   RewritePacer pacer;  // the results files are the journal's compaction: refreshed at a bounded cost
   bool write_warned = false, size_noted = false;
   opts.on_row = [&](const RunResults& results) {

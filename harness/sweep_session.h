@@ -82,6 +82,7 @@ struct SweepPlan {
   const EngineInfo* predictor = nullptr;  // predict: the registry's predicting engine
   std::size_t points_total = 0;           // the whole sweep's (points holds only a shard's)
   std::optional<ShardInfo> shard;         // --shard: which part `points` is
+  std::optional<ScaleFit> scale_fit;      // configs/fits/scale.json when present: the full-model columns' bands
 
   // The engine table row that runs a point of engine `name` (the predictor
   // under predict); nullptr for an unknown name.

@@ -131,6 +131,15 @@ std::vector<Column> build() {
   add(metric::kFullTtftS, "s", T::kNumber, G::kMetric,
       "a scaled row's full model: TTFT by the same arithmetic over the prefill window, median",
       median_of(metric::kFullTtftS), true, "full-model TTFT s");
+  add(metric::kFullDecodeTokSLow, "tokens/s", T::kNumber, G::kMetric,
+      "full_decode_tok_s ÷ the error bench-engines' line 6 measured for the arithmetic (configs/fits/scale.json), median",
+      median_of(metric::kFullDecodeTokSLow));
+  add(metric::kFullDecodeTokSHigh, "tokens/s", T::kNumber, G::kMetric,
+      "full_decode_tok_s × that error, median", median_of(metric::kFullDecodeTokSHigh));
+  add(metric::kFullTtftSLow, "s", T::kNumber, G::kMetric,
+      "full_ttft_s ÷ the error line 6 measured for it, median", median_of(metric::kFullTtftSLow));
+  add(metric::kFullTtftSHigh, "s", T::kNumber, G::kMetric, "full_ttft_s × that error, median",
+      median_of(metric::kFullTtftSHigh));
   add(metric::kItlP50S, "s", T::kNumber, G::kMetric,
       "inter-token latency, 50th percentile over all decode tokens of all repetitions",
       median_of(metric::kItlP50S));

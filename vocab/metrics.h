@@ -49,6 +49,12 @@ inline constexpr const char* kDisturbed = "disturbed";           // 1: the repet
 // A scaled row carried to the full model (harness/full_model.h).
 inline constexpr const char* kFullDecodeTokS = "full_decode_tok_s";
 inline constexpr const char* kFullTtftS = "full_ttft_s";
+// Their bands: the value ÷ and × the error bench-engines' line 6 measured
+// for the arithmetic (vocab/scale_fit.h).
+inline constexpr const char* kFullDecodeTokSLow = "full_decode_tok_s_low";
+inline constexpr const char* kFullDecodeTokSHigh = "full_decode_tok_s_high";
+inline constexpr const char* kFullTtftSLow = "full_ttft_s_low";
+inline constexpr const char* kFullTtftSHigh = "full_ttft_s_high";
 }  // namespace metric
 
 // Tolerances of the row checks.

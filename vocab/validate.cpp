@@ -8,7 +8,9 @@
 #include "vocab/machine_profile.h"
 #include "vocab/machine_spec.h"
 #include "vocab/model_card.h"
+#include "vocab/scale_fit.h"
 #include "vocab/spec_tables.h"
+#include "vocab/text.h"
 
 namespace moebench {
 
@@ -22,6 +24,7 @@ const char* to_string(ConfigKind k) {
     case ConfigKind::kSpecs: return "specs";
     case ConfigKind::kRegimeFit: return "regime-fit";
     case ConfigKind::kMachineSpec: return "machine-spec";
+    case ConfigKind::kScaleFit: return "scale-fit";
   }
   return "?";
 }
@@ -35,6 +38,7 @@ std::optional<ConfigKind> parse_config_kind(const std::string& s) {
   if (s == "specs" || s == "spec-table") return ConfigKind::kSpecs;
   if (s == "regime-fit" || s == "fits") return ConfigKind::kRegimeFit;
   if (s == "machine-spec" || s == "machine_spec") return ConfigKind::kMachineSpec;
+  if (s == "scale-fit") return ConfigKind::kScaleFit;
   return std::nullopt;
 }
 
@@ -42,6 +46,8 @@ namespace {
 
 std::optional<ConfigKind> infer(const std::string& path, const Json& j) {
   const std::string parent = std::filesystem::path(path).parent_path().filename().string();
+  // fits/ holds the regime fit and the full-model check (scale.json).
+  if (parent == "fits" && j.is_object() && j.contains("checks")) return ConfigKind::kScaleFit;
   if (auto k = parse_config_kind(parent)) return k;
   if (!j.is_object()) return std::nullopt;
   if (j.contains("axes")) return ConfigKind::kSweep;
@@ -67,7 +73,7 @@ Expected<std::string> validate_config_file(const std::string& path, std::optiona
   if (!kind) {
     return make_error(path + ": cannot tell which kind of config this is (not under models/, "
                       "hardware/, sweeps/ or claims/, and no telling keys); pass --kind "
-                      "model|machine|machine-spec|sweep|claims|specs|regime-fit");
+                      "model|machine|machine-spec|sweep|claims|specs|regime-fit|scale-fit");
   }
   Diagnostics d(path);
   switch (*kind) {
@@ -97,6 +103,14 @@ Expected<std::string> validate_config_file(const std::string& path, std::optiona
       auto spec = load_machine_spec_document(*j, d);
       if (!spec) return d.to_error();
       return "machine spec: " + describe_machine_spec(*spec);
+    }
+    case ConfigKind::kScaleFit: {
+      auto fit = load_scale_fit(*j, d);
+      if (!fit) return d.to_error();
+      std::string out = "full-model check: " + std::to_string(fit->checks.size()) + " run(s)";
+      if (auto b = scale_band(*fit, FullModelKind::kResidentDecode)) out += ", resident decode band ×" + format_fixed(b->factor, 3);
+      if (auto b = scale_band(*fit, FullModelKind::kStreamingDecode)) out += ", streaming decode band ×" + format_fixed(b->factor, 3);
+      return out;
     }
     case ConfigKind::kRegimeFit: {
       if (!ctx.check_regime_fit) return make_error(path + ": a regime fit is checked by the model layer, which this caller did not give");

@@ -13,7 +13,7 @@
 
 namespace moebench {
 
-enum class ConfigKind { kModel, kMachine, kSweep, kClaims, kEfficiency, kSpecs, kMachineSpec, kRegimeFit };
+enum class ConfigKind { kModel, kMachine, kSweep, kClaims, kEfficiency, kSpecs, kMachineSpec, kRegimeFit, kScaleFit };
 const char* to_string(ConfigKind k);
 std::optional<ConfigKind> parse_config_kind(const std::string& s);  // "model", "machine", …
 

@@ -8,6 +8,7 @@
 // against claims placed at known distances from what the run measured.
 // And the refusals: GPUs, linked nodes, speculative decoding, drives this
 // machine cannot keep up with, a profile without kernel figures.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -119,6 +120,15 @@ TEST_CASE("reproduce: a fabricated claim runs for real, lands as reproduced rows
   REQUIRE(row.metrics.count(metric::kFullDecodeTokS));
   const double full_here = row.metrics.at(metric::kFullDecodeTokS).median;
   REQUIRE(full_here > 0);
+  // The full-model columns carry the error the test configs' fits/scale.json
+  // records for a streaming run: the larger streaming-decode check, ×1.3
+  // (its TTFT: the larger of that and the resident TTFT's 1.2).
+  REQUIRE(row.metrics.count(metric::kFullDecodeTokSLow));
+  CHECK(row.metrics.at(metric::kFullDecodeTokSLow).median == Approx(full_here / 1.3));
+  CHECK(row.metrics.at(metric::kFullDecodeTokSHigh).median == Approx(full_here * 1.3));
+  REQUIRE(row.metrics.count(metric::kFullTtftSHigh));
+  CHECK(row.metrics.at(metric::kFullTtftSHigh).median == Approx(row.metrics.at(metric::kFullTtftS).median * 1.3));
+  CHECK(std::any_of(row.notes.begin(), row.notes.end(), [](const std::string& n) { return has(n, "band ×1.300 each way"); }));
 
   // The verdict on these rows, for claims at known distances from them.
   auto plan = f.plan(f.claim, f.claimed, f.here);
