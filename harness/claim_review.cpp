@@ -54,21 +54,13 @@ Expected<ClaimSetup> resolve_claim_setup(const ConfigStore& store, const Claim& 
 }
 
 Expected<EfficiencyTable> stored_efficiency(const ConfigStore& store) {
-  const std::vector<std::string> names = store.names("engines");
-  if (std::find(names.begin(), names.end(), "efficiency") == names.end()) return EfficiencyTable{};
-  auto src = store.find("engines", "efficiency");
-  if (!src) return src.error();
-  return load_config_text<EfficiencyTable>(src->text, src->label, load_efficiency_table);
+  auto table = load_optional_config<EfficiencyTable>(store, "engines", "efficiency", load_efficiency_table);
+  if (!table) return table.error();
+  return table->value_or(EfficiencyTable{});
 }
 
 Expected<std::optional<RegimeFit>> stored_regimes(const ConfigStore& store) {
-  const std::vector<std::string> names = store.names("fits");
-  if (std::find(names.begin(), names.end(), "regimes") == names.end()) return std::optional<RegimeFit>{};
-  auto src = store.find("fits", "regimes");
-  if (!src) return src.error();
-  auto fit = load_config_text<RegimeFit>(src->text, src->label, load_regime_fit);
-  if (!fit) return fit.error();
-  return std::optional<RegimeFit>(std::move(*fit));
+  return load_optional_config<RegimeFit>(store, "fits", "regimes", load_regime_fit);
 }
 
 Expected<std::vector<JudgedClaim>> judge_stored_claims(const ConfigStore& store) {

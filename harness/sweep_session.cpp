@@ -143,11 +143,9 @@ Expected<SweepPlan> plan_sweep(const SweepRequest& r, const ConfigStore& store, 
                                    : Expected<ConfigSource>(ConfigSource{r.sweep_label, r.sweep_text, "."});
   if (!src) return prefixed(r, src.error().message);
   SweepPlan plan;
-  if (auto fit = stored_scale_fit(store); !fit) {
-    return prefixed(r, fit.error().message);
-  } else {
-    plan.scale_fit = std::move(*fit);
-  }
+  auto scale_fit = stored_scale_fit(store);
+  if (!scale_fit) return prefixed(r, scale_fit.error().message);
+  plan.scale_fit = std::move(*scale_fit);
   // The engine that runs a point: its own, or for `predict` the registry's
   // predicting engine (which reads no drive: its points need no drive
   // directories). Abilities are asked by caps, never by name.

@@ -71,8 +71,13 @@ double best_on_grid(const RegimeParam& param, double start, const std::vector<co
 
 // The kinds a figure's cases compute on: its realistic cases', else any case's.
 Kinds figure_kinds(const RegimeFigure& f) {
-  const Kinds real = kinds_of(f.realistic), any = kinds_of(f.all);
-  return {real.gpu.empty() ? any.gpu : real.gpu, real.cpu.empty() ? any.cpu : real.cpu};
+  Kinds k = kinds_of(f.realistic);
+  if (k.gpu.empty() || k.cpu.empty()) {
+    const Kinds any = kinds_of(f.all);
+    if (k.gpu.empty()) k.gpu = any.gpu;
+    if (k.cpu.empty()) k.cpu = any.cpu;
+  }
+  return k;
 }
 
 // How general a group key is: a kind ("@simd512") 0, an engine family 1, a

@@ -9,12 +9,15 @@
 // and the label of each source says which one was used.
 #pragma once
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "vocab/expected.h"
+#include "vocab/json_reader.h"
 #include "vocab/model_card.h"
 
 namespace moebench {
@@ -48,5 +51,20 @@ class ConfigStore {
   std::vector<std::string> dirs_;
   std::shared_ptr<CardMemo> memo_;
 };
+
+// An optional config (a stored fit): `kind`/`name` loaded by `loader`, none
+// when neither a config directory nor the binary has such a file; a file
+// that does not load is an error naming it.
+template <class T, class Loader>
+Expected<std::optional<T>> load_optional_config(const ConfigStore& store, std::string_view kind, const std::string& name,
+                                                Loader loader) {
+  const std::vector<std::string> names = store.names(kind);
+  if (std::find(names.begin(), names.end(), name) == names.end()) return std::optional<T>{};
+  auto src = store.find(kind, name);
+  if (!src) return src.error();
+  auto loaded = load_config_text<T>(src->text, src->label, loader);
+  if (!loaded) return loaded.error();
+  return std::optional<T>(std::move(*loaded));
+}
 
 }  // namespace moebench

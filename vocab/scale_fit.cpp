@@ -13,17 +13,18 @@ namespace moebench {
 
 namespace {
 
-constexpr const char* kKeys[] = {"resident_decode", "resident_ttft", "streaming_decode"};
-
-std::vector<double>& list_of(ScaleCheck& c, int i) {
-  return i == 0 ? c.resident_decode : i == 1 ? c.resident_ttft : c.streaming_decode;
-}
-
-const std::vector<double>& list_of(const ScaleCheck& c, int i) { return list_of(const_cast<ScaleCheck&>(c), i); }
+// Each kind's list of ratios and its key in the file.
+struct RatioList {
+  const char* key;
+  std::vector<double> ScaleCheck::*list;
+};
+constexpr RatioList kLists[] = {{"resident_decode", &ScaleCheck::resident_decode},
+                                {"resident_ttft", &ScaleCheck::resident_ttft},
+                                {"streaming_decode", &ScaleCheck::streaming_decode}};
 
 std::optional<ScaleBand> band_of(const ScaleFit& fit, int i) {
   std::vector<double> all;
-  for (const ScaleCheck& c : fit.checks) all.insert(all.end(), list_of(c, i).begin(), list_of(c, i).end());
+  for (const ScaleCheck& c : fit.checks) all.insert(all.end(), (c.*kLists[i].list).begin(), (c.*kLists[i].list).end());
   if (all.empty()) return std::nullopt;
   const double f = all.size() >= 10 ? quantile(all, 0.9) : *std::max_element(all.begin(), all.end());
   return ScaleBand{f, static_cast<int>(all.size())};
@@ -58,17 +59,17 @@ std::optional<ScaleFit> load_scale_fit(const Json& j, Diagnostics& d) {
       s.host = c.string("host", true).value_or("");
       s.cpu = c.string("cpu", true).value_or("");
       s.cards = c.string("cards", true).value_or("");
-      for (int k = 0; k < 3; ++k) {
-        const Json* v = c.array(kKeys[k], true, false);
+      for (const RatioList& l : kLists) {
+        const Json* v = c.array(l.key, true, false);
         if (!v) continue;
         for (std::size_t n = 0; n < v->size(); ++n) {
           const Json& x = (*v)[n];
-          const std::string path = json_pointer_append(c.path_of(kKeys[k]), n);
+          const std::string path = json_pointer_append(c.path_of(l.key), n);
           if (!x.is_number() || !std::isfinite(x.get<double>()) || x.get<double>() < 1) {
             d.add(path, "expected max(predicted ÷ measured, measured ÷ predicted): a finite number of 1 or more");
             continue;
           }
-          list_of(s, k).push_back(x.get<double>());
+          (s.*l.list).push_back(x.get<double>());
         }
       }
       c.finish();
@@ -81,20 +82,14 @@ std::optional<ScaleFit> load_scale_fit(const Json& j, Diagnostics& d) {
 }
 
 Expected<std::optional<ScaleFit>> stored_scale_fit(const ConfigStore& store) {
-  const std::vector<std::string> names = store.names("fits");
-  if (std::find(names.begin(), names.end(), "scale") == names.end()) return std::optional<ScaleFit>{};
-  auto src = store.find("fits", "scale");
-  if (!src) return src.error();
-  auto fit = load_config_text<ScaleFit>(src->text, src->label, load_scale_fit);
-  if (!fit) return fit.error();
-  return std::optional<ScaleFit>(std::move(*fit));
+  return load_optional_config<ScaleFit>(store, "fits", "scale", load_scale_fit);
 }
 
 Json scale_fit_json(const ScaleFit& fit) {
   Json checks = Json::array();
   for (const ScaleCheck& c : fit.checks) {
     Json one = {{"taken_at", c.taken_at}, {"host", c.host}, {"cpu", c.cpu}, {"cards", c.cards}};
-    for (int k = 0; k < 3; ++k) one[kKeys[k]] = list_of(c, k);
+    for (const RatioList& l : kLists) one[l.key] = c.*l.list;
     checks.push_back(one);
   }
   return Json{{"checks", checks}};
