@@ -17,11 +17,18 @@ struct FamilyFacts {
   int prefill_chunk = 0;  // tokens one prefill pass computes by default (0: not known)
   std::string_view prefill_source = "";
   std::string_view tensor_parallel = "";  // the source saying it splits every layer across its GPUs (empty: it does not)
+  OffloadRule offload = OffloadRule::kFaster;  // where a hybrid prefill computes the CPU-held experts
+  std::string_view offload_source = "";
 };
 
 // One row per family the published figures name. Forks that stream experts
 // themselves name their own family, so only these page through mmap.
 constexpr std::string_view kUbatch = "ggml-org/llama.cpp common/arg.cpp: -ub, --ubatch-size N, physical maximum batch size (default: 512)";
+constexpr std::string_view kOffloadMain =
+    "ggml-org/llama.cpp ggml/src/ggml-cuda/ggml-cuda.cu ggml_backend_cuda_device_offload_op: 'return get_op_batch_size(op) >= "
+    "dev_ctx->op_offload_min_batch_size' (32 unless GGML_OP_OFFLOAD_MIN_BATCH is set; MUL_MAT_ID counts the pass's tokens, "
+    "ne[2]); the Vulkan backend the same";
+constexpr int kMinOffloadBatch = 32;
 constexpr std::array<FamilyFacts, 10> kFamilies{{
     {"kimi-k3-in-c", "cpu", Residency::kStream,
      "Speedstu/kimi-k3-in-c README.md @ 01a7334a: portable C99, CPU-only; an O_DIRECT trunk ring and expert cache"},
@@ -32,11 +39,13 @@ constexpr std::array<FamilyFacts, 10> kFamilies{{
      "kvcache-ai/ktransformers README.md: 'CPU-GPU Hybrid Inference' — routed experts computed on the CPU from host RAM, "
      "attention and the dense part on the GPU"},
     {"llama.cpp", "", Residency::kMmap, "ggml-org/llama.cpp: the model file is memory-mapped by default (--no-mmap turns it off)",
-     512, kUbatch},
+     512, kUbatch, "", OffloadRule::kMinBatch, kOffloadMain},
     {"ik_llama.cpp", "", Residency::kMmap, "ikawrakow/ik_llama.cpp: a llama.cpp fork; mmap by default as llama.cpp", 512,
      kUbatch},
-    {"ollama", "", Residency::kMmap, "ollama/ollama: runs llama.cpp's loader, which maps the model file", 512, kUbatch},
-    {"lm-studio", "", Residency::kMmap, "LM Studio: runs llama.cpp's loader, which maps the model file", 512, kUbatch},
+    {"ollama", "", Residency::kMmap, "ollama/ollama: runs llama.cpp's loader, which maps the model file", 512, kUbatch, "",
+     OffloadRule::kMinBatch, kOffloadMain},
+    {"lm-studio", "", Residency::kMmap, "LM Studio: runs llama.cpp's loader, which maps the model file", 512, kUbatch, "",
+     OffloadRule::kMinBatch, kOffloadMain},
     {"mlx-lm", "", Residency::kStream, "ml-explore/mlx-lm: computes on the Apple GPU", 2048,
      "ml-explore/mlx-lm mlx_lm/generate.py generate_step: prefill_step_size: int = 2048"},
     {"vllm", "", Residency::kStream, "vllm-project/vllm: weights held in GPU memory", 0, "",
@@ -103,6 +112,17 @@ std::optional<PrefillChunk> family_prefill_chunk(const std::string& family) {
 bool family_tensor_parallel(const std::string& family) {
   const FamilyFacts* f = find(family);
   return f && !f->tensor_parallel.empty();
+}
+
+OffloadPolicy family_offload(const std::string& family) {
+  const FamilyFacts* f = find(family);
+  if (!f || f->offload == OffloadRule::kFaster) return {};
+  return {f->offload, kMinOffloadBatch, std::string(f->offload_source)};
+}
+
+std::optional<bool> offload_copies(const OffloadPolicy& p, int batch) {
+  if (p.rule == OffloadRule::kFaster) return std::nullopt;
+  return batch >= p.min_batch;
 }
 
 bool family_on_cpu(const std::string& family) {

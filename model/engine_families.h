@@ -50,6 +50,27 @@ std::optional<PrefillChunk> family_prefill_chunk(const std::string& family);
 // them; llama.cpp's default split gives each GPU whole layers instead.
 bool family_tensor_parallel(const std::string& family);
 
+// Where a hybrid engine (routed experts in host RAM beside a discrete GPU)
+// computes those experts during a prefill pass: on the CPU cores, or copied
+// over the host link to the GPU. llama.cpp's backends copy by the pass's
+// tokens alone; where a family's rule is not stated as a fact (ik_llama.cpp's
+// depends on its version, -op and CPU-only repacked quants; ktransformers'
+// on its version), the model takes whichever side is faster.
+enum class OffloadRule {
+  kFaster,    // not known: whichever side is faster
+  kMinBatch,  // copied when the pass has at least `min_batch` tokens
+};
+struct OffloadPolicy {
+  OffloadRule rule = OffloadRule::kFaster;
+  int min_batch = 0;
+  std::string source;
+};
+OffloadPolicy family_offload(const std::string& family);
+
+// Whether a pass of `batch` tokens copies the CPU-held experts to the GPU
+// under `p`; nullopt where the rule is not known.
+std::optional<bool> offload_copies(const OffloadPolicy& p, int batch);
+
 // Whether the family computes on the CPU cores where a GPU shares memory
 // (its default processor is "cpu").
 bool family_on_cpu(const std::string& family);

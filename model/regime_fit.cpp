@@ -105,7 +105,9 @@ void fit_groups(const RegimeParam& param, const std::vector<const RegimeFigure*>
   for (const auto& [group, idx] : by_group) {
     std::set<std::string> sources;
     for (std::size_t i : idx) sources.insert(figures[i]->source);
-    if (static_cast<int>(idx.size()) < kMinFamilyFigures || sources.size() < 2) continue;
+    const bool many = static_cast<int>(idx.size()) >= kMinFamilyFigures && sources.size() >= 2;
+    const bool wide = static_cast<int>(idx.size()) >= kMinRegimeFigures && static_cast<int>(sources.size()) >= kMinRegimeFigures;
+    if (!many && !wide) continue;
     const RegimeFigure& first = *figures[idx.front()];
     const double start = fit.params.for_family(first.family, figure_kinds(first)).get(param.name);
     const double v = best_on_grid(param, start, figures, idx, weight, [&](double x) {

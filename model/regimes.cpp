@@ -74,9 +74,10 @@ Priced price(const CaseParts& p, const RegimeParams& q, int k) {
 
 // A prefill pass (CaseParts::prefill): the weights it touches read once,
 // the batch's matmuls at each processor's share of its peak. A hybrid engine
-// computes the CPU-held experts where it is faster: on the CPU cores, or
-// copied over the host link to the GPU (llama.cpp's CUDA backend does so for
-// batches of 32 tokens and more).
+// computes the CPU-held experts where its own rule puts them
+// (CaseParts::copies_experts: llama.cpp copies them over the host link for
+// passes of 32 tokens and more), or where it is faster when the rule is not
+// known.
 struct PrefillPriced {
   double mem = 0, gpu = 0, cpu = 0, link = 0, fixed = 0, io = 0;
 };
@@ -91,10 +92,12 @@ PrefillPriced price_prefill(const CaseParts& p, const RegimeParams& q, int k) {
   x.cpu = p.flops_cpu_peak_s / q.get("prefill_eff_cpu") * cpu_pass_scaling(p, q.get("prefill_serial"));
   if (p.link_s > 0) {
     const double copied = p.link_s / q.get("link_eff"), on_gpu = p.flops_offload_peak_s / q.get("prefill_eff_gpu");
-    // The copy of one layer's experts overlaps the GPU's work on another.
-    if (x.cpu <= 0 || std::max(copied, on_gpu) < x.cpu) {
+    // ggml's scheduler copies a split's weights before it computes the
+    // split: the copy and the GPU's work on the copied experts take turns.
+    const bool copy = x.cpu <= 0 || (p.copies_experts ? *p.copies_experts : copied + on_gpu < x.cpu);
+    if (copy) {
       x.cpu = 0;
-      x.link = std::max(0.0, copied - on_gpu);
+      x.link = copied;
       x.gpu += on_gpu;
     }
   }

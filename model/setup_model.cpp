@@ -109,6 +109,7 @@ void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, do
     P.flops_offload_peak_s = cpu_flops / gpu_peak;
     const auto& link = m.accelerators->host_link_bytes_s;
     if (link && link->value > 0) P.link_s = in_ram / link->value;
+    P.copies_experts = offload_copies(family_offload(c.family), P.batch);
   }
 }
 
@@ -589,6 +590,11 @@ void compute_parts(const MachineProfile& machine, const ModelCard& card, const S
              (c.processor_how.empty() ? std::string() : "; processor " + c.processor_how));
   }
   prefill_parts(machine, c, flops, cpu_flops, in_gpu > 0, igpu, in_ram, P);
+  if (P.copies_experts) {
+    add_step(e, "hybrid pass: CPU-held experts", *P.copies_experts ? 1 : 0, "",
+             std::string(*P.copies_experts ? "copied to the GPU" : "computed on the CPU") + " for a pass of " +
+                 std::to_string(P.batch) + " tokens (" + family_offload(c.family).source + ")");
+  }
   // Per-layer fixed costs: ~12 kernel dispatches and a synchronisation per
   // layer (attention, norms, router, experts), ~10 µs each on CPU threads.
   P.fixed_s = card.total_layers() * 12 * 10e-6;

@@ -135,6 +135,10 @@ struct CaseParts {
   double flops_cpu_peak_s = 0;            // what the CPU cores compute ÷ their quantized-matmul peak (int8 dot where the ISA has one)
   double flops_offload_peak_s = 0;        // hybrid: the CPU-held experts' flops ÷ the GPU's peak (were they copied over)
   double link_s = 0;                      // hybrid: the CPU-held weights the pass touches ÷ the GPU's host link
+  // hybrid: where the engine's own rule (family_offload) computes the
+  // CPU-held experts: copied to the GPU (true), on the CPU cores (false);
+  // unset where the rule is not known (whichever side is faster)
+  std::optional<bool> copies_experts;
   bool peak_missing = false;              // a processor that computes part of the pass has no stated peak
 };
 struct CaseTimes {

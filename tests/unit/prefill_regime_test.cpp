@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/engine_families.h"
 #include "model/prefill_check.h"
 #include "model/regime_fit.h"
 #include "test_support.h"
@@ -119,15 +120,37 @@ TEST_CASE("hybrid prefill: CPU-held experts copied over the host link where that
   p.flops_cpu_peak_s = 10.0;      // the experts on the CPU cores: 10 / 0.25 = 40 s
   p.flops_offload_peak_s = 1.0;   // the same experts on the GPU: 1 / 0.5 = 2 s
   p.link_s = 8.0;                 // their bytes over the link: 8 / 0.5 = 16 s
-  // Copy and GPU work overlap layer by layer: 16 s of copy hides the 2 s of
-  // GPU work on the experts, and beats 40 s on the CPU. Pass = 1 + 2 + 14 s
-  // of copy beyond it, + 50 hand-offs of 20 µs.
-  CHECK(regime_token_s(p, params()) == Approx((1.0 + 2.0 + 14.0 + 0.001) / 2048));
+  // ggml copies a split's weights, then computes it: 16 s of copy and 2 s
+  // of GPU work on the experts take turns, 18 s against 40 s on the CPU.
+  // Pass = 1 + 2 + 16 s, + 50 hand-offs of 20 µs.
+  CHECK(regime_token_s(p, params()) == Approx((1.0 + 2.0 + 16.0 + 0.001) / 2048));
   CHECK(case_regime(p, params()) == "prefill-link");
   // A slow link (or a fast CPU): the CPU cores compute the experts.
-  p.link_s = 40.0;  // 80 s of copy > 40 s on the CPU
+  p.link_s = 20.0;  // 40 s of copy + 2 s on the GPU > 40 s on the CPU
   CHECK(regime_token_s(p, params()) == Approx((1.0 + 40.0 + 0.001) / 2048));
   CHECK(case_regime(p, params()) == "prefill-cpu");
+  // The engine's own rule overrides the faster side: llama.cpp copies for
+  // any pass of 32 tokens and more, however slow the link.
+  p.copies_experts = true;
+  CHECK(regime_token_s(p, params()) == Approx((1.0 + 2.0 + 40.0 + 0.001) / 2048));
+  CHECK(case_regime(p, params()) == "prefill-link");
+  // A rule that keeps them on the CPU does so however fast the link.
+  p.copies_experts = false;
+  p.link_s = 0.5;
+  CHECK(regime_token_s(p, params()) == Approx((1.0 + 40.0 + 0.001) / 2048));
+  CHECK(case_regime(p, params()) == "prefill-cpu");
+}
+
+TEST_CASE("llama.cpp's backends copy CPU-held weights for passes of 32 tokens and more, the others' rule is not known", "[regimes][prefill]") {
+  const OffloadPolicy main = family_offload("llama.cpp");
+  CHECK(main.rule == OffloadRule::kMinBatch);
+  CHECK(main.min_batch == 32);
+  CHECK(main.source.find("op_offload_min_batch_size") != std::string::npos);  // cited from the code
+  CHECK(offload_copies(main, 32) == std::optional<bool>(true));
+  CHECK(offload_copies(main, 31) == std::optional<bool>(false));
+  CHECK(offload_copies(family_offload("ollama"), 512) == std::optional<bool>(true));  // llama.cpp's backend
+  CHECK_FALSE(offload_copies(family_offload("ik_llama.cpp"), 512).has_value());
+  CHECK_FALSE(offload_copies(family_offload("ktransformers"), 512).has_value());
 }
 
 TEST_CASE("a prompt's tokens share one sequence's KV: read once per pass, attended by every token", "[prefill]") {
@@ -192,12 +215,14 @@ TEST_CASE("a published prefill figure: the ubatch stated, else the family's defa
   CHECK_FALSE(prefill_cases(c, card, m).why_not.empty());
 }
 
-TEST_CASE("per-family efficiencies: a family with enough figures from two sources gets its own, in range", "[regimes][prefill]") {
-  // Family "fast" reaches 0.5 of the CPU peak, "slow" 0.125; "few" has two figures only.
+TEST_CASE("per-family efficiencies: a family with enough figures from two sources, or a few from three, gets its own, in range", "[regimes][prefill]") {
+  // Family "fast" reaches 0.5 of the CPU peak, "slow" 0.125; "few" has two
+  // figures only; "wide" three, each from a source of its own.
   std::vector<RegimeFigure> figs;
   for (int i = 0; i < 8; ++i) figs.push_back(cpu_figure("fast", i % 2 ? "a" : "b", i, 0.5));
   for (int i = 0; i < 8; ++i) figs.push_back(cpu_figure("slow", i % 2 ? "c" : "d", i, 0.125));
   for (int i = 0; i < 2; ++i) figs.push_back(cpu_figure("few", "e", i, 0.5));
+  for (int i = 0; i < 3; ++i) figs.push_back(cpu_figure("wide", "w" + std::to_string(i), i, 0.25));
   std::vector<const RegimeFigure*> ptrs;
   for (const RegimeFigure& f : figs) ptrs.push_back(&f);
   const RegimeFit fit = fit_regimes(ptrs, params());
@@ -205,6 +230,8 @@ TEST_CASE("per-family efficiencies: a family with enough figures from two source
   CHECK(own.at("fast") == Approx(0.5).epsilon(0.1));
   CHECK(own.at("slow") == Approx(0.125).epsilon(0.1));
   CHECK(own.count("few") == 0);  // the pooled value, between the two
+  CHECK(own.count("wide") == 1);
+  CHECK(own.at("wide") == Approx(0.25).epsilon(0.1));
   const double pooled = fit.params.get("prefill_eff_cpu");
   CHECK(pooled > 0.125);
   CHECK(pooled < 0.5);
