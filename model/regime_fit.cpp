@@ -80,6 +80,12 @@ Kinds figure_kinds(const RegimeFigure& f) {
   return k;
 }
 
+// Whether a figure's engine splits every layer across GPUs (its realistic
+// cases say so alike).
+bool tensor_parallel(const RegimeFigure& f) {
+  return std::any_of(f.realistic.begin(), f.realistic.end(), [](const CaseParts& c) { return c.tensor_parallel; });
+}
+
 // How general a group key is: a kind ("@simd512") 0, an engine family 1, a
 // family on a kind ("llama.cpp@apple") 2. Groups are fitted from the most
 // general on, each from the value its figures would otherwise see.
@@ -188,7 +194,9 @@ RegimeFit fit_regimes(const std::vector<const RegimeFigure*>& figures, const Reg
     for (const RegimeParam& param : prior.p) {
       std::vector<std::size_t> mine;
       for (std::size_t i = 0; i < figures.size(); ++i) {
-        if (governs(param, regime[i])) mine.push_back(i);
+        if (!governs(param, regime[i])) continue;
+        if (param.skips_tensor_parallel && tensor_parallel(*figures[i])) continue;
+        mine.push_back(i);
       }
       FittedParam fp{param.name, "", param.value, param.low, param.high, static_cast<int>(mine.size()), false, false,
                      param.ends_attainable};

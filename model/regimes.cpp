@@ -222,7 +222,9 @@ RegimeParams RegimeParams::defaults() {
       {"layer_s_thread", 1e-6, 0.05e-6, 20e-6, true, "memory-cpu,numa,fixed",
        "fixed seconds per layer and per CPU thread of a CPU decode: each of a layer's ~20-30 operations ends in a barrier whose cost grows with the threads that meet at it (0.05-0.5 µs each per thread)"},
       {"layer_s_gpu", 20e-6, 2e-6, 200e-6, true, "memory-gpu,fixed",
-       "fixed seconds per layer on a GPU (kernel launches, synchronisation)"},
+       "fixed seconds per layer on a GPU (kernel launches, synchronisation); fitted without the tensor-parallel figures, "
+       "whose all-reduces layer_s_tp prices",
+       false, false, false, false, true},
       {"layer_s_tp", 30e-6, 5e-6, 200e-6, true, "fixed,memory-gpu",
        "fixed seconds per layer a tensor-parallel engine spends on its all-reduces across GPUs (two per layer; an NVLink or PCIe round trip is 5-100 µs)"},
       {"layer_s_handoff", 60e-6, 5e-6, 500e-6, true, "hybrid",

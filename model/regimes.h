@@ -87,6 +87,11 @@ struct RegimeParam {
   // kernels differ more than the datapaths they run on); a CPU of unknown
   // width sees its family's value.
   bool per_cpu_kind = false;
+  // Fitted only on figures where no tensor-parallel engine splits every
+  // layer across GPUs: there the per-layer all-reduces (layer_s_tp) are the
+  // fixed cost to explain, and a launch cost fitted on them would carry it
+  // to every single-GPU decode.
+  bool skips_tensor_parallel = false;
 };
 
 // The processor kinds a case computes on: the GPU's maker ("" none) and the

@@ -131,6 +131,41 @@ TEST_CASE("tensor parallelism: every layer ends in an all-reduce across the GPUs
   CHECK_FALSE(family_tensor_parallel("llama.cpp"));  // whole layers per GPU
 }
 
+TEST_CASE("the GPU launch cost is fitted without the tensor-parallel figures whose all-reduces are layer_s_tp's", "[regimes]") {
+  // Single-GPU decodes made with 20 µs per layer, and tensor-parallel ones
+  // whose all-reduces add 150 µs a layer.
+  RegimeParams truth = params();
+  truth.set("layer_s_gpu", 20e-6);
+  truth.set("layer_s_tp", 150e-6);
+  std::vector<RegimeFigure> figs;
+  auto add = [&](int i, bool tp) {
+    RegimeFigure f;
+    f.id = (tp ? "tp" : "one") + std::to_string(i);
+    f.source = "s" + std::to_string(i % 4);
+    CaseParts p;
+    for (double& x : p.mem_gpu_s) x = 0.002 * (1 + i % 3);
+    p.gpu_computes = true;
+    p.tensor_parallel = tp;
+    p.layers = 20 * (1 + i % 5);
+    f.realistic = {p};
+    f.all = {p};
+    f.measured_tok_s = 1 / regime_token_s(p, truth);
+    figs.push_back(f);
+  };
+  for (int i = 0; i < 12; ++i) add(i, false);
+  for (int i = 0; i < 6; ++i) add(i, true);
+  std::vector<const RegimeFigure*> ptrs;
+  for (const RegimeFigure& f : figs) ptrs.push_back(&f);
+  const RegimeFit fit = fit_regimes(ptrs, params());
+  // Within a step of the grid (16 %).
+  CHECK(fit.params.get("layer_s_gpu") == Approx(20e-6).epsilon(0.16));
+  CHECK(fit.params.get("layer_s_tp") == Approx(150e-6).epsilon(0.16));
+  for (const FittedParam& p : fit.fitted) {
+    if (p.name == "layer_s_gpu") CHECK(p.figures == 12);  // the single-GPU figures only
+    if (p.name == "layer_s_tp") CHECK(p.figures == 18);
+  }
+}
+
 TEST_CASE("attention: the context's flops ÷ (peak × attn_eff), added after the weight reads", "[regimes]") {
   CaseParts p = cpu_case();
   p.attn_peak_s = 0.01;  // 0.01 / 0.2 = 0.05 s: it adds to the 0.2 s of reads, never hides behind them
