@@ -275,8 +275,9 @@ std::string case_lines(const CaseParts& c, const RegimeParams& q) {
       ms(c.attn_peak_s), ms(c.io_s[1]), ms(c.paged_io_s[1]), c.layers, c.gpu_computes ? ", GPU computes" : "",
       c.experts_on_cpu ? ", experts on the CPU" : "", c.unified ? ", unified memory" : "");
   if (c.prefill) {
-    out += fmt::format("  prefill pass of {} tokens at peak (ms): gpu {} cpu {} offload {} link {}\n", c.batch,
-                       ms(c.flops_gpu_peak_s), ms(c.flops_cpu_peak_s), ms(c.flops_offload_peak_s), ms(c.link_s));
+    const char* rule = !c.copies_experts ? "" : *c.copies_experts ? "; the engine's rule copies the CPU-held experts" : "; the engine's rule keeps the CPU-held experts on the CPU";
+    out += fmt::format("  prefill pass of {} tokens at peak (ms): gpu {} cpu {} offload {} link {}{}\n", c.batch,
+                       ms(c.flops_gpu_peak_s), ms(c.flops_cpu_peak_s), ms(c.flops_offload_peak_s), ms(c.link_s), rule);
   }
   out += fmt::format("  priced (ms): memory cpu {} gpu {}; flops {}; attention {}; fixed {}; io {} (paged {})", ms(t.mem_cpu_s),
                      ms(t.mem_gpu_s), ms(t.flops_s), ms(t.attn_s), ms(t.fixed_s), ms(t.io_s), ms(t.paged_s));

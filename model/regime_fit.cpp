@@ -95,8 +95,9 @@ int key_rank(const std::string& key) {
 }
 
 // Each group of one rank (group_keys: an engine family, a processor kind, a
-// family on a kind) with enough figures of the parameter's regimes, from two
-// sources or more, gets its own value; the others keep the wider one.
+// family on a kind) with enough figures of the parameter's regimes
+// (kMinFamilyFigures from two sources, or kMinFamilySources figures from as
+// many sources) gets its own value; the others keep the wider one.
 void fit_groups(const RegimeParam& param, const std::vector<const RegimeFigure*>& figures, const std::vector<std::size_t>& mine,
                 const std::vector<double>& weight, int rank, RegimeFit& fit) {
   std::map<std::string, std::vector<std::size_t>> by_group;
@@ -112,7 +113,7 @@ void fit_groups(const RegimeParam& param, const std::vector<const RegimeFigure*>
     std::set<std::string> sources;
     for (std::size_t i : idx) sources.insert(figures[i]->source);
     const bool many = static_cast<int>(idx.size()) >= kMinFamilyFigures && sources.size() >= 2;
-    const bool wide = static_cast<int>(idx.size()) >= kMinRegimeFigures && static_cast<int>(sources.size()) >= kMinRegimeFigures;
+    const bool wide = static_cast<int>(sources.size()) >= kMinFamilySources;
     if (!many && !wide) continue;
     const RegimeFigure& first = *figures[idx.front()];
     const double start = fit.params.for_family(first.family, figure_kinds(first)).get(param.name);

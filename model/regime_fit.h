@@ -18,7 +18,7 @@
 //              its prior, and says so; a per-family parameter (RegimeParam)
 //              is then fitted again, in the same range, on each engine
 //              family's own figures where it has kMinFamilyFigures from two
-//              sources or more, or kMinRegimeFigures from as many sources
+//              sources or more, or from kMinFamilySources sources
 //              (other families keep the pooled value);
 //   spread     per regime, the 80th percentile of how far (in log) the
 //              measured figures fall outside the range of their plausible
@@ -44,9 +44,10 @@ inline constexpr int kMinRegimeFigures = 3;
 inline constexpr int kMinSpreadFigures = 5;
 // A family gets its own value of a per-family parameter with at least this
 // many figures of the parameter's regimes, from at least two sources; or
-// with kMinRegimeFigures from as many sources (a few figures from several
-// sources stand on more than many from one).
+// with figures from kMinFamilySources sources, however few (a few figures
+// from several sources stand on more than many from one).
 inline constexpr int kMinFamilyFigures = 6;
+inline constexpr int kMinFamilySources = 3;
 // The share of fitted figures a band's widening covers.
 inline constexpr double kSpreadQuantile = 0.8;
 

@@ -94,6 +94,8 @@ PrefillPriced price_prefill(const CaseParts& p, const RegimeParams& q, int k) {
     const double copied = p.link_s / q.get("link_eff"), on_gpu = p.flops_offload_peak_s / q.get("prefill_eff_gpu");
     // ggml's scheduler copies a split's weights before it computes the
     // split: the copy and the GPU's work on the copied experts take turns.
+    // Without a CPU price (no stated peak: such cases are reported without a
+    // number) the copy path stands, whatever the rule: the experts are not free.
     const bool copy = x.cpu <= 0 || (p.copies_experts ? *p.copies_experts : copied + on_gpu < x.cpu);
     if (copy) {
       x.cpu = 0;
@@ -224,7 +226,8 @@ RegimeParams RegimeParams::defaults() {
       {"layer_s_gpu", 20e-6, 2e-6, 200e-6, true, "memory-gpu,fixed",
        "fixed seconds per layer on a GPU (kernel launches, synchronisation); fitted without the tensor-parallel figures, "
        "whose all-reduces layer_s_tp prices",
-       false, false, false, false, true},
+       /*ends_attainable=*/false, /*per_family=*/false, /*per_kind=*/false, /*per_cpu_kind=*/false,
+       /*skips_tensor_parallel=*/true},
       {"layer_s_tp", 30e-6, 5e-6, 200e-6, true, "fixed,memory-gpu",
        "fixed seconds per layer a tensor-parallel engine spends on its all-reduces across GPUs (two per layer; an NVLink or PCIe round trip is 5-100 µs)"},
       {"layer_s_handoff", 60e-6, 5e-6, 500e-6, true, "hybrid",

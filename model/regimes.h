@@ -42,8 +42,9 @@
 //   prefill-cpu     the CPU cores' quantized-matmul peak × prefill_eff_cpu;
 //   prefill-gpu     the GPU's dense peak × prefill_eff_gpu;
 //   prefill-link    hybrid: the CPU-held experts copied over the host link
-//                   (× link_eff) and computed on the GPU, where that beats
-//                   the CPU cores;
+//                   (× link_eff), then computed on the GPU: where the
+//                   engine's rule copies them (CaseParts::copies_experts),
+//                   else where that beats the CPU cores;
 //   prefill-memory  the pass's weight reads bind (small ubatches);
 //   prefill-io      its reads from the drives bind.
 // A pass takes max(memory, compute on each processor in turn) + fixed, the

@@ -108,8 +108,10 @@ void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, do
   if (on_gpu && cpu_flops > 0 && gpu_peak > 0) {
     P.flops_offload_peak_s = cpu_flops / gpu_peak;
     const auto& link = m.accelerators->host_link_bytes_s;
-    if (link && link->value > 0) P.link_s = in_ram / link->value;
-    P.copies_experts = offload_copies(family_offload(c.family), P.batch);
+    if (link && link->value > 0) {
+      P.link_s = in_ram / link->value;
+      P.copies_experts = offload_copies(family_offload(c.family), P.batch);
+    }
   }
 }
 
@@ -590,7 +592,7 @@ void compute_parts(const MachineProfile& machine, const ModelCard& card, const S
              (c.processor_how.empty() ? std::string() : "; processor " + c.processor_how));
   }
   prefill_parts(machine, c, flops, cpu_flops, in_gpu > 0, igpu, in_ram, P);
-  if (P.copies_experts) {
+  if (P.copies_experts && c.one_sequence) {  // a prompt's pass: a decode never copies
     add_step(e, "hybrid pass: CPU-held experts", *P.copies_experts ? 1 : 0, "",
              std::string(*P.copies_experts ? "copied to the GPU" : "computed on the CPU") + " for a pass of " +
                  std::to_string(P.batch) + " tokens (" + family_offload(c.family).source + ")");

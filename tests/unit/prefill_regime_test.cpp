@@ -1,7 +1,8 @@
 // prefill_regime_test.cpp — the prefill regimes (model/regimes.h) on cases
 // worked by hand: a pass over a ubatch is bound by the matmuls of whoever
-// computes it; a hybrid engine copies its CPU-held experts to the GPU where
-// that beats the CPU cores; the pass's tokens share one sequence's KV. Then
+// computes it; a hybrid engine copies its CPU-held experts to the GPU by its
+// own rule (llama.cpp: passes of 32 tokens and more), else where that beats
+// the CPU cores; the pass's tokens share one sequence's KV. Then
 // how a published prefill figure becomes cases (model/prefill_check.h: the
 // ubatch stated, the family's default, cut to the prompt), and the fit's
 // per-family efficiencies (model/regime_fit.h).
@@ -109,7 +110,7 @@ TEST_CASE("prefill-cpu: a serial share of the pass (Amdahl) costs a machine of m
   CHECK(pass64 / pass128 == Approx((0.01 + 0.99 / 64) / (0.01 + 0.99 / 128)));
 }
 
-TEST_CASE("hybrid prefill: CPU-held experts copied over the host link where that beats the CPU cores", "[regimes][prefill]") {
+TEST_CASE("hybrid prefill: CPU-held experts copied over the host link by the engine's rule or where that beats the CPU cores", "[regimes][prefill]") {
   CaseParts p;
   p.prefill = true;
   p.batch = 2048;

@@ -160,10 +160,13 @@ TEST_CASE("the GPU launch cost is fitted without the tensor-parallel figures who
   // Within a step of the grid (16 %).
   CHECK(fit.params.get("layer_s_gpu") == Approx(20e-6).epsilon(0.16));
   CHECK(fit.params.get("layer_s_tp") == Approx(150e-6).epsilon(0.16));
-  for (const FittedParam& p : fit.fitted) {
-    if (p.name == "layer_s_gpu") CHECK(p.figures == 12);  // the single-GPU figures only
-    if (p.name == "layer_s_tp") CHECK(p.figures == 18);
-  }
+  auto fitted = [&](const std::string& name) {
+    return std::find_if(fit.fitted.begin(), fit.fitted.end(), [&](const FittedParam& p) { return p.name == name && p.family.empty(); });
+  };
+  REQUIRE(fitted("layer_s_gpu") != fit.fitted.end());
+  REQUIRE(fitted("layer_s_tp") != fit.fitted.end());
+  CHECK(fitted("layer_s_gpu")->figures == 12);  // the single-GPU figures only
+  CHECK(fitted("layer_s_tp")->figures == 18);
 }
 
 TEST_CASE("attention: the context's flops ÷ (peak × attn_eff), added after the weight reads", "[regimes]") {

@@ -569,6 +569,33 @@ TEST_CASE("the experts of the --n-cpu-moe layers stay on the CPU, the rest go to
   CHECK_THAT(plausible_cases(on_cpu, card, m).front().contradiction, Catch::Contains("processor hybrid"));
 }
 
+TEST_CASE("a hybrid prompt pass carries the engine's copy rule: llama.cpp copies from 32 tokens on", "[setup][prefill]") {
+  const ModelCard card = qwen30();
+  const MachineProfile m = catalog("epyc-9654-768gb-rtx3090");
+  SetupCase k = plausible_cases(hybrid_claim(), card, m).front();
+  k.one_sequence = true;  // a prompt's pass
+  auto pass_of = [&](int batch, const std::string& family) {
+    SetupCase c = k;
+    c.batch = batch;
+    c.family = family;
+    return estimate_case(card, m, c, EngineEfficiency{});
+  };
+  const CaseEstimate big = pass_of(512, "llama.cpp"), small = pass_of(16, "llama.cpp"), ik = pass_of(512, "ik_llama.cpp");
+  REQUIRE(big.parts.link_s > 0);  // the RTX 3090's host link is stated
+  CHECK(big.parts.copies_experts == std::optional<bool>(true));
+  CHECK(small.parts.copies_experts == std::optional<bool>(false));
+  CHECK_FALSE(ik.parts.copies_experts.has_value());  // its rule is not known: the faster side
+  auto step_named = [](const CaseEstimate& e) {
+    return std::any_of(e.steps.begin(), e.steps.end(), [](const Step& s) { return s.name == "hybrid pass: CPU-held experts"; });
+  };
+  CHECK(step_named(big));
+  CHECK_FALSE(step_named(ik));
+  // A decode never copies, and its explanation says nothing of the rule.
+  SetupCase decode = k;
+  decode.one_sequence = false;
+  CHECK_FALSE(step_named(estimate_case(card, m, decode, EngineEfficiency{})));
+}
+
 TEST_CASE("a GGUF quant's trunk is q4_0 or q8_0, never bf16, when the source leaves it out", "[setup]") {
   const ModelCard card = qwen30();
   const MachineProfile m = catalog("epyc-9654-768gb-rtx3090");
