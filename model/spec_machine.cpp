@@ -54,6 +54,40 @@ struct MemoryPeak {
   std::string kind;
 };
 
+// The share of the channels' peak a read spread over all of memory reaches
+// with the stated DIMMs (1 when none are stated). Each of a socket's n
+// DIMMs (of one size, as a balanced order has them) holds 1/n of the
+// pages; the channel carrying the most DIMMs, ceil(n / c) of them, serves
+// that many n-ths of every read, and the read ends when that channel does:
+// n / (c × ceil(n / c)) of c channels' peak. 12 or 6 DIMMs on a 6-channel
+// socket give 1; 8 give 8 / 12 = 0.67 (Dell's paper on balanced memory
+// with 2nd-gen Xeon Scalable: unbalanced configurations "can reduce memory
+// bandwidth by up to 33%"); 4 give 4/6, two channels left empty.
+struct PopulationShare {
+  double share = 1;
+  std::string how;  // " × 0.67 (16 DIMMs on 12 channels: ...)", or empty
+};
+
+Expected<PopulationShare> population_share(const MachineSpec& spec, double channels) {
+  PopulationShare out;
+  if (!spec.memory.dimms) return out;
+  const int dimms = *spec.memory.dimms, sockets = std::max(1, spec.sockets);
+  const int whole = static_cast<int>(channels);
+  if (dimms % sockets != 0 || whole % sockets != 0) {
+    return make_error("machine_spec/memory/dimms: " + std::to_string(dimms) + " DIMMs on " + num(channels) + " channels do not split evenly over " +
+                      std::to_string(sockets) + " sockets: state the whole machine's counts, the same on every socket");
+  }
+  const double n = dimms / sockets, c = whole / sockets;
+  const double busiest = std::ceil(n / c);
+  out.share = n / (c * busiest);
+  if (out.share < 1) {
+    out.how = " × " + format_fixed(out.share, 2) + " (" + std::to_string(dimms) + " DIMMs on " + num(channels) + " channels: " + num(n) +
+              " per socket on " + num(c) + " channels, the busiest channel holds " + num(busiest) + " of them and serves " + num(busiest) + "/" +
+              num(n) + " of a read spread over all memory: " + num(n) + " ÷ (" + num(c) + " × " + num(busiest) + "))";
+  }
+  return out;
+}
+
 Expected<MemoryPeak> memory_peak(const MachineSpec& spec, const SpecRow& cpu, const SpecTables& tables) {
   MemoryPeak out;
   if (auto u = cpu.number("unified_memory.bandwidth_gb_s")) {
@@ -85,8 +119,11 @@ Expected<MemoryPeak> memory_peak(const MachineSpec& spec, const SpecRow& cpu, co
     }
   } else if (per_socket) {
     channels = *per_socket * spec.sockets;
-    assumed.push_back("every channel populated (" + num(*per_socket) + " per socket × " + std::to_string(spec.sockets) +
-                      ": " + cpu.cite("memory_channels") + ")");
+    // Stated DIMMs say how the channels are populated (population_share).
+    if (!spec.memory.dimms) {
+      assumed.push_back("every channel populated (" + num(*per_socket) + " per socket × " + std::to_string(spec.sockets) +
+                        ": " + cpu.cite("memory_channels") + ")");
+    }
   } else {
     return make_error("machine_spec/memory/channels: the " + cpu.name + " row gives no channel count; state it");
   }
@@ -98,8 +135,10 @@ Expected<MemoryPeak> memory_peak(const MachineSpec& spec, const SpecRow& cpu, co
   } else {
     return make_error("machine_spec/memory/mt_s: the " + cpu.name + " row gives no rated speed; state it");
   }
-  const double peak = channels * mt * 1e6 * *bits / 8;
-  std::string how = num(channels) + " channels × " + kind + "-" + num(mt) + " × " + num(*bits) + " bits ÷ 8 = " +
+  const auto share = population_share(spec, channels);
+  if (!share) return share.error();
+  const double peak = channels * mt * 1e6 * *bits / 8 * share->share;
+  std::string how = num(channels) + " channels × " + kind + "-" + num(mt) + " × " + num(*bits) + " bits ÷ 8" + share->how + " = " +
                     format_fixed(peak / 1e9, 1) + " GB/s peak (bus width: " +
                     (lpddr ? std::string("64-bit channels, as CPU tables count LPDDR") : (*kind_row)->cite("bus_bits_per_channel")) + ")";
   out.kind = kind;

@@ -8,7 +8,9 @@
 //                  as the spec states them, else every channel of every
 //                  socket at the CPU's rated speed (an assumption, stated,
 //                  with the range down to 3/4 of it: fewer DIMMs or slower
-//                  ones are common);
+//                  ones are common); with the DIMMs stated, × the share an
+//                  unequal population leaves (the busiest channel holds
+//                  ceil(n/c) of a socket's n DIMMs: n ÷ (c × ceil(n/c)));
 //   FLOP/s         cores × all-core clock (else midway between base and
 //                  boost, else base) × FMA pipes × lanes ×
 //                  2; int8 with a dot-product ISA at 4 MACs per 32-bit lane;

@@ -15,6 +15,7 @@ std::optional<MachineSpecMemory> load_memory(const Json& j, const std::string& p
   m.kind = r.string("kind", false);
   if (auto v = r.integer("mt_s", false, 100, 100000)) m.mt_s = static_cast<int>(*v);
   if (auto v = r.integer("channels", false, 1, 1024)) m.channels = static_cast<int>(*v);
+  if (auto v = r.integer("dimms", false, 1, 4096)) m.dimms = static_cast<int>(*v);
   if (const Json* s = r.get("size", false)) {
     if (s->is_string()) m.size_text = s->get<std::string>();
     if (auto b = read_size(*s, r.path_of("size"), d)) {
@@ -118,9 +119,10 @@ std::string describe_machine_spec(const MachineSpec& s) {
   std::string out = s.cpu.empty() ? std::string("host not stated")
                                   : (s.sockets > 1 ? std::to_string(s.sockets) + " × " : std::string()) + s.cpu;
   const MachineSpecMemory& m = s.memory;
-  if (m.kind || m.mt_s || m.channels) {
+  if (m.kind || m.mt_s || m.channels || m.dimms) {
     out += ", " + m.kind.value_or("memory") + (m.mt_s ? "-" + std::to_string(*m.mt_s) : std::string()) +
-           (m.channels ? " × " + std::to_string(*m.channels) : std::string());
+           (m.channels ? " × " + std::to_string(*m.channels) : std::string()) +
+           (m.dimms ? " (" + std::to_string(*m.dimms) + " DIMMs)" : std::string());
   }
   out += ", " + (m.size_bytes == 0 ? std::string("memory size not stated")
                  : m.size_text.empty() ? format_bytes(static_cast<double>(m.size_bytes)) : m.size_text);
@@ -142,6 +144,7 @@ nlohmann::ordered_json machine_spec_to_json(const MachineSpec& s) {
   if (s.memory.kind) m["kind"] = *s.memory.kind;
   if (s.memory.mt_s) m["mt_s"] = *s.memory.mt_s;
   if (s.memory.channels) m["channels"] = *s.memory.channels;
+  if (s.memory.dimms) m["dimms"] = *s.memory.dimms;
   if (s.memory.size_bytes > 0) m["size"] = s.memory.size_text.empty() ? std::to_string(s.memory.size_bytes) : s.memory.size_text;
   j["memory"] = m;
   if (!s.gpus.empty()) {

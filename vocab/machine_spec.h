@@ -13,7 +13,9 @@
 //    "gpus": [{"model": "RTX 3090", "count": 2}],
 //    "drives": [{"model": "Samsung 990 PRO", "count": 1}, {"read_gb_s": 6.5}],
 //    "os": "linux"}
-// `channels` counts the whole machine (all sockets). Only `cpu` is
+// `channels` counts the whole machine (all sockets), and so does `dimms`
+// (optional: with it, a population that leaves channels unequal costs the
+// bandwidth it costs, model/spec_machine.cpp). Only `cpu` is
 // required (or `gpus` alone, for a GPU box whose host the source does not
 // state: then only what the GPUs hold is judged); a memory without `size` is an assumption the built machine
 // states (enough for the run: paging is not judged).
@@ -32,6 +34,7 @@ struct MachineSpecMemory {
   std::optional<std::string> kind;     // "DDR5", "LPDDR5X", ...
   std::optional<int> mt_s;             // transfers per second, millions
   std::optional<int> channels;         // 64-bit channels in the whole machine
+  std::optional<int> dimms;            // DIMMs in the whole machine (how the channels are populated)
   std::uint64_t size_bytes = 0;        // as written ("1536GB" decimal, "512GiB" binary); 0: not stated
   std::string size_text;               // the size as written, for messages
 };

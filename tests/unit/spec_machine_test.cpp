@@ -165,6 +165,40 @@ TEST_CASE("unstated channels and speed are an assumption with a range, not a fac
   CHECK_THAT(m->memory_usable_bytes.source, Catch::Contains("no OS stated"));
 }
 
+TEST_CASE("DIMMs that leave a socket's channels unequal cost the share the busiest channel sets", "[spec]") {
+  const SpecTables t = fixture_tables();
+  auto with = [&](const char* memory) {
+    return build_machine(spec_of(std::string(R"({"cpu": "Intel Xeon Gold 6138", "sockets": 2, "memory": )") + memory + R"(, "os": "linux"})"), t);
+  };
+  const double channels_peak = 12 * 2666e6 * 8;  // 255.9 GB/s over 12 channels
+  // 16 DIMMs, 8 a socket on 6 channels: two channels hold 2, and each DIMM
+  // 1/8 of the pages, so those two serve 2/8 of a read each where a
+  // balanced socket's channels serve 1/6: 8 / (6 × 2) = 2/3 of the peak.
+  auto sixteen = with(R"({"kind": "DDR5", "mt_s": 2666, "channels": 12, "dimms": 16, "size": "512GB"})");
+  REQUIRE(sixteen.ok());
+  CHECK(sixteen->memory_read_bytes_s.value == Approx(channels_peak * 8 / 12));  // 170.6 GB/s
+  CHECK(sixteen->memory_read_bytes_s.provenance == Provenance::kSpec);
+  CHECK_THAT(sixteen->memory_read_bytes_s.source, Catch::Contains("16 DIMMs on 12 channels") && Catch::Contains("busiest channel holds 2"));
+  // Balanced: one or two DIMMs on every channel, the whole peak.
+  for (const char* balanced : {R"({"kind": "DDR5", "mt_s": 2666, "channels": 12, "dimms": 24, "size": "768GB"})",
+                               R"({"kind": "DDR5", "mt_s": 2666, "channels": 12, "dimms": 12, "size": "384GB"})"}) {
+    auto m = with(balanced);
+    REQUIRE(m.ok());
+    CHECK(m->memory_read_bytes_s.value == Approx(channels_peak));
+    CHECK_THAT(m->memory_read_bytes_s.source, !Catch::Contains("busiest"));
+  }
+  // Four DIMMs with the channels unstated: two a socket, four of its six
+  // channels empty (2/6), and no assumption that every channel is filled.
+  auto four = with(R"({"kind": "DDR5", "mt_s": 2666, "dimms": 4, "size": "128GB"})");
+  REQUIRE(four.ok());
+  CHECK(four->memory_read_bytes_s.value == Approx(channels_peak * 2 / 6));
+  CHECK(four->memory_read_bytes_s.provenance == Provenance::kSpec);
+  // A count that does not split over the sockets is refused, naming the field.
+  auto odd = with(R"({"kind": "DDR5", "mt_s": 2666, "channels": 12, "dimms": 15, "size": "480GB"})");
+  REQUIRE_FALSE(odd.ok());
+  CHECK_THAT(odd.error().message, Catch::Contains("machine_spec/memory/dimms") && Catch::Contains("2 sockets"));
+}
+
 TEST_CASE("an Apple SoC takes its unified bandwidth and the macOS wired limit", "[spec]") {
   auto m = build_machine(spec_of(R"({"cpu": "Apple M3 Ultra", "memory": {"size": "512GB"}, "os": "macos",
                                      "drives": [{"read_gb_s": 6.5}, {"model": "990 PRO", "enclosure": "Thunderbolt 4 NVMe enclosure"}]})"),
@@ -240,12 +274,12 @@ TEST_CASE("a spec row whose number has no source is refused", "[spec]") {
 }
 
 TEST_CASE("a machine spec names its wrong field by JSON Pointer", "[spec]") {
-  auto j = parse_json_text(R"({"cpu": "EPYC 9654", "memory": {"size": "lots"}, "drives": [{"count": 2}], "os": "beos"})", "s.json");
+  auto j = parse_json_text(R"({"cpu": "EPYC 9654", "memory": {"size": "lots", "dimms": 0}, "drives": [{"count": 2}], "os": "beos"})", "s.json");
   REQUIRE(j.ok());
   Diagnostics d("s.json");
   CHECK_FALSE(load_machine_spec(*j, "", d).has_value());
   const std::string all = d.render();
-  CHECK_THAT(all, Catch::Contains("/memory/size") && Catch::Contains("/drives/0") && Catch::Contains("/os"));
+  CHECK_THAT(all, Catch::Contains("/memory/size") && Catch::Contains("/memory/dimms") && Catch::Contains("/drives/0") && Catch::Contains("/os"));
 }
 
 TEST_CASE("a machine by name or path: its name and where it came from, two fields", "[spec]") {
