@@ -68,6 +68,7 @@ struct BenchLine {
   std::vector<double> ratios;
   bool at_most = true;  // target is "<= limit" (else ">= limit")
   double limit = 0;
+  std::optional<double> floor = std::nullopt;  // with at_most: the target is floor..limit
   double median_ratio() const;
   bool pass() const;
   std::string range() const;  // "lo–hi" over the repetitions, "" with one
@@ -81,6 +82,13 @@ struct StreamingReadsBench {
   std::string fio_search;  // the jobs the search tried, with their rates
   std::vector<double> engine_bytes_s, fio_bytes_s;  // per repetition
   BenchLine line;
+  // 1': the same decode reads replayed by fio (the engine's iolog, same
+  // files, offsets, sizes, order and depth), a reference that meets the
+  // same cache state as the engine did: engine ÷ replay.
+  std::vector<double> replay_bytes_s;
+  std::string replay_job;
+  std::string replay_search;  // every replay tried, with its rate
+  BenchLine replay_line;
 };
 
 // 2. overlap on the deeper card: seconds per token against max(I/O, compute).

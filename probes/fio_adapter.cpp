@@ -392,6 +392,7 @@ Expected<FioResult> parse_fio_json(const std::string& json_text, const std::stri
   r.iops = *iops;
   r.io_bytes = *io_bytes;
   r.runtime_s = *runtime_ms / 1000.0;
+  if (auto t = rd.find("total_ios"); t != rd.end() && t->is_number_unsigned()) r.total_ios = t->get<std::uint64_t>();
   r.clat_mean_ns = *mean;
   r.clat_p50_ns = *p50;
   r.clat_p99_ns = *p99;
@@ -413,10 +414,13 @@ std::optional<std::string> find_fio() {
   return std::nullopt;
 }
 
-Expected<FioResult> run_fio(const std::string& fio_path, const FioCell& cell, const std::string& scratch_dir) {
-  if (Status st = check_cell(fio_path, cell); !st) return st.error();
-  if (Status st = ensure_directory(scratch_dir); !st) return st.error();
+namespace {
 
+// Writes `job_text` into `scratch_dir`, runs fio on it (killed after
+// `timeout_s`, `runtime_note` saying why that long), parses its output.
+Expected<FioResult> run_fio_job(const std::string& fio_path, const std::string& job_text, double timeout_s,
+                                const std::string& runtime_note, const std::string& scratch_dir) {
+  if (Status st = ensure_directory(scratch_dir); !st) return st.error();
   static std::atomic<unsigned> counter{0};
   const std::string stem = scratch_dir + "/fio-" + std::to_string(::getpid()) + "-" +
                            std::to_string(counter.fetch_add(1));
@@ -425,8 +429,8 @@ Expected<FioResult> run_fio(const std::string& fio_path, const FioCell& cell, co
   po.stdout_path = stem + ".stdout.json";  // kept beside the job file as evidence
   po.stderr_path = stem + ".stderr.txt";
   po.scratch_dir = scratch_dir;
-  po.timeout_s = static_cast<double>(job_runtime_s(cell.runtime_s)) + cell.kill_slack_s;
-  if (Status st = write_file_atomic(job_path, fio_job_text(cell)); !st) return st.error();
+  po.timeout_s = timeout_s;
+  if (Status st = write_file_atomic(job_path, job_text); !st) return st.error();
 
   const std::vector<std::string> argv = {fio_path, "--readonly", "--output-format=json", job_path};
   const std::string cmd = command_line(argv);
@@ -435,9 +439,8 @@ Expected<FioResult> run_fio(const std::string& fio_path, const FioCell& cell, co
     return make_error(proc.error().message + " (install fio or fix its path)");
   }
   if (proc->timed_out) {
-    return make_error("fio did not finish within " + format_fixed(po.timeout_s, 0) + " s (runtime " +
-                      std::to_string(job_runtime_s(cell.runtime_s)) + " s + " +
-                      format_fixed(cell.kill_slack_s, 0) + " s); killed it with SIGKILL. The storage may be hung or far slower "
+    return make_error("fio did not finish within " + format_fixed(po.timeout_s, 0) + " s (" + runtime_note +
+                      "); killed it with SIGKILL. The storage may be hung or far slower "
                       "than expected (check dmesg).\n  command: " + cmd +
                       fio_messages(proc->out, po.stderr_path));
   }
@@ -455,6 +458,45 @@ Expected<FioResult> run_fio(const std::string& fio_path, const FioCell& cell, co
   auto result = parse_fio_json(out_text, po.stdout_path);
   if (!result) return make_error(result.error().message + "\n  command: " + cmd + messages);
   return result;
+}
+
+}  // namespace
+
+Expected<FioResult> run_fio(const std::string& fio_path, const FioCell& cell, const std::string& scratch_dir) {
+  if (Status st = check_cell(fio_path, cell); !st) return st.error();
+  return run_fio_job(fio_path, fio_job_text(cell), static_cast<double>(job_runtime_s(cell.runtime_s)) + cell.kill_slack_s,
+                     "runtime " + std::to_string(job_runtime_s(cell.runtime_s)) + " s + " + format_fixed(cell.kill_slack_s, 0) + " s",
+                     scratch_dir);
+}
+
+std::string fio_replay_job_text(const FioReplay& replay) {
+  std::string t;
+  t += "; moebench fio replay: the reads of an iolog, in order, read-only (generated; do not edit)\n";
+  t += "[replay]\n";
+  t += "read_iolog=" + fio_escape_filename(replay.iolog_path) + "\n";
+  t += "replay_no_stall=1\n";  // as fast as the depth allows, not at recorded times
+  t += "iodepth=" + std::to_string(std::max(1, replay.queue_depth)) + "\n";
+  t += "ioengine=" + replay.ioengine + "\n";
+  t += "direct=1\n";
+  if (replay.fixed_buffers && replay.ioengine == "io_uring") t += "fixedbufs=1\n";
+  if (replay.batch_submit > 1) t += "iodepth_batch_submit=" + std::to_string(replay.batch_submit) + "\n";
+  t += "invalidate=1\n";
+  return t;
+}
+
+std::string fio_replay_label(const FioReplay& replay) {
+  return replay.ioengine + (replay.fixed_buffers && replay.ioengine == "io_uring" ? " fixedbufs" : "") + " QD" +
+         std::to_string(replay.queue_depth) + (replay.batch_submit > 1 ? " batch " + std::to_string(replay.batch_submit) : "");
+}
+
+Expected<FioResult> run_fio_replay(const std::string& fio_path, const FioReplay& replay, const std::string& scratch_dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(replay.iolog_path, ec)) {
+    return make_error("fio replay: no iolog file at " + replay.iolog_path +
+                      " (the streaming engine writes one with read_log=PATH; engines/io/expert_io.h fio_read_iolog)");
+  }
+  return run_fio_job(fio_path, fio_replay_job_text(replay), replay.timeout_s,
+                     "the replay's limit, " + format_fixed(replay.timeout_s, 0) + " s", scratch_dir);
 }
 
 Expected<double> run_fio_seq_write(const std::string& fio_path, const std::string& dir, std::uint64_t bytes,

@@ -39,6 +39,10 @@ struct FioResult {
   double clat_p99_ns = 0;      // clat_ns.percentile["99.000000"]
   std::uint64_t io_bytes = 0;  // jobs[0].read.io_bytes
   double runtime_s = 0;        // jobs[0].read.runtime (ms) / 1000
+  // jobs[0].read.total_ios (0 when absent): every read issued. A replay's
+  // io_bytes and bw_bytes leave out the first depth − 1 reads (fio's
+  // accounting of the batch it starts with), total_ios does not.
+  std::uint64_t total_ios = 0;
   std::string fio_version;     // top-level "fio version"
 };
 
@@ -57,6 +61,25 @@ std::optional<std::string> find_fio();
 // cell.runtime_s + cell.kill_slack_s), parses its output. Errors name the command and
 // include fio's stderr.
 Expected<FioResult> run_fio(const std::string& fio_path, const FioCell& cell, const std::string& scratch_dir);
+
+// A replay of recorded reads (an iolog, version 2: engines/io/expert_io.h
+// fio_read_iolog): fio issues the log's reads, in order, at `queue_depth`,
+// with O_DIRECT, as fast as they complete (replay_no_stall) — the same
+// reads an engine made, through fio's own read path. Its bw_bytes leaves
+// out the first depth − 1 reads (total_ios counts them): a log of fewer
+// than a few dozen reads per depth says little.
+struct FioReplay {
+  std::string iolog_path;
+  int queue_depth = 32;
+  std::string ioengine = "io_uring";
+  bool fixed_buffers = true;
+  int batch_submit = 1;    // reads handed to the kernel at once (iodepth_batch_submit)
+  double timeout_s = 300;  // fio is killed (SIGKILL) after this
+};
+// "io_uring fixedbufs QD32 batch 8": how a replay reads, for tables.
+std::string fio_replay_label(const FioReplay& replay);
+std::string fio_replay_job_text(const FioReplay& replay);
+Expected<FioResult> run_fio_replay(const std::string& fio_path, const FioReplay& replay, const std::string& scratch_dir);
 
 // Sequential O_DIRECT write bandwidth (bytes/s, jobs[0].write.bw_bytes) of
 // `bytes` written in `block_bytes` blocks with `queue_depth` in flight

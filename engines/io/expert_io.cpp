@@ -9,10 +9,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -29,6 +31,43 @@ const char* to_string(IoBackend b) {
     case IoBackend::kPread: return "pread";
   }
   return "?";
+}
+
+Expected<std::string> fio_read_iolog(const std::vector<std::string>& paths, const std::vector<RecordedRead>& reads,
+                                     std::size_t begin, std::size_t end) {
+  end = std::min(end, reads.size());
+  std::vector<bool> used(paths.size(), false);
+  for (std::size_t i = begin; i < end; ++i) {
+    if (reads[i].file >= 0 && static_cast<std::size_t>(reads[i].file) < paths.size()) used[static_cast<std::size_t>(reads[i].file)] = true;
+  }
+  // Absolute paths: fio may run from another directory than the engine.
+  // fio splits a line at spaces, so a path with one cannot be written.
+  std::vector<std::string> names(paths.size());
+  for (std::size_t f = 0; f < paths.size(); ++f) {
+    std::error_code ec;
+    const std::filesystem::path a = std::filesystem::absolute(paths[f], ec);
+    names[f] = ec ? paths[f] : a.string();
+    if (used[f] && names[f].find_first_of(" \t\n") != std::string::npos) {
+      return make_error("fio iolog: the path \"" + names[f] + "\" has white space, which fio's iolog lines cannot hold; "
+                        "put the drives in directories without it");
+    }
+  }
+  std::string out = "fio version 2 iolog\n";
+  for (std::size_t f = 0; f < paths.size(); ++f) {
+    if (used[f]) out += names[f] + " add\n";
+  }
+  for (std::size_t f = 0; f < paths.size(); ++f) {
+    if (used[f]) out += names[f] + " open\n";
+  }
+  for (std::size_t i = begin; i < end; ++i) {
+    const RecordedRead& r = reads[i];
+    if (r.file < 0 || static_cast<std::size_t>(r.file) >= paths.size()) continue;
+    out += fmt::format("{} read {} {}\n", names[static_cast<std::size_t>(r.file)], r.offset, r.bytes);
+  }
+  for (std::size_t f = 0; f < paths.size(); ++f) {
+    if (used[f]) out += names[f] + " close\n";
+  }
+  return out;
 }
 
 Expected<FaultPlan> parse_fault_plan(const std::string& text) {
@@ -113,6 +152,12 @@ class ExpertIoImpl final : public ExpertIo {
   bool direct() const override { return direct_; }
   int drives() const override { return static_cast<int>(drives_.size()); }
   const IoCounters& counters() const override { return counters_; }
+  const std::vector<RecordedRead>& recorded() const override { return recorded_; }
+  std::vector<std::string> file_paths() const override {
+    std::vector<std::string> out = options_.paths;
+    for (const IoOptions::SideFile& s : options_.side_files) out.push_back(s.path);
+    return out;
+  }
   void reset_counters() override {
     counters_ = IoCounters{};
     counters_.bytes_by_drive.assign(drives_.size(), 0);
@@ -145,6 +190,10 @@ class ExpertIoImpl final : public ExpertIo {
           std::chrono::duration<double>(op.due - d.throttle_first).count();
     }
     ++reads_submitted_;
+    if (options_.record_reads) {
+      const int file = request.file >= 0 ? static_cast<int>(drives_.size()) + request.file : op.req.drive;
+      recorded_.push_back({file, request.offset, request.bytes});
+    }
     if (outstanding_++ == 0) busy_since_ = now;
     if (options_.fault.kind != FaultPlan::Kind::kNone && reads_submitted_ == options_.fault.nth_read) {
       op.fault = options_.fault.kind;
@@ -397,6 +446,7 @@ class ExpertIoImpl final : public ExpertIo {
   std::vector<Landed> scratch_;
   std::uint64_t next_piece_id_ = 1;
   std::uint64_t reads_submitted_ = 0;
+  std::vector<RecordedRead> recorded_;
   IoCounters counters_;
 };
 

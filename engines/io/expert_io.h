@@ -37,6 +37,11 @@
 // device is already busy, the tail of a burst of submits can sit in the
 // queue until the engine thread's next done()/wait().
 //
+// Recording (IoOptions::record_reads): every read submit() accepts is kept,
+// in order, with the file it went to (after the drive was chosen) and its
+// range, so another tool can replay the same reads (fio_read_iolog: fio's
+// iolog format, `fio --read_iolog`).
+//
 // Counters: reads/bytes count reads that completed successfully (at the
 // time they became visible); failed reads count nowhere. Faults count reads
 // accepted by submit() since open(); reset_counters() does not restart it.
@@ -80,7 +85,22 @@ struct IoOptions {
   // buffers): registered with io_uring as fixed buffers when allowed.
   std::vector<std::pair<void*, std::size_t>> buffers;
   FaultPlan fault;
+  bool record_reads = false;  // keep every accepted read (recorded())
 };
+
+// One read as submit() accepted it: `file` indexes ExpertIo::file_paths().
+struct RecordedRead {
+  int file = 0;
+  std::uint64_t offset = 0;
+  std::uint64_t bytes = 0;
+};
+
+// fio's iolog (version 2) of reads [begin, end) of `reads`: each file added
+// and opened once, the reads in order, the files closed. `fio --read_iolog`
+// replays it, issuing the same reads at the job's depth. Paths are made
+// absolute; one with white space is an error (fio splits lines at it).
+Expected<std::string> fio_read_iolog(const std::vector<std::string>& paths, const std::vector<RecordedRead>& reads,
+                                     std::size_t begin, std::size_t end);
 
 inline constexpr int kAnyDrive = -1;
 
@@ -140,6 +160,10 @@ class ExpertIo {
 
   virtual const IoCounters& counters() const = 0;
   virtual void reset_counters() = 0;
+  // The reads accepted since open() when IoOptions::record_reads is set
+  // (else empty), and the files they index: each drive's, then the side files.
+  virtual const std::vector<RecordedRead>& recorded() const = 0;
+  virtual std::vector<std::string> file_paths() const = 0;
 };
 
 }  // namespace moebench

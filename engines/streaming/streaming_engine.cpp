@@ -20,6 +20,7 @@
 #include "engines/routing/routing.h"
 #include "engines/streaming/streaming_source.h"
 #include "engines/streaming/trunk_stream.h"
+#include "vocab/file_io.h"
 #include "vocab/text.h"
 #include "vocab/units.h"
 
@@ -38,6 +39,7 @@ class StreamingEngine final : public Engine {
     backend_ = io == "io_uring" ? IoBackend::kIoUring : io == "pread" ? IoBackend::kPread : IoBackend::kAuto;
     auto fault = parse_fault_plan(o.text("fault"));
     if (fault) fault_ = *fault;
+    read_log_ = o.text("read_log");
     const std::string trunk = o.text("trunk");
     placement_ = trunk == "resident" ? TrunkPlacement::kResident : trunk == "stream" ? TrunkPlacement::kStream : TrunkPlacement::kAuto;
     if (auto sp = parse_split_policy(o.text("split"))) split_ = *sp;
@@ -214,6 +216,7 @@ class StreamingEngine final : public Engine {
       io_opt.side_files.push_back({0, trunk_gguf_->label});  // the trunk lives on drive 0
     }
     io_opt.fault = fault_;
+    io_opt.record_reads = !read_log_.empty();
     auto io = ExpertIo::open(io_opt);
     if (!io) return io.error();
     StreamingSource source(tables, stripe, *cache, **io, point.prefetch, layers,
@@ -224,7 +227,12 @@ class StreamingEngine final : public Engine {
     ex.prepare(point.context_tokens, point.prompt_tokens + point.gen_tokens, ctx.seed);
     ExpertIo& io_ref = **io;
     ops.set_poll([&io_ref] { io_ref.flush(); });  // reap completions while matrices compute
+    // run_tokens reads the counters before the prompt, at the first decode
+    // step and after the last: the recorded reads between the last two are
+    // the decode's.
+    std::vector<std::size_t> read_marks;
     auto counters = [&] {
+      read_marks.push_back((*io)->recorded().size());
       EngineCounters c;
       c.read_bytes = (*io)->counters().bytes;
       c.hits = source.counts().hits;
@@ -239,6 +247,13 @@ class StreamingEngine final : public Engine {
     Status st = run_tokens(ex, point, ctx, chunk_, counters, m);
     (*io)->drain();
     if (!st) return st.error();
+    if (!read_log_.empty() && read_marks.size() >= 2) {
+      const std::size_t n = read_marks.size();
+      auto log = fio_read_iolog((*io)->file_paths(), (*io)->recorded(), read_marks[n - 2], read_marks[n - 1]);
+      if (!log) return make_error("streaming: read_log " + read_log_ + ": " + log.error().message);
+      if (Status w = write_file_atomic(read_log_, *log); !w) return make_error("streaming: read_log " + read_log_ + ": " + w.error().message);
+      m.notes.push_back("decode reads written as a fio iolog: " + read_log_ + " (" + std::to_string(read_marks[n - 1] - read_marks[n - 2]) + " reads)");
+    }
     m.peak_rss_bytes = peak_rss_bytes();
     m.trunk_pinned_bytes = plan.pinned_bytes;
     if (m.io_busy_s_decode > 0) {
@@ -367,6 +382,7 @@ class StreamingEngine final : public Engine {
   std::size_t chunk_ = 32;
   IoBackend backend_ = IoBackend::kAuto;
   FaultPlan fault_;
+  std::string read_log_;  // where the decode's reads go as a fio iolog ("" none)
   std::string setup_key_, method_;
   std::vector<std::string> container_notes_;
   std::vector<std::string> paths_;
@@ -431,6 +447,10 @@ const OptionTable& streaming_engine_options() {
        [](const std::string& v) -> std::string {
          return parse_split_policy(v) ? "" : "expected trunk-first, experts-first or a number strictly between 0 and 1, got \"" + v + "\"";
        }},
+      {"read_log", OptionKind::kText, "",
+       "write the decode's reads (file, offset, length, in order) as a fio iolog to this path, for fio --read_iolog to "
+       "replay the same reads (bench-engines line 1')", 0, 0, {},
+       [](const std::string& v) -> std::string { return v.empty() ? "a path to write the iolog to" : ""; }},
       {"fault", OptionKind::kText, "", "fault injection: eio@N or short@N", 0, 0, {},
        [](const std::string& v) -> std::string {
          auto f = parse_fault_plan(v);

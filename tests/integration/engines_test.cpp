@@ -11,12 +11,15 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <sstream>
 
 #include "../unit/test_support.h"
 #include "process.h"
 #include "engines/container/container.h"
 #include "engines/resident/resident_engine.h"
 #include "engines/streaming/streaming_engine.h"
+#include "probes/fio_adapter.h"
+#include "vocab/file_io.h"
 #include "vocab/units.h"
 #include "vocab/clock.h"
 #include "vocab/metrics.h"
@@ -147,6 +150,49 @@ TEST_CASE("streaming at 0 % hits reads exactly the card's expert bytes per decod
     REQUIRE(m->proc_read_bytes_decode.has_value());
     CHECK(static_cast<double>(*m->proc_read_bytes_decode) == Approx(static_cast<double>(m->read_bytes_decode)).epsilon(0.02));
   }
+}
+
+TEST_CASE("streaming with read_log writes its decode reads as an iolog that fio replays read for read", "[engines][fio]") {
+  Rig rig("tiny-moe", 1);
+  const std::string log = rig.dir.file("decode.iolog");
+  Point p = rig.point("streaming:trunk=resident,read_log=" + log);
+  p.routing = "trace:" + write_cyclic_trace(rig.dir, rig.card.moe_layers(), 64);
+  p.gen_tokens = 24;
+  const Measurement m = run_with_slots(rig, p, 8);
+  REQUIRE(m.expert_hits_decode == 0);  // every decode need is a read
+  auto text = read_file(log);
+  REQUIRE(text);
+  std::istringstream in(*text);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "fio version 2 iolog");
+  std::uint64_t reads = 0, bytes = 0;
+  while (std::getline(in, line)) {
+    std::istringstream w(line);
+    std::string path, action;
+    std::uint64_t offset = 0, length = 0;
+    w >> path >> action;
+    if (action != "read") continue;
+    w >> offset >> length;
+    CHECK(offset % 4096 == 0);
+    ++reads;
+    bytes += length;
+  }
+  // The log is the decode's reads: every byte the decode read, and a read
+  // for each of a missed expert's three matrices (gate, up, down).
+  CHECK(bytes == m.read_bytes_decode);
+  CHECK(reads == 3 * m.expert_misses_decode);
+  const auto fio = find_fio();
+  if (!fio) {
+    WARN("fio is not on PATH: the replay part of this test was skipped (install fio to run it)");
+    return;
+  }
+  FioReplay replay;
+  replay.iolog_path = log;
+  replay.queue_depth = 8;
+  auto got = run_fio_replay(*fio, replay, rig.dir.file("fio-scratch"));
+  if (!got) FAIL(got.error().message);
+  CHECK(got->total_ios == reads);
 }
 
 TEST_CASE("streaming and resident compute on experts stored in 8-row groups unless kernels=float", "[engines][rows8]") {

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "engines/io/expert_io.h"
+#include "probes/fio_adapter.h"
 #include "vocab/file_io.h"
 #include "test_support.h"
 
@@ -481,4 +482,70 @@ TEST_CASE("opening checks the drive files and options", "[io]") {
   CHECK((*ok)->drives() == 1);
   if (!(*ok)->direct()) WARN("the temporary directory's filesystem refuses O_DIRECT: buffered reads");
   CHECK(std::string(to_string(IoBackend::kPread)) == "pread");
+}
+
+TEST_CASE("recorded reads become an iolog that fio replays read for read", "[io][fio]") {
+  TempDir dir;
+  std::vector<std::string> paths = {write_file(dir, "d0", 21, 2 * kMiB), write_file(dir, "d1", 21, 2 * kMiB)};
+  const std::size_t arena_bytes = 8 * 256 * kKiB;
+  AlignedBytes arena = aligned_bytes(arena_bytes);
+  IoOptions o = options_for(IoBackend::kAuto, paths, arena, arena_bytes);
+  o.record_reads = true;
+  auto io = open_io(o);
+  // Three reads: drive 1, drive 0, and one the engine lets the drives share.
+  const ReadRequest reads[] = {{1, 1, 512 * kKiB, 256 * kKiB, arena.get()},
+                               {2, 0, 0, 128 * kKiB, arena.get() + 256 * kKiB},
+                               {3, kAnyDrive, 1 * kMiB, 256 * kKiB, arena.get() + 512 * kKiB}};
+  for (const ReadRequest& r : reads) REQUIRE(io->submit(r).ok());
+  for (std::uint64_t tag : {1, 2, 3}) REQUIRE(io->wait(tag).ok());
+  const std::vector<RecordedRead>& rec = io->recorded();
+  REQUIRE(rec.size() == 3);
+  CHECK(rec[0].file == 1);
+  CHECK(rec[0].offset == 512 * kKiB);
+  CHECK(rec[0].bytes == 256 * kKiB);
+  CHECK(rec[1].file == 0);
+  CHECK((rec[2].file == 0 || rec[2].file == 1));  // the drive the read went to, not kAnyDrive
+  CHECK(io->file_paths() == paths);
+  // The first two reads as fio's iolog: files added and opened once, reads in order.
+  const std::string two = *fio_read_iolog(paths, rec, 0, 2);
+  CHECK(two == "fio version 2 iolog\n" + paths[0] + " add\n" + paths[1] + " add\n" + paths[0] + " open\n" + paths[1] +
+                   " open\n" + paths[1] + " read 524288 262144\n" + paths[0] + " read 0 131072\n" + paths[0] + " close\n" +
+                   paths[1] + " close\n");
+  // Only the files a range touches are named.
+  CHECK(fio_read_iolog(paths, rec, 1, 2)->find(paths[1]) == std::string::npos);
+  // A path fio would split is refused, naming it.
+  auto spaced = fio_read_iolog({"/data/my drive/x.gguf"}, {{0, 0, 4096}}, 0, 1);
+  REQUIRE_FALSE(spaced.ok());
+  CHECK_THAT(spaced.error().message, Catch::Contains("/data/my drive/x.gguf") && Catch::Contains("white space"));
+  // Without recording, nothing is kept.
+  o.record_reads = false;
+  auto quiet = open_io(o);
+  REQUIRE(quiet->submit(reads[1]).ok());
+  REQUIRE(quiet->wait(2).ok());
+  CHECK(quiet->recorded().empty());
+
+  const auto fio = find_fio();
+  if (!fio) {
+    WARN("fio is not on PATH: the replay part of this test was skipped (install fio to run it)");
+    return;
+  }
+  // The three reads twenty times over (fio's byte count leaves out its
+  // first depth − 1 reads; its read count does not).
+  std::vector<RecordedRead> many;
+  for (int i = 0; i < 20; ++i) many.insert(many.end(), rec.begin(), rec.end());
+  const std::string log = dir.file("reads.iolog");
+  REQUIRE(write_file_atomic(log, *fio_read_iolog(paths, many, 0, many.size())).ok());
+  FioReplay replay;
+  replay.iolog_path = log;
+  replay.queue_depth = 4;
+  auto got = run_fio_replay(*fio, replay, dir.file("scratch"));
+  if (!got) FAIL(got.error().message);
+  CHECK(got->total_ios == 60);  // every recorded read, once
+  CHECK(got->io_bytes <= 20 * (256 + 128 + 256) * kKiB);
+  CHECK(got->io_bytes >= 20 * (256 + 128 + 256) * kKiB - 3 * 256 * kKiB);
+  // A replay of a log that is not there names it.
+  replay.iolog_path = dir.file("missing.iolog");
+  auto missing = run_fio_replay(*fio, replay, dir.file("scratch"));
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(missing.error().message, Catch::Contains("missing.iolog"));
 }

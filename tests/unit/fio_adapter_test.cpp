@@ -495,3 +495,16 @@ TEST_CASE("run_fio kills a fio that outlives runtime + its slack", "[fio]") {
   const pid_t pid = static_cast<pid_t>(std::stol(read_file(dir.file("pid")).value()));
   CHECK(::kill(pid, 0) != 0);  // gone (and reaped)
 }
+
+TEST_CASE("fio replay job text: the iolog's reads at the depth, without stalls", "[fio]") {
+  FioReplay r;
+  r.iolog_path = "/data/decode.iolog";
+  r.queue_depth = 16;
+  const std::string t = fio_replay_job_text(r);
+  CHECK_THAT(t, Catch::Contains("read_iolog=/data/decode.iolog\n") && Catch::Contains("replay_no_stall=1\n") &&
+                    Catch::Contains("iodepth=16\n") && Catch::Contains("ioengine=io_uring\n") &&
+                    Catch::Contains("direct=1\n") && Catch::Contains("fixedbufs=1\n"));
+  CHECK_THAT(t, !Catch::Contains("rw=") && !Catch::Contains("bs="));  // the log gives every read's range
+  r.ioengine = "psync";
+  CHECK_THAT(fio_replay_job_text(r), !Catch::Contains("fixedbufs"));
+}
