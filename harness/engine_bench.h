@@ -68,7 +68,6 @@ struct BenchLine {
   std::vector<double> ratios;
   bool at_most = true;  // target is "<= limit" (else ">= limit")
   double limit = 0;
-  std::optional<double> floor = std::nullopt;  // with at_most: the target is floor..limit
   double median_ratio() const;
   bool pass() const;
   std::string range() const;  // "lo–hi" over the repetitions, "" with one
@@ -88,6 +87,7 @@ struct StreamingReadsBench {
   std::vector<double> replay_bytes_s;
   std::string replay_job;
   std::string replay_search;  // every replay tried, with its rate
+  std::vector<std::string> replay_notes;  // replays that failed or read nothing
   BenchLine replay_line;
 };
 

@@ -73,9 +73,13 @@ Expected<PopulationShare> population_share(const MachineSpec& spec, double chann
   if (!spec.memory.dimms) return out;
   const int dimms = *spec.memory.dimms, sockets = std::max(1, spec.sockets);
   const int whole = static_cast<int>(channels);
-  if (dimms % sockets != 0 || whole % sockets != 0) {
-    return make_error("machine_spec/memory/dimms: " + std::to_string(dimms) + " DIMMs on " + num(channels) + " channels do not split evenly over " +
-                      std::to_string(sockets) + " sockets: state the whole machine's counts, the same on every socket");
+  if (whole % sockets != 0) {
+    return make_error("machine_spec/memory/channels: " + num(channels) + " channels do not split evenly over " + std::to_string(sockets) +
+                      " sockets, which stated DIMMs need: state the whole machine's channels, the same on every socket");
+  }
+  if (dimms % sockets != 0) {
+    return make_error("machine_spec/memory/dimms: " + std::to_string(dimms) + " DIMMs do not split evenly over " + std::to_string(sockets) +
+                      " sockets: state the whole machine's count, the same on every socket");
   }
   const double n = dimms / sockets, c = whole / sockets;
   const double busiest = std::ceil(n / c);
@@ -91,6 +95,10 @@ Expected<PopulationShare> population_share(const MachineSpec& spec, double chann
 Expected<MemoryPeak> memory_peak(const MachineSpec& spec, const SpecRow& cpu, const SpecTables& tables) {
   MemoryPeak out;
   if (auto u = cpu.number("unified_memory.bandwidth_gb_s")) {
+    if (spec.memory.dimms) {
+      return make_error("machine_spec/memory/dimms: the " + cpu.name + "'s memory is on its package (unified), its bandwidth the row's: "
+                        "drop \"dimms\"");
+    }
     out.bw = spec_figure(*u * 1e9, "unified memory of the " + cpu.name + ": " + cpu.cite("unified_memory.bandwidth_gb_s"));
     out.kind = cpu.text("unified_memory.kind").value_or("unified");
     return out;

@@ -51,6 +51,10 @@ Expected<std::string> fio_read_iolog(const std::vector<std::string>& paths, cons
       return make_error("fio iolog: the path \"" + names[f] + "\" has white space, which fio's iolog lines cannot hold; "
                         "put the drives in directories without it");
     }
+    if (used[f] && names[f].size() > 256) {
+      return make_error("fio iolog: the path \"" + names[f] + "\" is " + std::to_string(names[f].size()) +
+                        " characters; fio's iolog reader takes at most 256: use a shorter drive directory");
+    }
   }
   std::string out = "fio version 2 iolog\n";
   for (std::size_t f = 0; f < paths.size(); ++f) {
@@ -153,6 +157,7 @@ class ExpertIoImpl final : public ExpertIo {
   int drives() const override { return static_cast<int>(drives_.size()); }
   const IoCounters& counters() const override { return counters_; }
   const std::vector<RecordedRead>& recorded() const override { return recorded_; }
+  void clear_recorded() override { recorded_.clear(); }
   std::vector<std::string> file_paths() const override {
     std::vector<std::string> out = options_.paths;
     for (const IoOptions::SideFile& s : options_.side_files) out.push_back(s.path);

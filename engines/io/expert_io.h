@@ -98,7 +98,8 @@ struct RecordedRead {
 // fio's iolog (version 2) of reads [begin, end) of `reads`: each file added
 // and opened once, the reads in order, the files closed. `fio --read_iolog`
 // replays it, issuing the same reads at the job's depth. Paths are made
-// absolute; one with white space is an error (fio splits lines at it).
+// absolute; one with white space, or longer than the 256 characters fio's
+// iolog reader takes, is an error.
 Expected<std::string> fio_read_iolog(const std::vector<std::string>& paths, const std::vector<RecordedRead>& reads,
                                      std::size_t begin, std::size_t end);
 
@@ -163,6 +164,7 @@ class ExpertIo {
   // The reads accepted since open() when IoOptions::record_reads is set
   // (else empty), and the files they index: each drive's, then the side files.
   virtual const std::vector<RecordedRead>& recorded() const = 0;
+  virtual void clear_recorded() = 0;  // forget what was recorded so far (recording goes on)
   virtual std::vector<std::string> file_paths() const = 0;
 };
 

@@ -228,10 +228,13 @@ class StreamingEngine final : public Engine {
     ExpertIo& io_ref = **io;
     ops.set_poll([&io_ref] { io_ref.flush(); });  // reap completions while matrices compute
     // run_tokens reads the counters before the prompt, at the first decode
-    // step and after the last: the recorded reads between the last two are
-    // the decode's.
+    // step and after the last: the recorded reads between the second and the
+    // third are the decode's (the record is cleared at the second, so only
+    // the decode's reads are held). A run that stops before its decode takes
+    // fewer readings and writes no log.
     std::vector<std::size_t> read_marks;
     auto counters = [&] {
+      if (read_marks.size() == 1) (*io)->clear_recorded();
       read_marks.push_back((*io)->recorded().size());
       EngineCounters c;
       c.read_bytes = (*io)->counters().bytes;
@@ -247,7 +250,7 @@ class StreamingEngine final : public Engine {
     Status st = run_tokens(ex, point, ctx, chunk_, counters, m);
     (*io)->drain();
     if (!st) return st.error();
-    if (!read_log_.empty() && read_marks.size() >= 2) {
+    if (!read_log_.empty() && read_marks.size() == 3) {
       const std::size_t n = read_marks.size();
       auto log = fio_read_iolog((*io)->file_paths(), (*io)->recorded(), read_marks[n - 2], read_marks[n - 1]);
       if (!log) return make_error("streaming: read_log " + read_log_ + ": " + log.error().message);
@@ -449,7 +452,8 @@ const OptionTable& streaming_engine_options() {
        }},
       {"read_log", OptionKind::kText, "",
        "write the decode's reads (file, offset, length, in order) as a fio iolog to this path, for fio --read_iolog to "
-       "replay the same reads (bench-engines line 1')", 0, 0, {},
+       "replay the same reads (bench-engines line 1'); meant for short runs: each decode read is held (24 bytes) until "
+       "the run ends", 0, 0, {},
        [](const std::string& v) -> std::string { return v.empty() ? "a path to write the iolog to" : ""; }},
       {"fault", OptionKind::kText, "", "fault injection: eio@N or short@N", 0, 0, {},
        [](const std::string& v) -> std::string {

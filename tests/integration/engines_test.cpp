@@ -178,8 +178,9 @@ TEST_CASE("streaming with read_log writes its decode reads as an iolog that fio 
     ++reads;
     bytes += length;
   }
-  // The log is the decode's reads: every byte the decode read, and a read
-  // for each of a missed expert's three matrices (gate, up, down).
+  // The log is the decode's reads: every byte the decode read (no prefetch:
+  // each read of the window is waited for inside it), and a read for each
+  // of a missed expert's three matrices (gate, up, down).
   CHECK(bytes == m.read_bytes_decode);
   CHECK(reads == 3 * m.expert_misses_decode);
   const auto fio = find_fio();

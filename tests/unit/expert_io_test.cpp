@@ -498,7 +498,7 @@ TEST_CASE("recorded reads become an iolog that fio replays read for read", "[io]
                                {3, kAnyDrive, 1 * kMiB, 256 * kKiB, arena.get() + 512 * kKiB}};
   for (const ReadRequest& r : reads) REQUIRE(io->submit(r).ok());
   for (std::uint64_t tag : {1, 2, 3}) REQUIRE(io->wait(tag).ok());
-  const std::vector<RecordedRead>& rec = io->recorded();
+  const std::vector<RecordedRead> rec = io->recorded();  // a copy: cleared below
   REQUIRE(rec.size() == 3);
   CHECK(rec[0].file == 1);
   CHECK(rec[0].offset == 512 * kKiB);
@@ -517,6 +517,12 @@ TEST_CASE("recorded reads become an iolog that fio replays read for read", "[io]
   auto spaced = fio_read_iolog({"/data/my drive/x.gguf"}, {{0, 0, 4096}}, 0, 1);
   REQUIRE_FALSE(spaced.ok());
   CHECK_THAT(spaced.error().message, Catch::Contains("/data/my drive/x.gguf") && Catch::Contains("white space"));
+  auto longer = fio_read_iolog({"/" + std::string(300, 'd') + "/x.gguf"}, {{0, 0, 4096}}, 0, 1);
+  REQUIRE_FALSE(longer.ok());
+  CHECK_THAT(longer.error().message, Catch::Contains("at most 256"));
+  // Cleared, the record starts again from the next read.
+  io->clear_recorded();
+  CHECK(io->recorded().empty());
   // Without recording, nothing is kept.
   o.record_reads = false;
   auto quiet = open_io(o);

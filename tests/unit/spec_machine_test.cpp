@@ -197,6 +197,13 @@ TEST_CASE("DIMMs that leave a socket's channels unequal cost the share the busie
   auto odd = with(R"({"kind": "DDR5", "mt_s": 2666, "channels": 12, "dimms": 15, "size": "480GB"})");
   REQUIRE_FALSE(odd.ok());
   CHECK_THAT(odd.error().message, Catch::Contains("machine_spec/memory/dimms") && Catch::Contains("2 sockets"));
+  auto uneven = with(R"({"kind": "DDR5", "mt_s": 2666, "channels": 11, "dimms": 16, "size": "512GB"})");
+  REQUIRE_FALSE(uneven.ok());
+  CHECK_THAT(uneven.error().message, Catch::Contains("machine_spec/memory/channels") && Catch::Contains("11 channels"));
+  // A SoC's memory is on its package: DIMMs are refused, not ignored.
+  auto soc = build_machine(spec_of(R"({"cpu": "Apple M3 Ultra", "memory": {"dimms": 8, "size": "512GB"}})"), t);
+  REQUIRE_FALSE(soc.ok());
+  CHECK_THAT(soc.error().message, Catch::Contains("machine_spec/memory/dimms") && Catch::Contains("unified"));
 }
 
 TEST_CASE("an Apple SoC takes its unified bandwidth and the macOS wired limit", "[spec]") {
