@@ -51,6 +51,16 @@ const std::map<std::string, double, std::less<>>& published_bits() {
       // ik_llama.cpp's IQ6_K: 212 bytes per 256 weights (its ggml-common.h
       // block_iq6_k: scale, extra bits, 16 scales, 128 + 64 bytes of quants).
       {"iq6_k", 6.625},
+      // ik_llama.cpp's other non-linear types, as its llama-quantize lists
+      // them (ikawrakow/ik_llama.cpp examples/quantize/quantize.cpp: "IQ4_K
+      // ... 4.5 bpw", "IQ2_K ... 2.375 bpw", "IQ3_K ... 3.44 bpw"); IQ2_KL
+      // is 86 bytes per 256 weights.
+      {"iq2_k", 2.375}, {"iq2_ks", 2.1875}, {"iq2_kt", 2.0625}, {"iq2_kl", 2.6875}, {"iq3_k", 3.4375},
+      {"iq3_kt", 3.125}, {"iq4_k", 4.5},    {"iq4_ks", 4.25},   {"iq4_kss", 4.0},   {"iq4_kt", 4.125},
+      {"iq5_k", 5.5},
+      // GGUF's i-quants as llama-quantize lists them ("IQ3_S ... 3.44 bpw",
+      // "IQ3_M ... 3.66 bpw quantization mix", "IQ2_M ... 2.7 bpw").
+      {"iq3_s", 3.4375}, {"iq3_m", 3.66}, {"iq3_xs", 3.3}, {"iq2_m", 2.7},
       // Unsloth Dynamic Q4_K_XL (GGUF): the bulk of the weights, the routed
       // experts, in Q4_K (4.5 bits), a few sensitive tensors higher
       // (docs.unsloth.ai, Unsloth Dynamic 2.0 GGUFs). A stated file size
@@ -64,11 +74,57 @@ const std::map<std::string, double, std::less<>>& published_bits() {
 }
 }  // namespace
 
-std::optional<double> published_quant_bits(std::string_view name) {
+namespace {
+
+std::optional<double> listed_bits(std::string_view name) {
   if (auto f = find_quant(name)) return f->bits_per_weight();
   const auto& t = published_bits();
   auto it = t.find(name);
   if (it != t.end()) return it->second;
+  return std::nullopt;
+}
+
+bool strip_prefix(std::string_view& s, std::string_view p) {
+  if (s.substr(0, p.size()) != p) return false;
+  s.remove_prefix(p.size());
+  return true;
+}
+
+bool strip_suffix(std::string_view& s, std::string_view p) {
+  if (s.size() <= p.size() || s.substr(s.size() - p.size()) != p) return false;
+  s.remove_suffix(p.size());
+  return true;
+}
+
+}  // namespace
+
+std::optional<double> published_quant_bits(std::string_view name) {
+  if (auto b = listed_bits(name)) return b;
+  // The names GGUF files go by around a base type, each the base type's
+  // bits (a stated file size says more and wins): Unsloth's dynamic mixes
+  // ("ud-q2_k_xl", "ud-iq1_s": the routed experts in the base type, a few
+  // tensors higher), a mix named by its main type ("mix-iq3_k"), a version
+  // tag ("q4_k_m-v2"), ik_llama.cpp's row-interleaved repacks ("iq4_k_r4",
+  // "q4_k_r8": the base type's bytes in another order), and a K-quant's
+  // _s/_m/_l mixes beyond the table.
+  std::string_view s = name;
+  bool changed = strip_prefix(s, "ud-");
+  changed = strip_prefix(s, "mix-") || changed;
+  if (s.size() > 3 && s[s.size() - 3] == '-' && s[s.size() - 2] == 'v' && std::isdigit(static_cast<unsigned char>(s.back()))) {
+    s.remove_suffix(3);
+    changed = true;
+  }
+  for (std::string_view r : {"_r4", "_r8", "_r16"}) changed = strip_suffix(s, r) || changed;
+  changed = strip_suffix(s, "_xl") || changed;
+  if (changed) {
+    if (auto b = listed_bits(s)) return b;
+  }
+  for (std::string_view mix : {"_s", "_m", "_l"}) {
+    std::string_view base = s;
+    if (base.size() > 2 && base[base.size() - 3] == 'k' && strip_suffix(base, mix)) {
+      if (auto b = listed_bits(base)) return b;
+    }
+  }
   return std::nullopt;
 }
 

@@ -1,0 +1,45 @@
+// quant_names_test.cpp — the bits per weight of quant names as published
+// sources write them: the listed types, and the GGUF names built around a
+// base type (Unsloth's dynamic "UD-…_XL" mixes, ik_llama.cpp's "_R4"
+// repacks, "mix-" and version tags, K-quant _S/_M/_L mixes) read as that
+// base type; a name nobody lists stays unknown.
+#include <catch2/catch.hpp>
+
+#include "vocab/quant_format.h"
+
+using namespace moebench;
+
+TEST_CASE("a listed quant name gives its bits per weight", "[quant]") {
+  CHECK(published_quant_bits("q8_0") == Approx(8.5));     // 34 bytes per 32 weights
+  CHECK(published_quant_bits("q2_k") == Approx(2.625));   // 84 bytes per 256
+  CHECK(published_quant_bits("iq4_k") == Approx(4.5));    // ik_llama.cpp's llama-quantize list
+  CHECK(published_quant_bits("iq2_kl") == Approx(2.6875));  // 86 bytes per 256
+}
+
+TEST_CASE("GGUF names around a base type read as the base type", "[quant]") {
+  // Unsloth Dynamic: the bulk of the weights in the base type.
+  CHECK(published_quant_bits(quant_name_of("UD-Q2_K_XL (GGUF)")) == Approx(2.625));
+  CHECK(published_quant_bits(quant_name_of("UD-Q3_K_XL")) == Approx(3.4375));
+  CHECK(published_quant_bits(quant_name_of("UD-IQ1_S (GGUF, 1-bit dynamic)")) == Approx(1.5625));
+  CHECK(published_quant_bits(quant_name_of("UD-IQ4_XS (GGUF), KV q8_0")) == Approx(4.25));
+  // ik_llama.cpp's row-interleaved repacks keep their base type's bytes.
+  CHECK(published_quant_bits(quant_name_of("Q4_K_R4 (repacked at load, -rtr)")) == Approx(4.5));
+  CHECK(published_quant_bits(quant_name_of("IQ2_K_R4 (ubergarm), KV q8_0")) == Approx(2.375));
+  CHECK(published_quant_bits(quant_name_of("IQ4_KS_R4 (ubergarm), KV f16")) == Approx(4.25));
+  CHECK(published_quant_bits("q4_0_r8") == Approx(4.5));
+  // A mix named by its main type, a version tag, a K-quant mix.
+  CHECK(published_quant_bits(quant_name_of("mix-IQ3_K (ubergarm), KV q8_0")) == Approx(3.4375));
+  CHECK(published_quant_bits(quant_name_of("Q4_K_M-V2 (bartowski), -rtr")) == Approx(4.8));
+  CHECK(published_quant_bits(quant_name_of("Q5_K_M (GGUF)")) == Approx(5.5));
+  // The listed name wins over the rule: q4_k_m is its own mix.
+  CHECK(published_quant_bits("q4_k_m") == Approx(4.8));
+}
+
+TEST_CASE("a name nobody lists stays unknown", "[quant]") {
+  CHECK_FALSE(published_quant_bits("ubergarm"));
+  CHECK_FALSE(published_quant_bits("ud-"));
+  CHECK_FALSE(published_quant_bits("_r4"));
+  CHECK_FALSE(published_quant_bits("q7_k_xl"));
+  CHECK_FALSE(published_quant_bits("mixed"));
+  CHECK_FALSE(published_quant_bits("k_m"));
+}
