@@ -152,6 +152,19 @@ RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& lef
     for (const RegimeFigure& f : in.figures) {
       if (key(f) == g) held.push_back({&f, g, case_range(f, fit.params), regime_distance(f, fit.params)});
     }
+    for (const FittedParam& p : fit.fitted) {
+      if (p.prior) continue;
+      RegimeValidation::FoldRange& r = v.fold_range[fold_key(p)];
+      if (r.folds == 0 || p.value < r.low) {
+        r.low = p.value;
+        r.low_without = g;
+      }
+      if (r.folds == 0 || p.value > r.high) {
+        r.high = p.value;
+        r.high_without = g;
+      }
+      ++r.folds;
+    }
   }
   // Pass 2: a group's bands are widened by the spreads of the other
   // groups' held-out distances (never its own), so a band is as wide as
@@ -215,6 +228,8 @@ RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& lef
   return v;
 }
 
+std::string fold_key(const FittedParam& p) { return p.family.empty() ? p.name : p.name + " [" + p.family + "]"; }
+
 std::string write_regime_validation(const RegimeValidation& v, bool rows) {
   std::string out = "moebench validate-model --regimes: the regime model against published measurements, leaving one " +
                     v.left_out + " out at a time (" + std::to_string(v.folds) + " folds: each " + v.left_out +
@@ -230,14 +245,25 @@ std::string write_regime_validation(const RegimeValidation& v, bool rows) {
   out += fmt::format(fmt::runtime(head), "family");
   for (const GroupSummary& g : v.per_family) out += summary_row(g);
   out += "\nParameters fitted on every answered figure (" + std::to_string(v.full.figures) +
-         "), each inside its physical range:\n\n| parameter | value | range | figures of its regimes | note |\n|---|---:|---|---:|---|\n";
+         "), each inside its physical range; beside it, the lowest and highest value the folds fitted (each "
+         "leaving one " + v.left_out + " out) and their ratio:\n\n| parameter | value | range | figures of its regimes | across the folds | note |\n|---|---:|---|---:|---|---|\n";
   for (const FittedParam& p : v.full.fitted) {
     const bool seconds = p.name.rfind("layer_s", 0) == 0;
     const bool rate = p.name == "core_bw";
     auto show = [&](double x) {
       return seconds ? (x < 1e-6 ? fmt::format("{:.2f} µs", x * 1e6) : fmt::format("{:.1f} µs", x * 1e6)) : rate ? fmt::format("{:.1f} GB/s", x / 1e9) : fmt::format("{:.3f}", x);
     };
-    out += fmt::format("| {} | {} | {} .. {} | {} | {} |\n", p.family.empty() ? p.name : p.name + " [" + p.family + "]", show(p.value), show(p.low), show(p.high), p.figures,
+    const auto fr = v.fold_range.find(fold_key(p));
+    const std::string folds =
+        fr == v.fold_range.end() ? "–"
+        : fr->second.low > 0    ? fmt::format("{} .. {} (×{:.2f}, {} folds{})", show(fr->second.low), show(fr->second.high),
+                                              fr->second.high / fr->second.low, fr->second.folds,
+                                              // a swing worth naming: the groups whose absence moves it
+                                              fr->second.high >= 2 * fr->second.low
+                                                  ? "; lowest without " + fr->second.low_without + ", highest without " + fr->second.high_without
+                                                  : std::string())
+                                : fmt::format("{} .. {} ({} folds)", show(fr->second.low), show(fr->second.high), fr->second.folds);
+    out += fmt::format("| {} | {} | {} .. {} | {} | {} | {} |\n", fold_key(p), show(p.value), show(p.low), show(p.high), p.figures, folds,
                        p.prior     ? "prior kept: fewer than " + std::to_string(kMinRegimeFigures) + " figures"
                        : p.at_edge && p.ends_attainable ? std::string("at an end of its range, a physical state")
                        : p.at_edge ? "at the edge of its range: a term the model lacks"
@@ -336,8 +362,14 @@ Json regime_validation_json(const RegimeValidation& v) {
   for (const GroupSummary& g : v.per_regime) j["per_regime"].push_back(group(g));
   for (const GroupSummary& g : v.per_family) j["per_family"].push_back(group(g));
   for (const FittedParam& p : v.full.fitted) {
-    j["parameters"].push_back({{"name", p.name}, {"family", p.family.empty() ? "all" : p.family}, {"value", p.value}, {"low", p.low}, {"high", p.high},
-                               {"figures", p.figures}, {"prior", p.prior}, {"at_edge", p.at_edge}});
+    Json x{{"name", p.name}, {"family", p.family.empty() ? "all" : p.family}, {"value", p.value}, {"low", p.low}, {"high", p.high},
+           {"figures", p.figures}, {"prior", p.prior}, {"at_edge", p.at_edge}};
+    const auto fr = v.fold_range.find(fold_key(p));
+    if (fr != v.fold_range.end()) {
+      x["across_folds"] = {{"low", fr->second.low},   {"high", fr->second.high}, {"folds", fr->second.folds},
+                           {"low_without", fr->second.low_without}, {"high_without", fr->second.high_without}};
+    }
+    j["parameters"].push_back(x);
   }
   for (const RegimeRow& r : v.rows) {
     Json x{{"id", r.id}, {"kind", r.kind}, {"source", r.source}, {"family", r.family}, {"answered", r.judged}};

@@ -22,6 +22,7 @@
 //                          `claims`, `plan` and `reproduce` (docs/model.md).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,7 +52,20 @@ struct RegimeValidation {
   std::vector<GroupSummary> per_kind, per_regime, per_family;  // per_kind: decode, prefill
   RegimeFit full;        // fitted on every judged figure
   int folds = 0;
+  // Each fitted value's lowest and highest over the folds (keyed by
+  // fold_key): how far leaving one group out moves it, which the data's own
+  // spread cannot show. A value that swings far is not pinned down by them.
+  struct FoldRange {
+    double low = 0, high = 0;
+    int folds = 0;  // folds that fitted it (not the prior kept)
+    std::string low_without, high_without;  // the group each end's fold left out
+  };
+  std::map<std::string, FoldRange> fold_range;
 };
+
+// A fitted value's key in RegimeValidation::fold_range: "name" for the
+// pooled value, "name [group]" for a family's or kind's own.
+std::string fold_key(const FittedParam& p);
 
 // The key a figure is left out by: its repository, page or document.
 std::string figure_source(const Claim& c);

@@ -336,6 +336,15 @@ TEST_CASE("leaving a source out: its figures are predicted by a fit on the other
   const double eff = v.full.params.get("mem_eff_cpu");
   CHECK(eff >= 0.4);
   CHECK(eff <= 0.8);
+  // Across the folds it spans both sources' own levels: the fold without
+  // "fast" fits 0.4, the one without "slow" 0.8 (within the grid's step and
+  // the fixed costs fitted beside it, as the errors above).
+  REQUIRE(v.fold_range.count("mem_eff_cpu"));
+  const RegimeValidation::FoldRange& r = v.fold_range.at("mem_eff_cpu");
+  CHECK(r.folds == 2);
+  CHECK(r.low == Approx(0.4).margin(0.04));
+  CHECK(r.high == Approx(0.8).margin(0.04));
+  CHECK(write_regime_validation(v, false).find("| mem_eff_cpu | ") != std::string::npos);
   // Bands come from figures left out of their own fit: each source is off
   // by 2x when the other is fitted, so the stored spread is log 2 (the fit
   // on both is off by only sqrt 2 either way), and a source's band is
