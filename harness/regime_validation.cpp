@@ -152,6 +152,7 @@ RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& lef
     for (const RegimeFigure& f : in.figures) {
       if (key(f) == g) held.push_back({&f, g, case_range(f, fit.params), regime_distance(f, fit.params)});
     }
+    if (fit.settled) ++v.folds_settled;
     for (const FittedParam& p : fit.fitted) {
       if (p.prior) continue;
       RegimeValidation::FoldRange& r = v.fold_range[fold_key(p)];
@@ -244,8 +245,10 @@ std::string write_regime_validation(const RegimeValidation& v, bool rows) {
   out += "\nPer engine family:\n\n";
   out += fmt::format(fmt::runtime(head), "family");
   for (const GroupSummary& g : v.per_family) out += summary_row(g);
-  out += "\nParameters fitted on every answered figure (" + std::to_string(v.full.figures) +
-         "), each inside its physical range; beside it, the lowest and highest value the folds fitted (each "
+  out += "\nParameters fitted on every answered figure (" + std::to_string(v.full.figures) + "; " +
+         std::to_string(v.full.rounds) + " rounds, " + (v.full.settled ? "settled" : "not settled") + "; " +
+         std::to_string(v.folds_settled) + " of " + std::to_string(v.folds) + " folds settled within " +
+         std::to_string(kMaxRounds) + " rounds), each inside its physical range; beside it, the lowest and highest value the folds fitted (each "
          "leaving one " + v.left_out + " out) and their ratio:\n\n| parameter | value | range | figures of its regimes | across the folds | note |\n|---|---:|---|---:|---|---|\n";
   for (const FittedParam& p : v.full.fitted) {
     const bool seconds = p.name.rfind("layer_s", 0) == 0;
@@ -358,6 +361,7 @@ Json regime_validation_json(const RegimeValidation& v) {
                 {"median_band_ratio", g.median_band_ratio}};
   };
   j["overall"] = group(v.overall);
+  j["fit"] = {{"rounds", v.full.rounds}, {"settled", v.full.settled}, {"folds", v.folds}, {"folds_settled", v.folds_settled}};
   for (const GroupSummary& g : v.per_kind) j["per_kind"].push_back(group(g));
   for (const GroupSummary& g : v.per_regime) j["per_regime"].push_back(group(g));
   for (const GroupSummary& g : v.per_family) j["per_family"].push_back(group(g));

@@ -61,6 +61,7 @@ struct RegimeValidation {
     std::string low_without, high_without;  // the group each end's fold left out
   };
   std::map<std::string, FoldRange> fold_range;
+  int folds_settled = 0;  // folds whose fit reached a round that moved no value
 };
 
 // A fitted value's key in RegimeValidation::fold_range: "name" for the

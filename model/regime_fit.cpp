@@ -36,6 +36,15 @@ std::vector<double> grid_of(const RegimeParam& p, int n) {
   return g;
 }
 
+// Whether two parameter sets hold the same values, pooled and per group.
+bool same_values(const RegimeParams& a, const RegimeParams& b) {
+  if (a.family != b.family || a.p.size() != b.p.size()) return false;
+  for (std::size_t i = 0; i < a.p.size(); ++i) {
+    if (a.p[i].value != b.p[i].value) return false;
+  }
+  return true;
+}
+
 bool at_end(const RegimeParam& p, double v) {
   auto near = [](double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b)) + 1e-300; };
   return near(v, p.low) || near(v, p.high);
@@ -189,8 +198,15 @@ RegimeFit fit_regimes(const std::vector<const RegimeFigure*>& figures, const Reg
   std::vector<double> weight;
   for (const RegimeFigure* f : figures) weight.push_back(1 / std::sqrt(static_cast<double>(per_source[f->source])));
   std::vector<std::string> regime(figures.size());
-  for (int round = 0; round < 3; ++round) {
-    for (std::size_t i = 0; i < figures.size(); ++i) regime[i] = figure_regime(*figures[i], fit.params);
+  // Classify-then-fit for kClassifyRounds rounds; then, the regimes held,
+  // rounds until one moves no value (a fixed point: each value the best
+  // for its regimes' figures given all the others), at most kMaxRounds.
+  // Re-classifying every round never settles: values and regimes cycle.
+  for (int round = 0; round < kMaxRounds; ++round) {
+    const RegimeParams before = fit.params;
+    if (round < kClassifyRounds) {
+      for (std::size_t i = 0; i < figures.size(); ++i) regime[i] = figure_regime(*figures[i], fit.params);
+    }
     fit.fitted.clear();
     for (const RegimeParam& param : prior.p) {
       std::vector<std::size_t> mine;
@@ -221,6 +237,9 @@ RegimeFit fit_regimes(const std::vector<const RegimeFigure*>& figures, const Reg
       fit.fitted.push_back(fp);
       if (param.per_family) fit_families(param, figures, mine, weight, fit);
     }
+    fit.rounds = round + 1;
+    fit.settled = round >= kClassifyRounds && same_values(before, fit.params);
+    if (fit.settled) break;
   }
   // Spread per regime: how far the measured figures fall outside the range
   // of their plausible cases (0 inside it). A figure whose conditions are

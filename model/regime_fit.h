@@ -6,8 +6,10 @@
 //              realistic value is streams × the median over its realistic
 //              cases of 1 ÷ regime_token_s, ÷ its run-average factor;
 //   regime     the regime its realistic cases bind most often;
-//   fit        coordinate descent, three rounds: classify every figure under
-//              the current parameters, then for each parameter in turn move
+//   fit        coordinate descent: in each of the first kClassifyRounds
+//              rounds classify every figure under the current parameters
+//              (later rounds hold those regimes, until a round moves no
+//              value: a fixed point), then for each parameter in turn move
 //              to the grid point inside its physical range that strictly
 //              lowers (from the current value; a flat cost moves nothing) the
 //              weighted sum of |log(predicted ÷ measured)| over the figures
@@ -41,6 +43,10 @@
 namespace moebench {
 
 inline constexpr int kMinRegimeFigures = 3;
+// Rounds of a fit that re-assign each figure's regime before fitting, and
+// the most rounds in all (the rest hold the regimes until no value moves).
+inline constexpr int kClassifyRounds = 3;
+inline constexpr int kMaxRounds = 20;
 inline constexpr int kMinSpreadFigures = 5;
 // A family gets its own value of a per-family parameter with at least this
 // many figures of the parameter's regimes, from at least two sources; or
@@ -79,6 +85,8 @@ struct RegimeFit {
   std::map<std::string, double> spread;  // regime → 80th percentile of the log distance outside the plausible cases
   double pooled_spread = 0.5;
   int figures = 0;
+  int rounds = 0;         // rounds the fit ran
+  bool settled = false;   // the last round moved no value
   // A regime's spread, else the pooled one (a regime the fit never saw).
   double spread_of(const std::string& regime) const;
 };

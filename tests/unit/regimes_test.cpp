@@ -216,6 +216,11 @@ TEST_CASE("the fit recovers the efficiency that made the figures, inside its ran
   for (const RegimeFigure& f : figs) ptrs.push_back(&f);
   const RegimeFit fit = fit_regimes(ptrs, params());
   CHECK(fit.params.get("mem_eff_cpu") == Approx(0.7).epsilon(0.03));
+  // The fit ends at a fixed point: after the classifying rounds, a round
+  // that moved no value.
+  CHECK(fit.settled);
+  CHECK(fit.rounds > kClassifyRounds);
+  CHECK(fit.rounds <= kMaxRounds);
   for (const FittedParam& p : fit.fitted) {
     INFO(p.name);
     CHECK(p.value >= p.low);
