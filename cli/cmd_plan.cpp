@@ -66,7 +66,8 @@ Expected<int> plan_command(const PlanArgs& a, const CliState& state) {
   req.trunk_quant = a.trunk_quant;
   for (char& ch : req.trunk_quant) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   if (!req.trunk_quant.empty() && !published_quant_bits(req.trunk_quant)) {
-    return fail("--trunk-quant: unknown quant \"" + req.trunk_quant + "\"; known: " + join(published_quant_names(), ", "));
+    return fail("--trunk-quant: unknown quant \"" + req.trunk_quant + "\"; known: " + join(published_quant_names(), ", ") +
+                " (and GGUF names built on one: ud-, mix-, _r4, _xl)");
   }
   if (!a.budget.empty()) {
     auto b = parse_size_bytes(a.budget);

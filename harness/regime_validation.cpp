@@ -159,11 +159,15 @@ RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& lef
       if (r.folds == 0 || p.value < r.low) {
         r.low = p.value;
         r.low_without = g;
+        r.low_folds = 0;
       }
+      if (p.value == r.low) ++r.low_folds;
       if (r.folds == 0 || p.value > r.high) {
         r.high = p.value;
         r.high_without = g;
+        r.high_folds = 0;
       }
+      if (p.value == r.high) ++r.high_folds;
       ++r.folds;
     }
   }
@@ -248,8 +252,8 @@ std::string write_regime_validation(const RegimeValidation& v, bool rows) {
   out += "\nParameters fitted on every answered figure (" + std::to_string(v.full.figures) + "; " +
          std::to_string(v.full.rounds) + " rounds, " + (v.full.settled ? "settled" : "not settled") + "; " +
          std::to_string(v.folds_settled) + " of " + std::to_string(v.folds) + " folds settled within " +
-         std::to_string(kMaxRounds) + " rounds), each inside its physical range; beside it, the lowest and highest value the folds fitted (each "
-         "leaving one " + v.left_out + " out) and their ratio:\n\n| parameter | value | range | figures of its regimes | across the folds | note |\n|---|---:|---|---:|---|---|\n";
+         std::to_string(kMaxRounds) + " rounds), each inside its physical range; beside it, the lowest and highest value the folds fitted it to (each "
+         "leaving one " + v.left_out + " out; a fold where a group has too few figures for its own value is not counted) and their ratio:\n\n| parameter | value | range | figures of its regimes | across the folds | note |\n|---|---:|---|---:|---|---|\n";
   for (const FittedParam& p : v.full.fitted) {
     const bool seconds = p.name.rfind("layer_s", 0) == 0;
     const bool rate = p.name == "core_bw";
@@ -257,15 +261,18 @@ std::string write_regime_validation(const RegimeValidation& v, bool rows) {
       return seconds ? (x < 1e-6 ? fmt::format("{:.2f} µs", x * 1e6) : fmt::format("{:.1f} µs", x * 1e6)) : rate ? fmt::format("{:.1f} GB/s", x / 1e9) : fmt::format("{:.3f}", x);
     };
     const auto fr = v.fold_range.find(fold_key(p));
-    const std::string folds =
-        fr == v.fold_range.end() ? "–"
-        : fr->second.low > 0    ? fmt::format("{} .. {} (×{:.2f}, {} folds{})", show(fr->second.low), show(fr->second.high),
-                                              fr->second.high / fr->second.low, fr->second.folds,
-                                              // a swing worth naming: the groups whose absence moves it
-                                              fr->second.high >= 2 * fr->second.low
-                                                  ? "; lowest without " + fr->second.low_without + ", highest without " + fr->second.high_without
-                                                  : std::string())
-                                : fmt::format("{} .. {} ({} folds)", show(fr->second.low), show(fr->second.high), fr->second.folds);
+    std::string folds = "–";
+    if (fr != v.fold_range.end()) {
+      const RegimeValidation::FoldRange& r = fr->second;
+      // A swing worth naming (twofold, or from 0): the group whose absence
+      // gives each end, where one fold alone reaches it.
+      auto end = [&](const char* which, int n, const std::string& without) {
+        return n == 1 ? fmt::format("{} without {}", which, without) : fmt::format("{} in {} folds", which, n);
+      };
+      const bool swings = r.low > 0 ? r.high >= 2 * r.low : r.high > 0;
+      folds = fmt::format("{} .. {} ({}{} folds{})", show(r.low), show(r.high), r.low > 0 ? fmt::format("×{:.2f}, ", r.high / r.low) : "",
+                          r.folds, swings ? "; " + end("lowest", r.low_folds, r.low_without) + ", " + end("highest", r.high_folds, r.high_without) : "");
+    }
     out += fmt::format("| {} | {} | {} .. {} | {} | {} | {} |\n", fold_key(p), show(p.value), show(p.low), show(p.high), p.figures, folds,
                        p.prior     ? "prior kept: fewer than " + std::to_string(kMinRegimeFigures) + " figures"
                        : p.at_edge && p.ends_attainable ? std::string("at an end of its range, a physical state")
@@ -370,8 +377,10 @@ Json regime_validation_json(const RegimeValidation& v) {
            {"figures", p.figures}, {"prior", p.prior}, {"at_edge", p.at_edge}};
     const auto fr = v.fold_range.find(fold_key(p));
     if (fr != v.fold_range.end()) {
-      x["across_folds"] = {{"low", fr->second.low},   {"high", fr->second.high}, {"folds", fr->second.folds},
-                           {"low_without", fr->second.low_without}, {"high_without", fr->second.high_without}};
+      const RegimeValidation::FoldRange& r = fr->second;
+      x["across_folds"] = {{"low", r.low}, {"high", r.high}, {"folds", r.folds}, {"low_folds", r.low_folds}, {"high_folds", r.high_folds}};
+      if (r.low_folds == 1) x["across_folds"]["low_without"] = r.low_without;
+      if (r.high_folds == 1) x["across_folds"]["high_without"] = r.high_without;
     }
     j["parameters"].push_back(x);
   }

@@ -58,7 +58,8 @@ struct RegimeValidation {
   struct FoldRange {
     double low = 0, high = 0;
     int folds = 0;  // folds that fitted it (not the prior kept)
-    std::string low_without, high_without;  // the group each end's fold left out
+    int low_folds = 0, high_folds = 0;      // folds that fitted exactly each end (grid points tie)
+    std::string low_without, high_without;  // the group the first such fold left out
   };
   std::map<std::string, FoldRange> fold_range;
   int folds_settled = 0;  // folds whose fit reached a round that moved no value

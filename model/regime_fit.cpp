@@ -219,6 +219,7 @@ RegimeFit fit_regimes(const std::vector<const RegimeFigure*>& figures, const Reg
                      param.ends_attainable};
       if (static_cast<int>(mine.size()) < kMinRegimeFigures) {
         fit.params.set(param.name, param.value);
+        fit.params.family.erase(param.name);  // no group keeps a value an earlier round gave it
         fp.prior = true;
         fit.fitted.push_back(fp);
         continue;

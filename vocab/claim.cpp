@@ -167,7 +167,7 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
     if (!named && !c.trunk_bits_per_weight) {
       d.add(r.path_of("trunk_quant"), "unknown trunk quant \"" + *c.trunk_quant + "\": use one of " +
                                           join(published_quant_names(), ", ") +
-                                          ", or give trunk_bits_per_weight beside it");
+                                          " (or a GGUF name built on one: ud-, mix-, _r4, _xl), or give trunk_bits_per_weight beside it");
       c.trunk_quant.reset();
     }
   }

@@ -104,9 +104,11 @@ std::optional<double> published_quant_bits(std::string_view name) {
   // bits (a stated file size says more and wins): Unsloth's dynamic mixes
   // ("ud-q2_k_xl", "ud-iq1_s": the routed experts in the base type, a few
   // tensors higher), a mix named by its main type ("mix-iq3_k"), a version
-  // tag ("q4_k_m-v2"), ik_llama.cpp's row-interleaved repacks ("iq4_k_r4",
-  // "q4_k_r8": the base type's bytes in another order), and a K-quant's
-  // _s/_m/_l mixes beyond the table.
+  // tag ("q4_k_m-v2"), and ik_llama.cpp's row-interleaved repacks
+  // ("iq4_k_r4", "q4_k_r8": the base type's blocks in another order, at its
+  // bytes or within a few percent of them — IQ1_S_R4 is 1.5 bits to
+  // IQ1_S's 1.5625). A K-quant's _s/_m/_l mix averages more than its base
+  // type and is known only where the table lists it (q4_k_m, q3_k_m).
   std::string_view s = name;
   bool changed = strip_prefix(s, "ud-");
   changed = strip_prefix(s, "mix-") || changed;
@@ -116,15 +118,7 @@ std::optional<double> published_quant_bits(std::string_view name) {
   }
   for (std::string_view r : {"_r4", "_r8", "_r16"}) changed = strip_suffix(s, r) || changed;
   changed = strip_suffix(s, "_xl") || changed;
-  if (changed) {
-    if (auto b = listed_bits(s)) return b;
-  }
-  for (std::string_view mix : {"_s", "_m", "_l"}) {
-    std::string_view base = s;
-    if (base.size() > 2 && base[base.size() - 3] == 'k' && strip_suffix(base, mix)) {
-      if (auto b = listed_bits(base)) return b;
-    }
-  }
+  if (changed) return listed_bits(s);
   return std::nullopt;
 }
 

@@ -34,9 +34,12 @@ Expected<QuantFormat> quant_for_blocks(std::string_view verb, std::string_view q
 std::vector<std::string> quant_names();
 
 // Bits per weight of a quant name as published sources write it (lower
-// case): the table above first, then GGUF's other types and engine-specific
-// formats (WASTE's grouped q4g/q3g and VQ3R experts, Deltafin's row int8, MLX's 8-bit with a
-// scale and bias per 64-group). nullopt for a name nobody here knows.
+// case, as quant_name_of gives it): the table above first, then GGUF's
+// other types, ik_llama.cpp's, and engine-specific formats (WASTE's grouped
+// q4g/q3g and VQ3R experts, Deltafin's row int8, MLX's 8-bit with a scale and
+// bias per 64-group); then a GGUF name built around one of those ("ud-",
+// "mix-", "_r4"/"_r8"/"_r16", "_xl", "-v2") as its base type. nullopt for a
+// name nobody here knows.
 std::optional<double> published_quant_bits(std::string_view name);
 std::vector<std::string> published_quant_names();
 // The quant a source's free text names ("MXFP4 experts (original …)",

@@ -1,8 +1,8 @@
 // quant_names_test.cpp — the bits per weight of quant names as published
 // sources write them: the listed types, and the GGUF names built around a
 // base type (Unsloth's dynamic "UD-…_XL" mixes, ik_llama.cpp's "_R4"
-// repacks, "mix-" and version tags, K-quant _S/_M/_L mixes) read as that
-// base type; a name nobody lists stays unknown.
+// repacks, "mix-" and version tags) read as that base type; a K-quant mix
+// the table does not list, and a name nobody lists, stay unknown.
 #include <catch2/catch.hpp>
 
 #include "vocab/quant_format.h"
@@ -27,15 +27,21 @@ TEST_CASE("GGUF names around a base type read as the base type", "[quant]") {
   CHECK(published_quant_bits(quant_name_of("IQ2_K_R4 (ubergarm), KV q8_0")) == Approx(2.375));
   CHECK(published_quant_bits(quant_name_of("IQ4_KS_R4 (ubergarm), KV f16")) == Approx(4.25));
   CHECK(published_quant_bits("q4_0_r8") == Approx(4.5));
-  // A mix named by its main type, a version tag, a K-quant mix.
+  CHECK(published_quant_bits("iq2_k_r16") == Approx(2.375));
+  CHECK(published_quant_bits("q4_k_xl_r4") == Approx(4.5));
+  // A mix named by its main type, a version tag.
   CHECK(published_quant_bits(quant_name_of("mix-IQ3_K (ubergarm), KV q8_0")) == Approx(3.4375));
   CHECK(published_quant_bits(quant_name_of("Q4_K_M-V2 (bartowski), -rtr")) == Approx(4.8));
-  CHECK(published_quant_bits(quant_name_of("Q5_K_M (GGUF)")) == Approx(5.5));
-  // The listed name wins over the rule: q4_k_m is its own mix.
+  // A K-quant's _s/_m/_l mix averages more than its base type: listed
+  // (q4_k_m, q3_k_m) or unknown, never read as the base type.
   CHECK(published_quant_bits("q4_k_m") == Approx(4.8));
+  CHECK(published_quant_bits("q3_k_m") == Approx(3.9));
+  CHECK_FALSE(published_quant_bits(quant_name_of("Q5_K_M (GGUF)")));
+  CHECK_FALSE(published_quant_bits("q3_k_l"));
 }
 
 TEST_CASE("a name nobody lists stays unknown", "[quant]") {
+  CHECK_FALSE(published_quant_bits(""));
   CHECK_FALSE(published_quant_bits("ubergarm"));
   CHECK_FALSE(published_quant_bits("ud-"));
   CHECK_FALSE(published_quant_bits("_r4"));

@@ -349,6 +349,10 @@ TEST_CASE("leaving a source out: its figures are predicted by a fit on the other
   CHECK(r.folds == 2);
   CHECK(r.low == Approx(0.4).margin(0.04));
   CHECK(r.high == Approx(0.8).margin(0.04));
+  CHECK(r.low_folds == 1);
+  CHECK(r.low_without == "fast");   // left out, only "slow" remains
+  CHECK(r.high_folds == 1);
+  CHECK(r.high_without == "slow");
   CHECK(write_regime_validation(v, false).find("| mem_eff_cpu | ") != std::string::npos);
   // Bands come from figures left out of their own fit: each source is off
   // by 2x when the other is fitted, so the stored spread is log 2 (the fit
