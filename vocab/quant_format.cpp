@@ -72,9 +72,6 @@ const std::map<std::string, double, std::less<>>& published_bits() {
       {"vq3r", 2.8}};
   return kBits;
 }
-}  // namespace
-
-namespace {
 
 std::optional<double> listed_bits(std::string_view name) {
   if (auto f = find_quant(name)) return f->bits_per_weight();
@@ -85,13 +82,14 @@ std::optional<double> listed_bits(std::string_view name) {
 }
 
 bool strip_prefix(std::string_view& s, std::string_view p) {
-  if (s.substr(0, p.size()) != p) return false;
+  if (!s.starts_with(p)) return false;
   s.remove_prefix(p.size());
   return true;
 }
 
+// Only from a longer name: a bare suffix is no name.
 bool strip_suffix(std::string_view& s, std::string_view p) {
-  if (s.size() <= p.size() || s.substr(s.size() - p.size()) != p) return false;
+  if (s.size() <= p.size() || !s.ends_with(p)) return false;
   s.remove_suffix(p.size());
   return true;
 }

@@ -251,11 +251,10 @@ class StreamingEngine final : public Engine {
     (*io)->drain();
     if (!st) return st.error();
     if (!read_log_.empty() && read_marks.size() == 3) {
-      const std::size_t n = read_marks.size();
-      auto log = fio_read_iolog((*io)->file_paths(), (*io)->recorded(), read_marks[n - 2], read_marks[n - 1]);
+      auto log = fio_read_iolog((*io)->file_paths(), (*io)->recorded(), read_marks[1], read_marks[2]);
       if (!log) return make_error("streaming: read_log " + read_log_ + ": " + log.error().message);
       if (Status w = write_file_atomic(read_log_, *log); !w) return make_error("streaming: read_log " + read_log_ + ": " + w.error().message);
-      m.notes.push_back("decode reads written as a fio iolog: " + read_log_ + " (" + std::to_string(read_marks[n - 1] - read_marks[n - 2]) + " reads)");
+      m.notes.push_back("decode reads written as a fio iolog: " + read_log_ + " (" + std::to_string(read_marks[2] - read_marks[1]) + " reads)");
     }
     m.peak_rss_bytes = peak_rss_bytes();
     m.trunk_pinned_bytes = plan.pinned_bytes;
