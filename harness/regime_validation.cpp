@@ -312,12 +312,16 @@ std::string case_lines(const CaseParts& c, const RegimeParams& q) {
       c.experts_on_cpu ? ", experts on the CPU" : "", c.unified ? ", unified memory" : "");
   if (c.prefill) {
     const char* rule = !c.copies_experts ? "" : *c.copies_experts ? "; the engine's rule copies the CPU-held experts" : "; the engine's rule keeps the CPU-held experts on the CPU";
-    out += fmt::format("  prefill pass of {} tokens at peak (ms): gpu {} cpu {} offload {} link {}{}\n", c.batch,
-                       ms(c.flops_gpu_peak_s), ms(c.flops_cpu_peak_s), ms(c.flops_offload_peak_s), ms(c.link_s), rule);
+    out += fmt::format("  prefill pass of {} tokens at peak (ms): gpu {} cpu {} offload {} link {} attention {}{}\n", c.batch,
+                       ms(c.flops_gpu_peak_s), ms(c.flops_cpu_peak_s), ms(c.flops_offload_peak_s), ms(c.link_s),
+                       ms(c.attn_gpu_peak_s + c.attn_cpu_peak_s), rule);
   }
   out += fmt::format("  priced (ms): memory cpu {} gpu {}; flops {}; attention {}; fixed {}; io {} (paged {})", ms(t.mem_cpu_s),
                      ms(t.mem_gpu_s), ms(t.flops_s), ms(t.attn_s), ms(t.fixed_s), ms(t.io_s), ms(t.paged_s));
-  if (c.prefill) out += fmt::format("; pass gpu {} cpu {} link {}", ms(t.prefill_gpu_s), ms(t.prefill_cpu_s), ms(t.prefill_link_s));
+  if (c.prefill) {
+    out += fmt::format("; pass gpu {} cpu {} link {} attention {}", ms(t.prefill_gpu_s), ms(t.prefill_cpu_s), ms(t.prefill_link_s),
+                       ms(t.prefill_attn_s));
+  }
   out += fmt::format("\n  => {} ms per {}, {:.4g} tok/s, regime {}\n", ms(t.token_s), c.prefill ? "token of the pass" : "token",
                      t.token_s > 0 ? 1 / t.token_s : 0.0, t.regime);
   return out;

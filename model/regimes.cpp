@@ -79,7 +79,8 @@ Priced price(const CaseParts& p, const RegimeParams& q, int k) {
 // passes of 32 tokens and more), or where it is faster when the rule is not
 // known.
 struct PrefillPriced {
-  double mem = 0, gpu = 0, cpu = 0, link = 0, fixed = 0, io = 0;
+  double mem = 0, gpu = 0, cpu = 0, link = 0, attn = 0, fixed = 0, io = 0;
+  double compute() const { return gpu + cpu + link + attn; }
 };
 
 PrefillPriced price_prefill(const CaseParts& p, const RegimeParams& q, int k) {
@@ -90,6 +91,10 @@ PrefillPriced price_prefill(const CaseParts& p, const RegimeParams& q, int k) {
   x.io = r.io;
   x.gpu = p.flops_gpu_peak_s / q.get("prefill_eff_gpu");
   x.cpu = p.flops_cpu_peak_s / q.get("prefill_eff_cpu") * cpu_pass_scaling(p, q.get("prefill_serial"));
+  // The attention over the context: tiled products of activations whose
+  // share of the peak is its own (softmax, masking, the cache's layout), on
+  // whichever processor runs the trunk, after the layer's matmuls.
+  x.attn = (p.attn_gpu_peak_s + p.attn_cpu_peak_s * cpu_pass_scaling(p, q.get("prefill_serial"))) / q.get("prefill_attn_eff");
   if (p.link_s > 0) {
     const double copied = p.link_s / q.get("link_eff"), on_gpu = p.flops_offload_peak_s / q.get("prefill_eff_gpu");
     // ggml's scheduler copies a split's weights before it computes the
@@ -108,14 +113,15 @@ PrefillPriced price_prefill(const CaseParts& p, const RegimeParams& q, int k) {
 
 double prefill_pass_s(const CaseParts& p, const RegimeParams& q, int k) {
   const PrefillPriced x = price_prefill(p, q, k);
-  const double pass = std::max(x.mem, x.gpu + x.cpu + x.link) + x.fixed;
+  const double pass = std::max(x.mem, x.compute()) + x.fixed;
   return decode_token_time_s(0, pass, x.io, 0, q.get("overlap"));
 }
 
 std::string prefill_regime(const CaseParts& p, const RegimeParams& q) {
   const PrefillPriced x = price_prefill(p, q, 1);
-  if (x.io > std::max(x.mem, x.gpu + x.cpu + x.link)) return "prefill-io";
-  if (x.mem > x.gpu + x.cpu + x.link) return "prefill-memory";
+  if (x.io > std::max(x.mem, x.compute())) return "prefill-io";
+  if (x.mem > x.compute()) return "prefill-memory";
+  if (x.attn > x.gpu && x.attn > x.cpu && x.attn > x.link) return "prefill-attention";
   if (x.link >= x.gpu && x.link >= x.cpu) return "prefill-link";
   return x.gpu >= x.cpu ? "prefill-gpu" : "prefill-cpu";
 }
@@ -242,6 +248,8 @@ RegimeParams RegimeParams::defaults() {
       {"prefill_eff_gpu", 0.3, 0.05, 1.0, true, "prefill-gpu",
        "share of the GPU's dense BF16 peak a prefill reaches (per GPU maker: matrix units and backends differ)", false, true,
        true},
+      {"prefill_attn_eff", 0.3, 0.02, 0.9, true, "prefill-attention,prefill-gpu,prefill-cpu,prefill-link",
+       "share of the peak a prefill's attention over its context reaches (flash-attention tiles: products of activations, a softmax between them; the dense peak on a GPU, FP32 FMA on CPU cores; one pooled value: a backend's own, e.g. Vulkan's on AMD, comes from one source only)"},
       {"prefill_serial", 0.002, 0.0, 0.05, false, "prefill-cpu",
        "serial share of a CPU prefill pass (Amdahl's law: what one thread does while the others wait, per layer); "
        "threads n reach 1 ÷ (serial + (1 − serial) ÷ n) of one core's rate", true},
@@ -295,6 +303,7 @@ RegimeTerms regime_terms(const CaseParts& p, const RegimeParams& q, int k) {
     t.prefill_gpu_s = x.gpu;
     t.prefill_cpu_s = x.cpu;
     t.prefill_link_s = x.link;
+    t.prefill_attn_s = x.attn;
   }
   t.token_s = regime_token_s(p, q, k);
   t.regime = case_regime(p, q);
@@ -304,7 +313,7 @@ RegimeTerms regime_terms(const CaseParts& p, const RegimeParams& q, int k) {
 const std::vector<std::string>& regime_names() {
   static const std::vector<std::string> kNames = {"memory-cpu", "numa",        "memory-gpu",     "hybrid",       "compute",     "attention",   "io",
                                                      "paging",     "fixed",       "prefill-cpu",    "prefill-gpu",  "prefill-link",
-                                                     "prefill-memory", "prefill-io"};
+                                                     "prefill-attention", "prefill-memory", "prefill-io"};
   return kNames;
 }
 

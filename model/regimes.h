@@ -45,9 +45,12 @@
 //                   (× link_eff), then computed on the GPU: where the
 //                   engine's rule copies them (CaseParts::copies_experts),
 //                   else where that beats the CPU cores;
+//   prefill-attention  the attention over a long context binds: its own
+//                   share of the peak (prefill_attn_eff), after the matmuls;
 //   prefill-memory  the pass's weight reads bind (small ubatches);
 //   prefill-io      its reads from the drives bind.
-// A pass takes max(memory, compute on each processor in turn) + fixed, the
+// A pass takes max(memory, compute on each processor in turn, then the
+// attention) + fixed, the
 // I/O joined as for decode; a token is the pass ÷ its tokens.
 //
 // Each parameter is fitted only on figures of the regimes it governs, on a
@@ -148,7 +151,7 @@ std::string case_regime(const CaseParts& parts, const RegimeParams& q);
 // --regimes --explain` prints.
 struct RegimeTerms {
   double mem_cpu_s = 0, mem_gpu_s = 0, flops_s = 0, attn_s = 0, fixed_s = 0, io_s = 0, paged_s = 0;
-  double prefill_gpu_s = 0, prefill_cpu_s = 0, prefill_link_s = 0;  // a prefill pass's compute
+  double prefill_gpu_s = 0, prefill_cpu_s = 0, prefill_link_s = 0, prefill_attn_s = 0;  // a prefill pass's compute
   double token_s = 0;  // regime_token_s
   std::string regime;
 };

@@ -80,12 +80,13 @@ Peak peak_flops(const MachineProfile& m, bool gpu_weights, bool cpu_engine) {
 
 // The compute of a pass of `batch` tokens at each processor's peak alone
 // (CaseParts: the prefill regimes price it): `flops` the pass's total,
-// `cpu_flops` of it the CPU-held experts' (hybrid), `on_gpu` a discrete GPU
+// `cpu_flops` of it the CPU-held experts' (hybrid), `attn_flops` of it the
+// attention over the context (priced apart: prefill-attention), `on_gpu` a discrete GPU
 // computes, `igpu` the integrated GPU of unified memory does, `in_ram` the
 // bytes the pass reads from host RAM (what a hybrid engine would copy to the
 // GPU to compute them there).
-void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, double cpu_flops, bool on_gpu, bool igpu,
-                   double in_ram, CaseParts& P) {
+void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, double cpu_flops, double attn_flops,
+                   bool on_gpu, bool igpu, double in_ram, CaseParts& P) {
   P.batch = std::max(1, c.batch);
   const double gpu_peak = on_gpu && m.accelerators && m.accelerators->flops ? m.accelerators->flops->value * m.accelerators->count
                           : igpu && m.compute && m.compute->gpu_flops      ? m.compute->gpu_flops->value
@@ -95,15 +96,22 @@ void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, do
   // Without a dot-product instruction (AVX2 before VNNI), int8 pairs
   // multiply-add to 16 bits and then to 32 (vpmaddubsw, vpmaddwd): 32 MACs in
   // two instructions where an FMA does 8 in one, twice the FP32 rate.
-  double cpu_peak = 0;
+  // The attention multiplies activations by activations (queries by the
+  // cached keys, scores by values): wide operands, the FP32 FMA peak on CPU
+  // cores, the dense peak on a GPU (which computes it beside the trunk).
+  double cpu_peak = 0, cpu_f32 = 0;
   if (m.compute) {
-    const double f32 = m.compute->cpu_flops.value;
-    cpu_peak = c.expert_bits >= 9 ? f32 : m.compute->cpu_int8_ops ? m.compute->cpu_int8_ops->value : 2 * f32;
+    cpu_f32 = m.compute->cpu_flops.value;
+    cpu_peak = c.expert_bits >= 9 ? cpu_f32 : m.compute->cpu_int8_ops ? m.compute->cpu_int8_ops->value : 2 * cpu_f32;
   }
   const bool gpu_side = on_gpu || igpu;
-  const double cpu_part = gpu_side ? cpu_flops : flops;
-  if (gpu_side && gpu_peak > 0) P.flops_gpu_peak_s = (flops - cpu_flops) / gpu_peak;
+  const double cpu_part = gpu_side ? cpu_flops : flops - attn_flops;
+  if (gpu_side && gpu_peak > 0) {
+    P.flops_gpu_peak_s = (flops - attn_flops - cpu_flops) / gpu_peak;
+    P.attn_gpu_peak_s = attn_flops / gpu_peak;
+  }
   if (cpu_part > 0 && cpu_peak > 0) P.flops_cpu_peak_s = cpu_part / cpu_peak;
+  if (!gpu_side && attn_flops > 0 && cpu_f32 > 0) P.attn_cpu_peak_s = attn_flops / cpu_f32;
   P.peak_missing = (gpu_side && flops > cpu_flops && !(gpu_peak > 0)) || (cpu_part > 0 && !(cpu_peak > 0));
   if (on_gpu && cpu_flops > 0 && gpu_peak > 0) {
     P.flops_offload_peak_s = cpu_flops / gpu_peak;
@@ -403,6 +411,7 @@ bool place_case(const MachineProfile& machine, const SetupCase& c, const CaseByt
 // what pages (steps 3-4).
 struct CaseTiers {
   double head_tok = 0, layers_tok = 0, storage = 0, storage_slow_extra = 0, memory = 0, in_gpu = 0, paged_fast = 0;
+  double cold_load = 0;  // a cold run's one-time read of its pinned trunk, per token of the run (drives only)
   bool paged = false;
 };
 
@@ -429,6 +438,16 @@ CaseTiers case_tiers(const MachineProfile& machine, const SetupCase& c, const Ca
   T.storage_slow_extra = (hit - hit_uniform) * routed_tok;  // the slow end routes uniformly
   double& storage = T.storage;
   storage = e.trunk_streamed_bytes_tok + storage_experts;
+  // A run average from a cold start: before or with its first token the
+  // engine reads the trunk layers it pins, once, from the drives (an 8-token
+  // run of a 60-layer bf16 pin reads 70 GB more, 9 GB per token). Drive time
+  // only: the kernels never compute on the load.
+  if (!e.resident && c.cold_gen_tokens > 1 && pinned_layers_trunk > 0) {
+    T.cold_load = pinned_layers_trunk / static_cast<double>(c.cold_gen_tokens);
+    add_step(e, "cold start: pinned trunk read", T.cold_load, "B",
+             format_bytes_decimal(pinned_layers_trunk) + " of pinned trunk read once over the run's " + std::to_string(c.cold_gen_tokens) +
+                 " tokens");
+  }
   double& memory = T.memory;
   memory = head_tok + layers_tok * (1 - streamed_share) + hit * routed_tok + kv_tok;
   // 4. Paging: the part of the memory counted on beyond usable memory.
@@ -494,7 +513,7 @@ CaseTiers case_tiers(const MachineProfile& machine, const SetupCase& c, const Ca
     add_step(e, "paged", faulted, "B", how);
   }
   e.memory_bytes_tok = memory;
-  e.storage_bytes_tok = storage + e.paged_bytes_tok;
+  e.storage_bytes_tok = storage + T.cold_load + e.paged_bytes_tok;
 
   (void)slots;
   return T;
@@ -567,8 +586,8 @@ void compute_parts(const MachineProfile& machine, const ModelCard& card, const S
   CaseParts& P = e.parts;
   // Compute: flops ÷ the peak, when the profile states a peak.
   // Every token of the pass attends to the whole context (its own stream's).
-  const double flops = b * (2.0 * (static_cast<double>(pc.active()) - static_cast<double>(pc.embedding)) +
-                            static_cast<double>(card.attention_flops_at(static_cast<std::uint64_t>(c.context))));
+  const double attn = b * static_cast<double>(card.attention_flops_at(static_cast<std::uint64_t>(c.context)));
+  const double flops = b * 2.0 * (static_cast<double>(pc.active()) - static_cast<double>(pc.embedding)) + attn;
   const Peak peak = peak_flops(machine, in_gpu > 0, c.on_cpu);
   // Hybrid: the routed experts' flops run on the CPU cores.
   const double cpu_flops =
@@ -580,7 +599,6 @@ void compute_parts(const MachineProfile& machine, const ModelCard& card, const S
     P.flops_s[0] = at(rest, peak, peak.eff_lo) + at(cpu_flops, cpu_peak, cpu_peak.eff_lo);
     P.flops_s[1] = at(rest, peak, peak.eff) + at(cpu_flops, cpu_peak, cpu_peak.eff);
     P.flops_s[2] = at(rest, peak, peak.eff_hi) + at(cpu_flops, cpu_peak, cpu_peak.eff_hi);
-    const double attn = b * static_cast<double>(card.attention_flops_at(static_cast<std::uint64_t>(c.context)));
     const double at_peak = at(rest - attn, peak, 1) + at(cpu_flops, cpu_peak, 1);  // the peak has no range
     std::fill(std::begin(P.flops_peak_s), std::end(P.flops_peak_s), at_peak);
     P.attn_peak_s = at(attn, peak, 1);
@@ -591,7 +609,7 @@ void compute_parts(const MachineProfile& machine, const ModelCard& card, const S
                             : std::string()) +
              (c.processor_how.empty() ? std::string() : "; processor " + c.processor_how));
   }
-  prefill_parts(machine, c, flops, cpu_flops, in_gpu > 0, igpu, in_ram, P);
+  prefill_parts(machine, c, flops, cpu_flops, attn, in_gpu > 0, igpu, in_ram, P);
   if (P.copies_experts && c.one_sequence) {  // a prompt's pass: a decode never copies
     add_step(e, "hybrid pass: CPU-held experts", *P.copies_experts ? 1 : 0, "",
              std::string(*P.copies_experts ? "copied to the GPU" : "computed on the CPU") + " for a pass of " +
@@ -607,7 +625,7 @@ void compute_parts(const MachineProfile& machine, const ModelCard& card, const S
 // page faults at the small-block rate. False when the case must read from
 // drives the machine does not list.
 bool io_parts(const MachineProfile& machine, const SetupCase& c, const CaseBytes& B, const CaseTiers& T, CaseEstimate& e) {
-  const double expert_bytes = B.expert_bytes, storage = T.storage, storage_slow_extra = T.storage_slow_extra,
+  const double expert_bytes = B.expert_bytes, storage = T.storage + T.cold_load, storage_slow_extra = T.storage_slow_extra,
                paged_fast = T.paged_fast;
   const bool paged = T.paged;
   CaseParts& P = e.parts;

@@ -88,6 +88,36 @@ TEST_CASE("prefill-cpu: the pass's flops ÷ (peak × prefill_eff_cpu), plus fixe
   CHECK(regime_token_s(half, params()) == Approx((16.0 + 100 * (10e-6 + 64 * 0.1e-6)) / 512));
 }
 
+TEST_CASE("prefill-attention: the attention over a long context at its own share of the peak, after the matmuls", "[regimes][prefill]") {
+  RegimeParams q = params();
+  q.set("prefill_attn_eff", 0.4);
+  // A GPU pass of 512 tokens: 0.5 s of matmuls at peak (÷ 0.5 = 1 s), 2 s
+  // of attention over a 32k context at peak (÷ 0.4 = 5 s), 0.2 s of reads,
+  // 40 layers of 5 µs: (1 + 5 + 0.0002) s over 512 tokens.
+  CaseParts p;
+  p.prefill = true;
+  p.batch = 512;
+  p.layers = 40;
+  p.gpu_computes = true;
+  for (double& x : p.mem_gpu_s) x = 0.2 * 0.8;  // 0.2 s at mem_eff_gpu 0.8
+  p.flops_gpu_peak_s = 0.5;
+  p.attn_gpu_peak_s = 2.0;
+  CHECK(regime_token_s(p, q) == Approx((1.0 + 5.0 + 40 * 5e-6) / 512));
+  CHECK(case_regime(p, q) == "prefill-attention");
+  // A short context: the matmuls bind.
+  p.attn_gpu_peak_s = 0.1;  // 0.25 s
+  CHECK(regime_token_s(p, q) == Approx((1.0 + 0.25 + 40 * 5e-6) / 512));
+  CHECK(case_regime(p, q) == "prefill-gpu");
+  // On CPU cores the attention runs on the engine's threads like the
+  // matmuls: 16 of 32 cores, serial 0, twice the time.
+  CaseParts c = cpu_pass();  // 2 s of matmuls ÷ 0.25 = 8 s
+  c.cores = 32;
+  c.threads = 16;
+  c.attn_cpu_peak_s = 4.0;  // ÷ 0.4 = 10 s
+  CHECK(regime_token_s(c, q) == Approx((2 * (8.0 + 10.0) + 100 * (10e-6 + 16 * 0.1e-6)) / 512));
+  CHECK(case_regime(c, q) == "prefill-attention");
+}
+
 TEST_CASE("prefill-cpu: a serial share of the pass (Amdahl) costs a machine of many cores more than one of few", "[regimes][prefill]") {
   RegimeParams q = params();
   q.set("prefill_serial", 0.01);

@@ -663,6 +663,18 @@ TEST_CASE("a run average from an empty cache hits only what the run has seen, no
   CHECK(cold.hit_rate == Approx(1 - q * (1 - std::pow(q, 8)) / (8 * (1 - q))).margin(0.01));
   CHECK(cold.storage_bytes_tok > steady.storage_bytes_tok);
   CHECK(std::any_of(cold.steps.begin(), cold.steps.end(), [](const Step& s) { return s.name == "cold cache"; }));
+  // The run also reads the trunk it pins, once: over its 9 tokens, a ninth
+  // of the pinned bytes per token, beside the misses of the cold cache.
+  // A steady figure reads its trunk's streamed layers and its misses: the
+  // routed bytes a token reads follow from it.
+  REQUIRE(cold.pinned_trunk_bytes > 0);
+  REQUIRE(steady.paged_bytes_tok == 0);
+  const double routed_tok = (steady.storage_bytes_tok - steady.trunk_streamed_bytes_tok) / (1 - steady.hit_rate);
+  CHECK(routed_tok == Approx(16.0 * 92 * 3 * 3584 * 3072 * 4.25 / 8).epsilon(0.01));  // 16 experts × 92 layers of 3 × 3584 × 3072 MXFP4 weights: 25.8 GB
+  CHECK(cold.storage_bytes_tok ==
+        Approx(cold.trunk_streamed_bytes_tok + (1 - cold.hit_rate) * routed_tok + cold.pinned_trunk_bytes / 9).epsilon(1e-6));
+  CHECK(std::any_of(cold.steps.begin(), cold.steps.end(), [](const Step& s) { return s.name == "cold start: pinned trunk read"; }));
+  CHECK_FALSE(std::any_of(steady.steps.begin(), steady.steps.end(), [](const Step& s) { return s.name == "cold start: pinned trunk read"; }));
   // The claim's conditions say when: a run average of a streaming engine with
   // its generated tokens stated; a steady figure, or an mmap engine's (whose
   // page cache may outlive the run), is steady.
