@@ -137,11 +137,13 @@ std::vector<std::pair<std::string, double>> trunk_set(const Claim& claim, const 
   } else if (claim.trunk_bits_per_weight) {
     trunks.push_back({"", *claim.trunk_bits_per_weight});
   } else {
-    // A GGUF file quantized to a named low-bit type (llama.cpp and its
-    // forks load GGUF; llama-quantize writes every 2-D weight in the type or
-    // a step above it, never bf16) leaves its trunk between q4_0 and q8_0.
-    const bool gguf_mix = base.residency == Residency::kMmap && claim.quant &&
-                          published_quant_bits(quant_name_of(*claim.quant)).value_or(16) < 9;
+    // A GGUF file quantized to a named low-bit type (llama-quantize writes
+    // every 2-D weight in the type or a step above it, never bf16) leaves
+    // its trunk between q4_0 and q8_0, whichever engine reads it (llama.cpp
+    // and its forks map it; BigMoeOnEdge and ktransformers stream it).
+    const std::string qn = claim.quant ? quant_name_of(*claim.quant) : std::string();
+    const bool gguf_mix =
+        claim.quant && (base.residency == Residency::kMmap || llama_quantize_type(qn)) && published_quant_bits(qn).value_or(16) < 9;
     for (const std::string& q : sets.trunk_quants) {
       const double bits = published_quant_bits(q).value_or(16);
       if (!gguf_mix || bits <= 8.5) trunks.push_back({q, bits});

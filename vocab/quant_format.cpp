@@ -120,6 +120,14 @@ std::optional<double> published_quant_bits(std::string_view name) {
   return std::nullopt;
 }
 
+bool llama_quantize_type(std::string_view name) {
+  std::string_view s = name;
+  strip_prefix(s, "ud-");
+  strip_prefix(s, "mix-");
+  strip_prefix(s, "i");
+  return s.size() >= 3 && s[0] == 'q' && std::isdigit(static_cast<unsigned char>(s[1])) && s[2] == '_';
+}
+
 std::string quant_name_of(std::string_view stated) {
   std::string q;
   for (char ch : stated) {

@@ -42,6 +42,12 @@ std::vector<std::string> quant_names();
 // name nobody here knows.
 std::optional<double> published_quant_bits(std::string_view name);
 std::vector<std::string> published_quant_names();
+// Whether a published quant name (as quant_name_of gives it) is one of
+// llama-quantize's output types or a GGUF name built around one
+// ("q4_k_m", "iq2_xxs", "ud-q2_k_xl", "iq4_k_r4"): i?q, a digit, '_'. Such
+// a file holds every 2-D weight in that type or a step above it, never
+// bf16; MXFP4, FP8, int4 and engine formats (q4g, vq3r) are not.
+bool llama_quantize_type(std::string_view name);
 // The quant a source's free text names ("MXFP4 experts (original …)",
 // "VQ3R: 3-bit …", "UD-Q4_K_XL (GGUF)"): its first word, lowercased, ending at
 // a space, '(', ',', ':' or ';' — the key published_quant_bits takes.

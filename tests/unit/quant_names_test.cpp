@@ -40,6 +40,19 @@ TEST_CASE("GGUF names around a base type read as the base type", "[quant]") {
   CHECK_FALSE(published_quant_bits("q3_k_l"));
 }
 
+TEST_CASE("llama-quantize's types and the GGUF names built on them are told from other formats", "[quant]") {
+  for (const char* gguf : {"q4_k_m", "q8_0", "q2_k", "iq2_xxs", "iq4_k_r4", "ud-q2_k_xl", "ud-iq1_s", "mix-iq3_k", "q4_k_m-v2"}) {
+    INFO(gguf);
+    CHECK(llama_quantize_type(gguf));
+  }
+  // MXFP4 checkpoints keep a bf16 trunk (Kimi K3 as released); FP8, int4 and
+  // engines' own formats say nothing of theirs.
+  for (const char* other : {"mxfp4", "fp8", "int4", "int8", "bf16", "f16", "q4g", "q3g", "vq3r", "mlx_q8", "4bit", "", "q", "iq"}) {
+    INFO(other);
+    CHECK_FALSE(llama_quantize_type(other));
+  }
+}
+
 TEST_CASE("a name nobody lists stays unknown", "[quant]") {
   CHECK_FALSE(published_quant_bits(""));
   CHECK_FALSE(published_quant_bits("ubergarm"));

@@ -603,7 +603,16 @@ TEST_CASE("a GGUF quant's trunk is q4_0 or q8_0, never bf16, when the source lea
   std::set<std::string> trunks;
   for (const SetupCase& k : plausible_cases(c, card, m)) trunks.insert(k.trunk_quant);
   CHECK(trunks == std::set<std::string>{"q4_0", "q8_0"});
-  c.engine = "waste";  // an engine that is not a GGUF loader: the whole plausible set
+  // The file decides, not the engine: a streaming engine that reads the
+  // same GGUF (BigMoeOnEdge) keeps its trunk there too.
+  c.engine = "bmoe-cli";
+  trunks.clear();
+  for (const SetupCase& k : plausible_cases(c, card, m)) trunks.insert(k.trunk_quant);
+  CHECK(trunks == std::set<std::string>{"q4_0", "q8_0"});
+  // An engine's own format (WASTE's VQ3R experts) says nothing of the
+  // trunk: the whole plausible set.
+  c.engine = "waste";
+  c.quant = "VQ3R: 3-bit residual VQ experts";
   trunks.clear();
   for (const SetupCase& k : plausible_cases(c, card, m)) trunks.insert(k.trunk_quant);
   CHECK(trunks.count("bf16") == 1);
