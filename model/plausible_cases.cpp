@@ -140,7 +140,9 @@ std::vector<std::pair<std::string, double>> trunk_set(const Claim& claim, const 
     // A GGUF file quantized to a named low-bit type (llama-quantize writes
     // every 2-D weight in the type or a step above it, never bf16) leaves
     // its trunk between q4_0 and q8_0, whichever engine reads it (llama.cpp
-    // and its forks map it; BigMoeOnEdge and ktransformers stream it).
+    // and its forks map it, BigMoeOnEdge streams it; ktransformers repacks
+    // the trunk on load, to Marlin int4 or bf16, which the set covers only
+    // roughly).
     const std::string qn = claim.quant ? quant_name_of(*claim.quant) : std::string();
     const bool gguf_mix =
         claim.quant && (base.residency == Residency::kMmap || llama_quantize_type(qn)) && published_quant_bits(qn).value_or(16) < 9;

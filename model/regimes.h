@@ -38,7 +38,8 @@
 // divides.
 //
 // A prefill figure (CaseParts::prefill) is a pass over a ubatch of tokens:
-// the weights it touches are read once and its matmuls bind:
+// the weights it touches are read once; its matmuls, or its attention over
+// the context, bind:
 //   prefill-cpu     the CPU cores' quantized-matmul peak × prefill_eff_cpu;
 //   prefill-gpu     the GPU's dense peak × prefill_eff_gpu;
 //   prefill-link    hybrid: the CPU-held experts copied over the host link
@@ -50,8 +51,8 @@
 //   prefill-memory  the pass's weight reads bind (small ubatches);
 //   prefill-io      its reads from the drives bind.
 // A pass takes max(memory, compute on each processor in turn, then the
-// attention) + fixed, the
-// I/O joined as for decode; a token is the pass ÷ its tokens.
+// attention) + fixed, the I/O joined as for decode; a token is the pass ÷
+// its tokens.
 //
 // Each parameter is fitted only on figures of the regimes it governs, on a
 // grid inside its range (fit_regimes): a value at the edge of its range is

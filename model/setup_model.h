@@ -155,7 +155,7 @@ struct CaseEstimate {
   std::string why;                  // when it does not fit
   double t_slow_s = 0, t_real_s = 0, t_fast_s = 0;  // s/token
   double memory_bytes_tok = 0;      // weights + KV read from memory per token
-  double storage_bytes_tok = 0;     // read from the drives per token (page faults included)
+  double storage_bytes_tok = 0;     // read from the drives per token (page faults and a cold run's pinned-trunk load included)
   double paged_bytes_tok = 0;       // of which page-fault reads
   double trunk_streamed_bytes_tok = 0;
   double pinned_trunk_bytes = 0, cache_bytes = 0, slots = 0;

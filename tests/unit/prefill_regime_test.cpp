@@ -211,6 +211,16 @@ TEST_CASE("a prompt's tokens share one sequence's KV: read once per pass, attend
   // Both compute the same attention: every token attends to 8192 positions.
   CHECK(prompt.parts.flops_cpu_peak_s == Approx(streams.parts.flops_cpu_peak_s));
   CHECK(prompt.parts.batch == 512);
+  // The attention is priced apart from the matmuls: its flops at the CPU
+  // cores' FP32 FMA peak, the weights' at their int8 dot peak.
+  REQUIRE(m.compute);
+  REQUIRE(m.compute->cpu_int8_ops);
+  const ParamCounts pc = card.parameter_counts();
+  const double attn = 512.0 * static_cast<double>(card.attention_flops_at(8192));
+  const double matmul = 512.0 * 2 * (static_cast<double>(pc.active()) - static_cast<double>(pc.embedding));
+  CHECK(prompt.parts.attn_cpu_peak_s == Approx(attn / m.compute->cpu_flops.value));
+  CHECK(prompt.parts.attn_gpu_peak_s == 0);
+  CHECK(prompt.parts.flops_cpu_peak_s == Approx(matmul / m.compute->cpu_int8_ops->value));
 }
 
 TEST_CASE("a published prefill figure: the ubatch stated, else the family's default, never past the prompt", "[prefill]") {

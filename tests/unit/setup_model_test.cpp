@@ -682,8 +682,25 @@ TEST_CASE("a run average from an empty cache hits only what the run has seen, no
   CHECK(routed_tok == Approx(16.0 * 92 * 3 * 3584 * 3072 * 4.25 / 8).epsilon(0.01));  // 16 experts × 92 layers of 3 × 3584 × 3072 MXFP4 weights: 25.8 GB
   CHECK(cold.storage_bytes_tok ==
         Approx(cold.trunk_streamed_bytes_tok + (1 - cold.hit_rate) * routed_tok + cold.pinned_trunk_bytes / 9).epsilon(1e-6));
-  CHECK(std::any_of(cold.steps.begin(), cold.steps.end(), [](const Step& s) { return s.name == "cold start: pinned trunk read"; }));
-  CHECK_FALSE(std::any_of(steady.steps.begin(), steady.steps.end(), [](const Step& s) { return s.name == "cold start: pinned trunk read"; }));
+  auto pin_step = [](const CaseEstimate& x) {
+    return std::any_of(x.steps.begin(), x.steps.end(), [](const Step& s) { return s.name == "cold start: pinned trunk read"; });
+  };
+  CHECK(pin_step(cold));
+  CHECK_FALSE(pin_step(steady));
+  // The priced drive time reads those bytes too, at the same rate.
+  CHECK(cold.parts.io_s[1] / cold.storage_bytes_tok == Approx(steady.parts.io_s[1] / steady.storage_bytes_tok));
+  // A prefill pass (which passes paid the pin is not known) and a run that
+  // holds the whole model read no such load.
+  SetupCase pass = c;
+  pass.batch = 512;
+  pass.one_sequence = true;
+  CHECK_FALSE(pin_step(estimate_case(card, m, pass, EngineEfficiency{})));
+  SetupCase all = c;
+  all.memory_bytes = 10 * m.memory_total_bytes.value;  // resident because the budget says so
+  all.cache_bytes.reset();
+  const CaseEstimate held = estimate_case(card, m, all, EngineEfficiency{});
+  CHECK(held.resident);
+  CHECK_FALSE(pin_step(held));
   // The claim's conditions say when: a run average of a streaming engine with
   // its generated tokens stated; a steady figure, or an mmap engine's (whose
   // page cache may outlive the run), is steady.
