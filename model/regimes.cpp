@@ -90,11 +90,12 @@ PrefillPriced price_prefill(const CaseParts& p, const RegimeParams& q, int k) {
   x.fixed = r.fixed;
   x.io = r.io;
   x.gpu = p.flops_gpu_peak_s / q.get("prefill_eff_gpu");
-  x.cpu = p.flops_cpu_peak_s / q.get("prefill_eff_cpu") * cpu_pass_scaling(p, q.get("prefill_serial"));
+  const double cpu_scaling = cpu_pass_scaling(p, q.get("prefill_serial"));
+  x.cpu = p.flops_cpu_peak_s / q.get("prefill_eff_cpu") * cpu_scaling;
   // The attention over the context: tiled products of activations whose
   // share of the peak is its own (softmax, masking, the cache's layout), on
   // whichever processor runs the trunk, after the layer's matmuls.
-  x.attn = (p.attn_gpu_peak_s + p.attn_cpu_peak_s * cpu_pass_scaling(p, q.get("prefill_serial"))) / q.get("prefill_attn_eff");
+  x.attn = (p.attn_gpu_peak_s + p.attn_cpu_peak_s * cpu_scaling) / q.get("prefill_attn_eff");
   if (p.link_s > 0) {
     const double copied = p.link_s / q.get("link_eff"), on_gpu = p.flops_offload_peak_s / q.get("prefill_eff_gpu");
     // ggml's scheduler copies a split's weights before it computes the
