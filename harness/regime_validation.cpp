@@ -139,6 +139,7 @@ RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& lef
     std::string group;
     CaseRange range;
     RegimeDistance distance;
+    FigureTerms terms;
   };
   std::vector<HeldOut> held;
   for (const std::string& g : groups) {
@@ -150,7 +151,7 @@ RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& lef
     ++v.folds;
     const RegimeFit fit = fit_regimes(train);
     for (const RegimeFigure& f : in.figures) {
-      if (key(f) == g) held.push_back({&f, g, case_range(f, fit.params), regime_distance(f, fit.params)});
+      if (key(f) == g) held.push_back({&f, g, case_range(f, fit.params), regime_distance(f, fit.params), figure_terms(f, fit.params)});
     }
     if (fit.settled) ++v.folds_settled;
     for (const FittedParam& p : fit.fitted) {
@@ -201,6 +202,11 @@ RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& lef
     r.low_tok_s = h.range.low * std::exp(-s);
     r.high_tok_s = h.range.high * std::exp(s);
     r.judged = h.range.tok_s > 0;
+    if (h.terms.parts) {
+      r.has_terms = true;
+      r.parts = *h.terms.parts;
+      r.terms = h.terms.terms;
+    }
     r.error = r.judged ? h.range.tok_s / f.measured_tok_s - 1 : 0;
     r.in_band = r.judged && f.measured_tok_s >= r.low_tok_s * 0.999 && f.measured_tok_s <= r.high_tok_s * 1.001;
     if (!r.judged) r.why_not = "the model gives no time for its cases";
@@ -362,6 +368,43 @@ std::string write_regime_explain(const RegimeInputs& in, const std::string& id, 
   return out;
 }
 
+namespace {
+
+// One row's median realistic case: its parts before any efficiency and each
+// priced term, in seconds per token (per token of the pass for a prefill).
+Json case_json(const CaseParts& c, const RegimeTerms& t) {
+  Json parts{{"layers", c.layers},
+             {"threads", c.threads},
+             {"cores", c.cores},
+             {"sockets", c.sockets},
+             {"cpu_bytes_per_token", c.cpu_bytes_tok},
+             {"memory_cpu_s", c.mem_cpu_s[1]},
+             {"memory_gpu_s", c.mem_gpu_s[1]},
+             {"flops_peak_s", c.flops_peak_s[1]},
+             {"attention_peak_s", c.attn_peak_s},
+             {"io_s", c.io_s[1]},
+             {"gpu_computes", c.gpu_computes},
+             {"experts_on_cpu", c.experts_on_cpu}};
+  if (c.prefill) {
+    parts["batch"] = c.batch;
+    parts["prefill_gpu_peak_s"] = c.flops_gpu_peak_s;
+    parts["prefill_cpu_peak_s"] = c.flops_cpu_peak_s;
+    parts["prefill_attention_peak_s"] = c.attn_gpu_peak_s + c.attn_cpu_peak_s;
+    parts["link_s"] = c.link_s;
+  }
+  Json priced{{"memory_cpu_s", t.mem_cpu_s}, {"memory_gpu_s", t.mem_gpu_s}, {"flops_s", t.flops_s}, {"attention_s", t.attn_s},
+              {"fixed_s", t.fixed_s},        {"io_s", t.io_s},               {"paged_s", t.paged_s}, {"token_s", t.token_s}};
+  if (c.prefill) {
+    priced["prefill_gpu_s"] = t.prefill_gpu_s;
+    priced["prefill_cpu_s"] = t.prefill_cpu_s;
+    priced["prefill_link_s"] = t.prefill_link_s;
+    priced["prefill_attention_s"] = t.prefill_attn_s;
+  }
+  return Json{{"parts", parts}, {"priced", priced}, {"regime", t.regime}};
+}
+
+}  // namespace
+
 Json regime_validation_json(const RegimeValidation& v) {
   Json j;
   j["left_out"] = v.left_out;
@@ -398,6 +441,7 @@ Json regime_validation_json(const RegimeValidation& v) {
       x["band_ratio"] = r.band_ratio();
       x["error"] = r.error;
       x["in_band"] = r.in_band;
+      if (r.has_terms) x["case"] = case_json(r.parts, r.terms);
     } else {
       x["why_not"] = r.why_not;
     }

@@ -36,6 +36,11 @@ struct RegimeRow {
   std::string kind = "decode";  // "decode" | "prefill": which figure of the source's row
   bool judged = false, in_band = false;
   double measured_tok_s = 0, predicted_tok_s = 0, low_tok_s = 0, high_tok_s = 0, error = 0;
+  // The median realistic case's parts and priced terms under the fit that
+  // left the row's group out (has_terms false when none has a time).
+  bool has_terms = false;
+  CaseParts parts;
+  RegimeTerms terms;
   double band_ratio() const { return low_tok_s > 0 ? high_tok_s / low_tok_s : 0; }
 };
 

@@ -327,7 +327,7 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
 // raised, the profile cites it); elsewhere the usable figure.
 double usable_memory(const MachineProfile& m, bool on_cpu) {
   const bool unified_gpu = m.compute && m.compute->gpu_flops && !m.accelerators && !on_cpu;
-  return unified_gpu ? m.memory_usable_bytes.low.value_or(m.memory_usable_bytes.value) : m.memory_usable_bytes.value;
+  return unified_gpu ? m.memory_usable_bytes.low_or_value() : m.memory_usable_bytes.value;
 }
 
 double usable_for(const MachineProfile& m, const std::string& family) { return usable_memory(m, family_on_cpu(family)); }

@@ -171,6 +171,20 @@ double figure_tok_s(const RegimeFigure& f, const RegimeParams& all) {
   return rates.empty() ? 0.0 : f.streams * median(rates) / std::max(1.0, f.run_average);
 }
 
+FigureTerms figure_terms(const RegimeFigure& f, const RegimeParams& all) {
+  RegimeParams own;
+  const RegimeParams& q = params_of(f, all, own);
+  std::vector<std::pair<double, const CaseParts*>> timed;
+  for (const CaseParts& c : f.realistic) {
+    const double t = regime_token_s(c, q, 1);
+    if (t > 0) timed.emplace_back(t, &c);
+  }
+  if (timed.empty()) return {};
+  std::sort(timed.begin(), timed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  const CaseParts* mid = timed[timed.size() / 2].second;
+  return {mid, regime_terms(*mid, q, 1)};
+}
+
 std::string figure_regime(const RegimeFigure& f, const RegimeParams& all) {
   RegimeParams own;
   const RegimeParams& q = params_of(f, all, own);

@@ -122,4 +122,13 @@ struct FigureBand {
 };
 FigureBand figure_band(const RegimeFigure& f, const RegimeFit& fit);
 
+// The realistic case a figure's value is the median of, with its parts
+// priced under `params` as the figure's family sees them (null when no
+// realistic case has a time): what `validate-model --json` reports per row.
+struct FigureTerms {
+  const CaseParts* parts = nullptr;
+  RegimeTerms terms;
+};
+FigureTerms figure_terms(const RegimeFigure& f, const RegimeParams& params);
+
 }  // namespace moebench

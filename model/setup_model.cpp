@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 
+#include "model/case_peaks.h"
 #include "model/engine_families.h"
 #include "model/case_hit_rates.h"
 #include "model/hit_rate.h"
@@ -25,9 +26,6 @@ double decode_token_time_s(double pre_s, double post_s, double io_s, double hidd
 
 namespace {
 
-double lo_of(const Figure& f) { return f.low.value_or(f.value); }
-double hi_of(const Figure& f) { return f.high.value_or(f.value); }
-
 // Whether `quant` can store the card's trunk matrices (row lengths are
 // multiples of its block).
 bool trunk_quant_fits(const ModelCard& card, const std::string& quant) {
@@ -37,91 +35,6 @@ bool trunk_quant_fits(const ModelCard& card, const std::string& quant) {
     if (!t.small && t.row_len % f->block_weights != 0) return false;
   }
   return true;
-}
-
-// Peak FLOP/s of what computes a case's decode, when the profile states it.
-struct Peak {
-  double flops = 0;
-  double eff_lo = 1, eff = 1, eff_hi = 1;  // the profile's decode efficiency band
-  std::string how;
-};
-Peak peak_flops(const MachineProfile& m, bool gpu_weights, bool cpu_engine) {
-  Peak p;
-  // A discrete GPU's peak stands on its own: a CPU row without FMA figures
-  // (no compute block) must not hide it.
-  if (gpu_weights && m.accelerators && m.accelerators->flops) {
-    p.flops = m.accelerators->flops->value * m.accelerators->count;
-    p.how = std::to_string(m.accelerators->count) + " × " + m.accelerators->model + " peak";
-    if (!m.compute) {
-      p.eff_lo = 0.4, p.eff = 0.6, p.eff_hi = 0.8;
-      p.how += " × 0.6 (0.4 .. 0.8), the catalog's decode efficiency estimate";
-      return p;
-    }
-  }
-  if (!m.compute) return p;
-  const ComputeInfo& ci = *m.compute;
-  const Figure& eff = ci.efficiency.decode;
-  if (p.flops > 0) {
-    // the GPU's peak, at the machine's decode efficiency below
-  } else if (ci.gpu_flops && !cpu_engine) {
-    p.flops = ci.gpu_flops->value;
-    p.how = "the integrated GPU's peak";
-  } else {
-    p.flops = ci.cpu_flops.value;
-    p.how = "the CPU cores' peak";
-  }
-  p.eff_lo = lo_of(eff);
-  p.eff = eff.value;
-  p.eff_hi = hi_of(eff);
-  p.how += " × the machine's decode efficiency " + format_fixed(eff.value, 2) + " (" + format_fixed(p.eff_lo, 2) + " .. " +
-           format_fixed(p.eff_hi, 2) + ")";
-  return p;
-}
-
-// The compute of a pass of `batch` tokens at each processor's peak alone
-// (CaseParts: the prefill regimes price it): `flops` the pass's total,
-// `cpu_flops` of it the CPU-held experts' (hybrid), `attn_flops` of it the
-// attention over the context (priced apart: prefill-attention), `on_gpu` a discrete GPU
-// computes, `igpu` the integrated GPU of unified memory does, `in_ram` the
-// bytes the pass reads from host RAM (what a hybrid engine would copy to the
-// GPU to compute them there).
-void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, double cpu_flops, double attn_flops,
-                   bool on_gpu, bool igpu, double in_ram, CaseParts& P) {
-  P.batch = std::max(1, c.batch);
-  const double gpu_peak = on_gpu && m.accelerators && m.accelerators->flops ? m.accelerators->flops->value * m.accelerators->count
-                          : igpu && m.compute && m.compute->gpu_flops      ? m.compute->gpu_flops->value
-                                                                            : 0;
-  // Quantized weights multiply as int8 dot products where the ISA has them
-  // (activations quantized to 8 bits); wide weights at the FP32 FMA peak.
-  // Without a dot-product instruction (AVX2 before VNNI), int8 pairs
-  // multiply-add to 16 bits and then to 32 (vpmaddubsw, vpmaddwd): 32 MACs in
-  // two instructions where an FMA does 8 in one, twice the FP32 rate.
-  // The attention multiplies activations by activations (queries by the
-  // cached keys, scores by values): wide operands, the FP32 FMA peak on CPU
-  // cores, the dense peak on a GPU (which computes it beside the trunk).
-  double cpu_peak = 0, cpu_f32 = 0;
-  if (m.compute) {
-    cpu_f32 = m.compute->cpu_flops.value;
-    cpu_peak = c.expert_bits >= 9 ? cpu_f32 : m.compute->cpu_int8_ops ? m.compute->cpu_int8_ops->value : 2 * cpu_f32;
-  }
-  const bool gpu_side = on_gpu || igpu;
-  const double cpu_part = gpu_side ? cpu_flops : flops - attn_flops;
-  if (gpu_side && gpu_peak > 0) {
-    P.flops_gpu_peak_s = (flops - attn_flops - cpu_flops) / gpu_peak;
-    P.attn_gpu_peak_s = attn_flops / gpu_peak;
-  }
-  if (cpu_part > 0 && cpu_peak > 0) P.flops_cpu_peak_s = cpu_part / cpu_peak;
-  if (!gpu_side && attn_flops > 0 && cpu_f32 > 0) P.attn_cpu_peak_s = attn_flops / cpu_f32;
-  P.peak_missing = (gpu_side && flops > cpu_flops && !(gpu_peak > 0)) || (cpu_part > 0 && !(cpu_peak > 0)) ||
-                   (!gpu_side && attn_flops > 0 && !(cpu_f32 > 0));
-  if (on_gpu && cpu_flops > 0 && gpu_peak > 0) {
-    P.flops_offload_peak_s = cpu_flops / gpu_peak;
-    const auto& link = m.accelerators->host_link_bytes_s;
-    if (link && link->value > 0) {
-      P.link_s = in_ram / link->value;
-      P.copies_experts = offload_copies(family_offload(c.family), P.batch);
-    }
-  }
 }
 
 // Trunk bytes of the card at a case's trunk precision: the card's tensors
@@ -213,8 +126,8 @@ Bw drives_bw(const MachineProfile& m, int n, double block, bool paged, int qd = 
     one.drives = {d};
     mid = drive_set_read_bw(one, 1, static_cast<std::uint64_t>(block), 32, std::nullopt, &how);
     b.mid += mid;
-    b.lo += d.read_curve.empty() ? 0.85 * lo_of(d.seq_read_bytes_s) : mid;
-    b.hi += std::max(mid, hi_of(d.seq_read_bytes_s));  // the fast end: large reads at the sequential spec
+    b.lo += d.read_curve.empty() ? 0.85 * d.seq_read_bytes_s.low_or_value() : mid;
+    b.hi += std::max(mid, d.seq_read_bytes_s.high_or_value());  // the fast end: large reads at the sequential spec
   }
   b.how = join(names, " + ") + (paged ? std::string(" at page-fault reads (4 KiB, QD1 .. QD32)") : " at " + format_bytes(block) + " reads");
   return b;
@@ -313,9 +226,9 @@ bool place_case(const MachineProfile& machine, const SetupCase& c, const CaseByt
     // engine streams every device at once (and the fast end allows a row
     // split of any engine).
     const double devices = family_tensor_parallel(c.family) ? static_cast<double>(a.count) : 1.0;
-    gpu_bw_lo = lo_of(a.memory_read_bytes_s);
+    gpu_bw_lo = a.memory_read_bytes_s.low_or_value();
     gpu_bw_mid = a.memory_read_bytes_s.value * devices;
-    gpu_bw_hi = a.count * hi_of(a.memory_read_bytes_s);
+    gpu_bw_hi = a.count * a.memory_read_bytes_s.high_or_value();
   }
   double& ram = M.ram;
   ram = c.memory_bytes;
@@ -553,15 +466,15 @@ bool memory_parts(const MachineProfile& machine, const ModelCard& card, const Se
   };
   CaseParts& P = e.parts;
   P.mem_s[1] = mem_time(gpu_bw_mid, mbw.value, 1);
-  P.mem_s[0] = mem_time(gpu_bw_lo, lo_of(mbw), 1);
-  P.mem_s[2] = mem_time(gpu_bw_hi, hi_of(mbw), 1);
+  P.mem_s[0] = mem_time(gpu_bw_lo, mbw.low_or_value(), 1);
+  P.mem_s[2] = mem_time(gpu_bw_hi, mbw.high_or_value(), 1);
   // Who reads each byte: a discrete GPU its own memory; on unified memory
   // the integrated GPU reads RAM too unless the engine computes on the CPU.
   P.unified = !machine.accelerators && machine.compute && machine.compute->gpu_flops;
   const bool igpu = igpu_out = P.unified && !c.on_cpu;
   for (int end = 0; end < 3; ++end) {
     const double bw_gpu = end == 0 ? gpu_bw_lo : end == 1 ? gpu_bw_mid : gpu_bw_hi;
-    const double bw_ram = end == 0 ? lo_of(mbw) : end == 1 ? mbw.value : hi_of(mbw);
+    const double bw_ram = end == 0 ? mbw.low_or_value() : end == 1 ? mbw.value : mbw.high_or_value();
     const double gpu_part = in_gpu > 0 && bw_gpu > 0 ? in_gpu / bw_gpu : 0;
     const double ram_part = in_ram > 0 && bw_ram > 0 ? in_ram / bw_ram : 0;
     P.mem_gpu_s[end] = gpu_part + (igpu ? ram_part : 0);
@@ -681,9 +594,9 @@ CaseEstimate estimate_case(const ModelCard& card, const MachineProfile& whole, c
   if (!io_parts(machine, c, B, T, e)) return e;
   CaseParts& P = e.parts;
   if (machine.nodes > 1 && machine.sync_s_per_token) {
-    P.sync_s[0] = hi_of(*machine.sync_s_per_token);
+    P.sync_s[0] = machine.sync_s_per_token->high_or_value();
     P.sync_s[1] = machine.sync_s_per_token->value;
-    P.sync_s[2] = lo_of(*machine.sync_s_per_token);
+    P.sync_s[2] = machine.sync_s_per_token->low_or_value();
   }
   P.speculative = std::max(1.0, c.speculative_speedup);
   if (P.speculative > 1) add_step(e, "speculative decoding", P.speculative, "×", "tokens per weight pass (assumed)");

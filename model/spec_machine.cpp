@@ -557,8 +557,8 @@ std::string write_machine_figures(const MachineProfile& m) {
   std::string out = "# " + m.name + "\n\n" + m.description + "\n\n| figure | value | provenance | source |\n|---|---:|---|---|\n";
   auto row = [&out](const std::string& what, const std::string& value, const Figure& f) {
     std::string range;
-    if (f.low || f.high) range = " (" + format_fixed(f.low.value_or(f.value) / std::max(1e-30, f.value), 2) + "–" +
-                                 format_fixed(f.high.value_or(f.value) / std::max(1e-30, f.value), 2) + "×)";
+    if (f.low || f.high) range = " (" + format_fixed(f.low_or_value() / std::max(1e-30, f.value), 2) + "–" +
+                                 format_fixed(f.high_or_value() / std::max(1e-30, f.value), 2) + "×)";
     out += "| " + what + " | " + value + range + " | " + to_string(f.provenance) + " | " + f.source + " |\n";
   };
   row("cores", format_fixed(m.cores.value, 0), m.cores);

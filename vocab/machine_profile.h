@@ -73,6 +73,8 @@ struct Figure {
   Provenance provenance = Provenance::kEstimate;
   std::string source;                // who/what says so: a probe method, a URL, reasoning
   std::optional<double> low, high;   // uncertainty range, same unit as value
+  double low_or_value() const { return low.value_or(value); }    // the range's low end, the value without one
+  double high_or_value() const { return high.value_or(value); }  // the range's high end, the value without one
 };
 
 // Repeats of one measured figure: `moebench probe` runs every storage cell

@@ -376,4 +376,22 @@ TEST_CASE("leaving a source out: its figures are predicted by a fit on the other
     if (r.id == "slow0") CHECK_THAT(text, Catch::Contains(fmt::format("predicted {:.4g} ", r.predicted_tok_s)));
   }
   CHECK(write_regime_explain(in, "no-such-figure", "source").empty());
+  // --json: every answered row carries its case, parts before any
+  // efficiency and the terms priced under its fold, whose token time is the
+  // row's prediction (one case, one stream) and whose memory term is the
+  // bytes at the fold's efficiency (the other source's level).
+  const Json j = regime_validation_json(v);
+  REQUIRE(j["figures"].size() == 8);
+  for (const Json& row : j["figures"]) {
+    INFO(row["id"].get<std::string>());
+    REQUIRE(row.contains("case"));
+    const Json& c = row["case"];
+    CHECK(c["regime"] == "memory-cpu");
+    CHECK(c["parts"]["layers"] == 100);
+    const double token_s = c["priced"]["token_s"].get<double>();
+    CHECK(1 / token_s == Approx(row["predicted_tok_s"].get<double>()).epsilon(1e-9));
+    const double at_eff = c["parts"]["memory_cpu_s"].get<double>() / c["priced"]["memory_cpu_s"].get<double>();
+    CHECK(at_eff == Approx(row["source"] == "slow" ? 0.8 : 0.4).margin(0.04));
+    CHECK(c["priced"]["fixed_s"].get<double>() + c["priced"]["memory_cpu_s"].get<double>() == Approx(token_s).epsilon(1e-9));
+  }
 }

@@ -1,0 +1,36 @@
+// case_peaks.h — the compute side of a case at each processor's peak: the
+// peak FLOP/s that runs a decode token (and the profile's decode efficiency
+// band around it), and a prefill pass's compute split between the GPU, the
+// CPU cores, the attention and the host link (CaseParts' prefill fields).
+// setup_model.cpp's estimate_case asks these; the regime model
+// (model/regimes.h) prices what they leave in CaseParts.
+#pragma once
+
+#include <string>
+
+#include "model/setup_model.h"
+
+namespace moebench {
+
+// Peak FLOP/s of what computes a case's decode, when the profile states it
+// (flops 0 otherwise): a discrete GPU's where the weights sit on it, else the
+// integrated GPU's unless the engine computes on CPU cores (`cpu_engine`),
+// else the CPU cores'; with the profile's decode efficiency band.
+struct Peak {
+  double flops = 0;
+  double eff_lo = 1, eff = 1, eff_hi = 1;  // the profile's decode efficiency band
+  std::string how;
+};
+Peak peak_flops(const MachineProfile& m, bool gpu_weights, bool cpu_engine);
+
+// The compute of a pass of `batch` tokens at each processor's peak alone
+// (CaseParts: the prefill regimes price it): `flops` the pass's total,
+// `cpu_flops` of it the CPU-held experts' (hybrid), `attn_flops` of it the
+// attention over the context (priced apart: prefill-attention), `on_gpu` a
+// discrete GPU computes, `igpu` the integrated GPU of unified memory does,
+// `in_ram` the bytes the pass reads from host RAM (what a hybrid engine would
+// copy to the GPU to compute them there).
+void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, double cpu_flops, double attn_flops,
+                   bool on_gpu, bool igpu, double in_ram, CaseParts& P);
+
+}  // namespace moebench
