@@ -115,6 +115,16 @@ SetupCase base_case(const Claim& claim, const ModelCard& card, const MachineProf
                            ": a split like that is processor hybrid";
     }
   }
+  // llama.cpp's -ngl below the card's layers: the other layers run whole on
+  // the CPU cores (a CPU engine's -ngl says nothing; -ngl 0 on a GPU is one).
+  if (claim.gpu_layers && base.gpus && !base.on_cpu && *claim.gpu_layers < card.total_layers()) {
+    if (*claim.gpu_layers == 0) {
+      base.contradiction = "gpu_layers 0 (no layer on a GPU) with processor " + claim.processor.value_or("gpu (the " + base.family + " default)") +
+                           ": every layer runs on the CPU cores, so the processor is cpu";
+    } else {
+      base.gpu_layer_share = static_cast<double>(*claim.gpu_layers) / card.total_layers();
+    }
+  }
   base.residency = family_residency(engine_family(claim.engine.value_or("")));
   // A short run's average from an engine with its own expert cache starts
   // cold (a mapped file's page cache may outlive the run: not counted).

@@ -50,21 +50,25 @@ Priced price(const CaseParts& p, const RegimeParams& q, int k) {
   if (p.cores > 0 && threads > p.cores) threads = p.cores;
   if (p.cpu_bytes_tok > 0 && threads > 0) r.cpu = std::max(r.cpu, p.cpu_bytes_tok / (threads * q.get("core_bw")));
   r.gpu = p.mem_gpu_s[k] / q.get("mem_eff_gpu");
-  // Decode compute on the CPU cores runs on the threads the engine was given.
-  const double threads_share = p.gpu_computes ? 1.0 : core_share(p);
-  r.flops = p.flops_peak_s[k] / q.get("compute_eff") / threads_share;
-  r.attn = p.attn_peak_s / q.get("attn_eff") / threads_share;
+  // Decode compute on the CPU cores runs on the threads the engine was given
+  // (all of it on a CPU engine; beside a GPU, the CPU's part).
+  const double on_cpu = p.gpu_computes ? std::min(p.flops_cpu_peak_dec_s, p.flops_peak_s[k]) : p.flops_peak_s[k];
+  r.flops = (p.flops_peak_s[k] - on_cpu + on_cpu / core_share(p)) / q.get("compute_eff");
+  r.attn = p.attn_peak_s / q.get("attn_eff") / (p.gpu_computes ? 1.0 : core_share(p));
   // Hybrid: each layer hands its activations from the GPU to the CPU's
   // experts and back (two synchronisations and PCIe round trips): a cost of
   // its own, beside neither side's.
   const double per_layer = p.experts_on_cpu ? q.get("layer_s_handoff")
                            : p.gpu_computes  ? q.get("layer_s_gpu")
                                              : q.get("layer_s_cpu");
-  r.fixed = p.layers * per_layer;
+  // A layer split: the GPU's layers cost a GPU layer each, the CPU's layers
+  // a CPU layer each.
+  const int cpu_layers = p.gpu_computes ? std::clamp(p.cpu_layers, 0, p.layers) : p.layers;
+  r.fixed = (p.layers - cpu_layers) * per_layer + (p.gpu_computes ? cpu_layers * q.get("layer_s_cpu") : cpu_layers * per_layer);
   // CPU threads meet at a barrier after every operation of a layer; a
   // barrier's cost grows with the threads that meet at it (one cache line
   // bounced between them, across dies and sockets).
-  if (!p.gpu_computes) r.fixed += p.layers * barrier_threads(p) * q.get("layer_s_thread");
+  r.fixed += cpu_layers * barrier_threads(p) * q.get("layer_s_thread");
   // Tensor parallelism: every layer ends in all-reduces across the GPUs.
   if (p.tensor_parallel) r.fixed += p.layers * q.get("layer_s_tp");
   r.io = p.io_s[k] / q.get("io_eff");
@@ -284,7 +288,7 @@ std::string case_regime(const CaseParts& p, const RegimeParams& q) {
   if (r.attn > mem && r.attn > r.flops && r.attn > r.fixed) return "attention";
   if (r.fixed > mem && r.fixed > r.flops) return "fixed";
   if (r.flops > mem) return "compute";
-  if (p.experts_on_cpu && r.cpu > 0 && r.gpu > 0) return "hybrid";
+  if ((p.experts_on_cpu || p.cpu_layers > 0) && r.cpu > 0 && r.gpu > 0) return "hybrid";
   if (r.gpu >= r.cpu) return "memory-gpu";
   return p.sockets > 1 ? "numa" : "memory-cpu";
 }

@@ -376,19 +376,30 @@ CaseTiers case_tiers(const MachineProfile& machine, const SetupCase& c, const Ca
   // experts; the per-token bytes it serves follow that placement.
   double& in_gpu = T.in_gpu;
   if (gpu_cap > 0) {
-    const double trunk_held = tr.head + pinned_layers_trunk;
-    const double trunk_in_gpu = std::min(std::max(0.0, gpu_cap - kv_total), trunk_held);
-    const double trunk_tok_held = head_tok + layers_tok * (1 - streamed_share);
+    // A layer split (-ngl below the layers): the GPU holds its share of the
+    // layers whole, their KV, trunk and experts; the output head and the
+    // other layers stay in RAM.
+    const double s = std::clamp(c.gpu_layer_share, 0.0, 1.0);
+    const bool split = s < 1;
+    const double kv_gpu_total = kv_total * s;
+    const double trunk_held = split ? pinned_layers_trunk * s : tr.head + pinned_layers_trunk;
+    const double trunk_in_gpu = std::min(std::max(0.0, gpu_cap - kv_gpu_total), trunk_held);
+    const double trunk_tok_held = (split ? 0 : head_tok) + layers_tok * (1 - streamed_share) * s;
     const double experts_held = e.resident ? routed_total : cache;
     // Hybrid: the routed experts stay in host RAM, all of them, or those of
     // the stated --n-cpu-moe layers (the others' go to the GPU while it has
     // room).
-    const double gpu_room = std::max(0.0, gpu_cap - kv_total - trunk_in_gpu);
-    const double experts_in_gpu = c.experts_on_cpu ? std::min(gpu_room, experts_held * (1 - c.cpu_expert_share))
-                                                   : std::min(gpu_room, experts_held);
-    in_gpu = kv_tok + (trunk_held > 0 ? trunk_tok_held * trunk_in_gpu / trunk_held : 0) +
+    const double gpu_room = std::max(0.0, gpu_cap - kv_gpu_total - trunk_in_gpu);
+    const double experts_for_gpu = experts_held * s * (c.experts_on_cpu ? 1 - c.cpu_expert_share : 1);
+    const double experts_in_gpu = std::min(gpu_room, experts_for_gpu);
+    in_gpu = kv_tok * s + (trunk_held > 0 ? trunk_tok_held * trunk_in_gpu / trunk_held : 0) +
              (experts_held > 0 ? hit * routed_tok * experts_in_gpu / experts_held : 0);
     in_gpu = std::min(in_gpu, memory);
+    if (split) {
+      add_step(e, "layer split", s, "",
+               format_fixed(100 * s, 0) + " % of the layers on the GPU (-ngl), whole: " + format_bytes_decimal(in_gpu) +
+                   " per token from GPU memory; the other layers and the output head in RAM on the CPU cores");
+    }
   }
   // A budget above usable memory does not make memory: what the case holds
   // beyond it faults in from the drive.
@@ -489,6 +500,9 @@ bool memory_parts(const MachineProfile& machine, const ModelCard& card, const Se
   P.gpu_kind = P.gpu_computes ? gpu_kind(machine) : "";
   P.cpu_vector_bits = machine.compute ? machine.compute->cpu_vector_bits.value_or(0) : 0;
   P.experts_on_cpu = c.experts_on_cpu && in_gpu > 0;
+  if (c.gpu_layer_share < 1 && in_gpu > 0 && !igpu) {
+    P.cpu_layers = static_cast<int>(std::lround(P.layers * (1 - std::clamp(c.gpu_layer_share, 0.0, 1.0))));
+  }
   P.tensor_parallel = in_gpu > 0 && machine.accelerators && machine.accelerators->count > 1 && family_tensor_parallel(c.family);
   add_step(e, "memory time / token at full bandwidth", P.mem_s[1], "s",
        format_bytes_decimal(memory + landed) + " at " + format_rate(mbw.value) + (landed > 0 ? " (" + format_bytes_decimal(landed) + " of it read from the drives into RAM)" : "") +
@@ -508,9 +522,15 @@ void compute_parts(const MachineProfile& machine, const ModelCard& card, const S
   const double attn = b * static_cast<double>(card.attention_flops_at(static_cast<std::uint64_t>(c.context)));
   const double flops = b * 2.0 * (static_cast<double>(pc.active()) - static_cast<double>(pc.embedding)) + attn;
   const Peak peak = peak_flops(machine, in_gpu > 0, c.on_cpu);
-  // Hybrid: the routed experts' flops run on the CPU cores.
-  const double cpu_flops =
-      c.experts_on_cpu && in_gpu > 0 ? b * 2.0 * static_cast<double>(pc.routed_active) * c.cpu_expert_share : 0;
+  // Hybrid: the routed experts' flops run on the CPU cores; a layer split's
+  // CPU layers run there whole (their matmuls; the attention is priced with
+  // the GPU's, as if every layer's were there).
+  const double s = std::clamp(c.gpu_layer_share, 0.0, 1.0);
+  const double expert_flops = b * 2.0 * static_cast<double>(pc.routed_active) * c.cpu_expert_share;
+  const double cpu_flops = in_gpu <= 0 || igpu ? 0
+                           : s < 1          ? (flops - attn) * (1 - s) + (c.experts_on_cpu ? expert_flops * s : 0)
+                           : c.experts_on_cpu ? expert_flops
+                                              : 0;
   const Peak cpu_peak = cpu_flops > 0 ? peak_flops(machine, false, true) : Peak{};
   if (peak.flops > 0) {
     auto at = [&](double f, const Peak& p, double eff_of) { return f > 0 && p.flops > 0 ? f / (p.flops * eff_of) : 0.0; };
@@ -520,6 +540,7 @@ void compute_parts(const MachineProfile& machine, const ModelCard& card, const S
     P.flops_s[2] = at(rest, peak, peak.eff_hi) + at(cpu_flops, cpu_peak, cpu_peak.eff_hi);
     const double at_peak = at(rest - attn, peak, 1) + at(cpu_flops, cpu_peak, 1);  // the peak has no range
     std::fill(std::begin(P.flops_peak_s), std::end(P.flops_peak_s), at_peak);
+    P.flops_cpu_peak_dec_s = at(cpu_flops, cpu_peak, 1);
     P.attn_peak_s = at(attn, peak, 1);
     add_step(e, "compute / token", P.flops_s[1], "s",
          format_fixed(rest / 1e9, 1) + " GFLOP at " + format_fixed(peak.flops / 1e12, 1) + " TFLOP/s, " + peak.how +

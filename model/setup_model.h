@@ -92,6 +92,10 @@ struct SetupCase {
   bool memory_is_rss = false;     // memory_bytes is the RSS the source measured (what the engine held, not a cap)
   int threads = 0;                // CPU threads the source states (0: not stated)
   double cpu_expert_share = 1;    // hybrid: share of MoE layers whose routed experts stay on the CPU (--n-cpu-moe)
+  // A layer split (llama.cpp's -ngl below the card's layers): the share of
+  // layers a GPU holds and computes whole (trunk, experts, KV); the others,
+  // and the output head, sit in RAM and run on the CPU cores. 1: no split.
+  double gpu_layer_share = 1;
   std::string contradiction;      // stated conditions that cannot hold together (estimate_case: does not fit, this why)
   // A run average of an engine that fills its own expert cache: the run
   // starts with it empty, so its hit rate is that of its first tokens, not
@@ -115,6 +119,7 @@ struct CaseParts {
   double cpu_bytes_tok = 0;           // bytes the CPU cores read per token (the per-thread cap)
   double paged_io_s[3] = {0, 0, 0};   // of io_s: page faults (small reads)
   double flops_peak_s[3] = {0, 0, 0}; // matmul flops ÷ the peak alone (no efficiency), 0 without a peak
+  double flops_cpu_peak_dec_s = 0;    // of flops_peak_s, what the CPU cores compute beside a GPU (hybrid, a layer split)
   double attn_peak_s = 0;             // attention flops over the context ÷ the same peak: a phase of its own,
                                       // after the weights it reads are streamed, not overlapped with them
   int sockets = 1;                    // CPU sockets whose memory mem_cpu_s sums
@@ -124,6 +129,7 @@ struct CaseParts {
   bool gpu_computes = false;          // a GPU runs the layers (discrete or integrated)
   bool tensor_parallel = false;       // several GPUs split every layer (family_tensor_parallel): an all-reduce per layer
   bool experts_on_cpu = false;        // hybrid: routed experts in host RAM on the CPU beside a GPU
+  int cpu_layers = 0;                 // a layer split: layers computed whole on the CPU cores beside a GPU (of `layers`)
   bool unified = false;               // one memory for CPU and GPU (Apple silicon, GB10, Strix Halo)
   std::string gpu_kind;               // the GPU's maker where one computes (gpu_kind(): "nvidia", "apple", …), else ""
   int cpu_vector_bits = 0;            // the width of one CPU FMA pipe (128, 256, 512), 0 unknown
