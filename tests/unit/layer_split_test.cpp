@@ -43,7 +43,7 @@ bool has_step(const CaseEstimate& e, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("-ngl below the layers: the GPU holds its share of the layers whole, the CPU runs the rest", "[setup][split]") {
+TEST_CASE("a layer split (-ngl below the layers): the GPU holds its share of the layers whole, the CPU runs the rest", "[setup][split]") {
   const auto card = testing::shipped_store().card("deepseek-v3-671b");
   REQUIRE(card);
   const MachineProfile m = testing::catalog_profile("epyc-9654-768gb-rtx3090");
