@@ -202,11 +202,7 @@ RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& lef
     r.low_tok_s = h.range.low * std::exp(-s);
     r.high_tok_s = h.range.high * std::exp(s);
     r.judged = h.range.tok_s > 0;
-    if (h.terms.parts) {
-      r.has_terms = true;
-      r.parts = *h.terms.parts;
-      r.terms = h.terms.terms;
-    }
+    if (h.terms.parts) r.median_case = RegimeRow::MedianCase{*h.terms.parts, h.terms.terms};
     r.error = r.judged ? h.range.tok_s / f.measured_tok_s - 1 : 0;
     r.in_band = r.judged && f.measured_tok_s >= r.low_tok_s * 0.999 && f.measured_tok_s <= r.high_tok_s * 1.001;
     if (!r.judged) r.why_not = "the model gives no time for its cases";
@@ -441,7 +437,7 @@ Json regime_validation_json(const RegimeValidation& v) {
       x["band_ratio"] = r.band_ratio();
       x["error"] = r.error;
       x["in_band"] = r.in_band;
-      if (r.has_terms) x["case"] = case_json(r.parts, r.terms);
+      if (r.median_case) x["case"] = case_json(r.median_case->parts, r.median_case->terms);
     } else {
       x["why_not"] = r.why_not;
     }

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,10 +38,12 @@ struct RegimeRow {
   bool judged = false, in_band = false;
   double measured_tok_s = 0, predicted_tok_s = 0, low_tok_s = 0, high_tok_s = 0, error = 0;
   // The median realistic case's parts and priced terms under the fit that
-  // left the row's group out (has_terms false when none has a time).
-  bool has_terms = false;
-  CaseParts parts;
-  RegimeTerms terms;
+  // left the row's group out (absent when none has a time).
+  struct MedianCase {
+    CaseParts parts;
+    RegimeTerms terms;
+  };
+  std::optional<MedianCase> median_case;
   double band_ratio() const { return low_tok_s > 0 ? high_tok_s / low_tok_s : 0; }
 };
 

@@ -64,7 +64,7 @@ Priced price(const CaseParts& p, const RegimeParams& q, int k) {
   // A layer split: the GPU's layers cost a GPU layer each, the CPU's layers
   // a CPU layer each.
   const int cpu_layers = p.gpu_computes ? std::clamp(p.cpu_layers, 0, p.layers) : p.layers;
-  r.fixed = (p.layers - cpu_layers) * per_layer + (p.gpu_computes ? cpu_layers * q.get("layer_s_cpu") : cpu_layers * per_layer);
+  r.fixed = (p.layers - cpu_layers) * per_layer + cpu_layers * q.get("layer_s_cpu");
   // CPU threads meet at a barrier after every operation of a layer; a
   // barrier's cost grows with the threads that meet at it (one cache line
   // bounced between them, across dies and sockets).

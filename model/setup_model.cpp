@@ -37,6 +37,9 @@ bool trunk_quant_fits(const ModelCard& card, const std::string& quant) {
   return true;
 }
 
+// The share of the layers a layer split (-ngl) puts on the GPU; 1: no split.
+double gpu_layer_share(const SetupCase& c) { return std::clamp(c.gpu_layer_share, 0.0, 1.0); }
+
 // Trunk bytes of the card at a case's trunk precision: the card's tensors
 // in a named quant the table knows, else the card's bytes scaled by bits.
 struct TrunkAt {
@@ -379,7 +382,7 @@ CaseTiers case_tiers(const MachineProfile& machine, const SetupCase& c, const Ca
     // A layer split (-ngl below the layers): the GPU holds its share of the
     // layers whole, their KV, trunk and experts; the output head and the
     // other layers stay in RAM.
-    const double s = std::clamp(c.gpu_layer_share, 0.0, 1.0);
+    const double s = gpu_layer_share(c);
     const bool split = s < 1;
     const double kv_gpu_total = kv_total * s;
     const double trunk_held = split ? pinned_layers_trunk * s : tr.head + pinned_layers_trunk;
@@ -500,9 +503,7 @@ bool memory_parts(const MachineProfile& machine, const ModelCard& card, const Se
   P.gpu_kind = P.gpu_computes ? gpu_kind(machine) : "";
   P.cpu_vector_bits = machine.compute ? machine.compute->cpu_vector_bits.value_or(0) : 0;
   P.experts_on_cpu = c.experts_on_cpu && in_gpu > 0;
-  if (c.gpu_layer_share < 1 && in_gpu > 0 && !igpu) {
-    P.cpu_layers = static_cast<int>(std::lround(P.layers * (1 - std::clamp(c.gpu_layer_share, 0.0, 1.0))));
-  }
+  if (gpu_layer_share(c) < 1 && in_gpu > 0 && !igpu) P.cpu_layers = static_cast<int>(std::lround(P.layers * (1 - gpu_layer_share(c))));
   P.tensor_parallel = in_gpu > 0 && machine.accelerators && machine.accelerators->count > 1 && family_tensor_parallel(c.family);
   add_step(e, "memory time / token at full bandwidth", P.mem_s[1], "s",
        format_bytes_decimal(memory + landed) + " at " + format_rate(mbw.value) + (landed > 0 ? " (" + format_bytes_decimal(landed) + " of it read from the drives into RAM)" : "") +
@@ -525,7 +526,7 @@ void compute_parts(const MachineProfile& machine, const ModelCard& card, const S
   // Hybrid: the routed experts' flops run on the CPU cores; a layer split's
   // CPU layers run there whole (their matmuls; the attention is priced with
   // the GPU's, as if every layer's were there).
-  const double s = std::clamp(c.gpu_layer_share, 0.0, 1.0);
+  const double s = gpu_layer_share(c);
   const double expert_flops = b * 2.0 * static_cast<double>(pc.routed_active) * c.cpu_expert_share;
   const double cpu_flops = in_gpu <= 0 || igpu ? 0
                            : s < 1          ? (flops - attn) * (1 - s) + (c.experts_on_cpu ? expert_flops * s : 0)
