@@ -19,6 +19,11 @@ const std::vector<std::string>& claim_condition_names() {
   return kNames;
 }
 
+const std::vector<std::string>& claim_backends() {
+  static const std::vector<std::string> kBackends = {"cuda", "rocm", "vulkan-radv", "vulkan-amdvlk", "vulkan", "metal", "sycl"};
+  return kBackends;
+}
+
 namespace {
 
 // What a speed or time figure can be: nothing measured runs a million
@@ -155,6 +160,7 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
   if (auto v = r.integer("gpu_layers", false, 0, 100000)) c.gpu_layers = static_cast<int>(*v);
   if (auto v = r.integer("cpu_moe_layers", false, 0, 100000)) c.cpu_moe_layers = static_cast<int>(*v);
   if (auto v = r.integer("ubatch", false, 1, 1 << 20)) c.ubatch = static_cast<int>(*v);
+  if (const Json* b = r.get("backend", false)) c.backend = read_enum(*b, r.path_of("backend"), d, claim_backends(), "GPU backend");
   c.notes = non_empty(r, "notes", false);
   c.trunk_quant = non_empty(r, "trunk_quant", false);
   if (c.trunk_quant) {

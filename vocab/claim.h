@@ -74,6 +74,12 @@ struct Claim {
   // Tokens one prefill pass computes (llama.cpp's -ub, --ubatch-size), when
   // stated: a prefill figure's unit of work.
   std::optional<int> ubatch;
+  // The GPU backend the engine ran on, when stated (claim_backends()): a
+  // condition to compare like with like (one llama.cpp build on one AMD GPU
+  // runs a prompt at depth ×4 apart under ROCm, RADV and AMDVLK). Recorded,
+  // not priced: a per-backend efficiency did not hold out of sample
+  // (docs/measurements/2026-12-07b-amd-backends.md).
+  std::optional<std::string> backend;
   // Reported figures. decode_tok_s, s_per_token, ttft_s and prefill_tok_s are
   // per stream; aggregate_tok_s is throughput summed over concurrent streams
   // (a serving figure, not what one user sees).
@@ -127,6 +133,11 @@ struct Claim {
 // quant, engine, machine, ram_budget, drives, context_tokens, trunk_quant,
 // speculative.
 const std::vector<std::string>& claim_condition_names();
+
+// The GPU backends a claim can name: cuda, rocm, vulkan-radv and
+// vulkan-amdvlk (Mesa's and AMD's Vulkan drivers: one GPU's attention at
+// depth differs ×4 between them), vulkan (the driver not stated), metal, sycl.
+const std::vector<std::string>& claim_backends();
 
 // A claims file holds {"claims": [ ... ]}.
 std::optional<std::vector<Claim>> load_claims(const Json& j, Diagnostics& d);

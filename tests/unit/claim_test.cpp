@@ -182,6 +182,7 @@ TEST_CASE("the optional claim fields load", "[claims]") {
   c["gpus"] = 8;
   c["concurrency"] = 32;
   c["processor"] = "hybrid";
+  c["backend"] = "vulkan-radv";
   c["notes"] = "speculative decoding with a draft model";
   c["reported"] = Json::parse(R"({"aggregate_tok_s": [20, 21.2], "ttft_s": 0.6, "rss": "420.8GB"})");
   Json file = {{"claims", Json::array({c})}};
@@ -199,6 +200,7 @@ TEST_CASE("the optional claim fields load", "[claims]") {
   CHECK(got.gpus == 8);
   CHECK(got.concurrency == 32);
   CHECK(got.processor == std::optional<std::string>("hybrid"));
+  CHECK(got.backend == std::optional<std::string>("vulkan-radv"));
   CHECK(got.notes == "speculative decoding with a draft model");
   REQUIRE(got.aggregate_tok_s);
   CHECK(got.aggregate_tok_s->is_range());
@@ -229,6 +231,7 @@ TEST_CASE("the optional claim fields load", "[claims]") {
   CHECK(!p->at(0).expert_bits_per_weight);
   CHECK(!p->at(0).concurrency);
   CHECK(!p->at(0).processor);
+  CHECK(!p->at(0).backend);
   CHECK(!p->at(0).notes);
 }
 
@@ -278,6 +281,8 @@ TEST_CASE("a bad claim value names its JSON path", "[claims][config]") {
       {"given and missing", R"({"missing": ["drives"]})", "/claims/0/missing: \"drives\" is given, so it is not missing"},
       {"unknown condition", R"({"missing": ["gpus"]})", "/claims/0/missing/0: unknown condition \"gpus\""},
       {"unknown processor", R"({"processor": "npu"})", "/claims/0/processor"},
+      {"unknown backend", R"({"backend": "opencl"})", "/claims/0/backend"},
+      {"backend not a string", R"({"backend": 3})", "/claims/0/backend"},
       {"absurd speed", R"({"reported": {"decode_tok_s": 1e308}})", "/claims/0/reported/decode_tok_s: expected a figure from 1e-6 to 1e7"},
       {"vanishing speed", R"({"reported": {"decode_tok_s": 1e-300}})", "/claims/0/reported/decode_tok_s: expected a figure from 1e-6"},
       {"two speeds disagree", R"({"reported": {"decode_tok_s": 0.63, "s_per_token": 100}})",
