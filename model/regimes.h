@@ -48,11 +48,11 @@
 //                   else where that beats the CPU cores;
 //   prefill-attention  the attention over a long context binds: its own
 //                   share of the peak (prefill_attn_eff), after the matmuls;
-//   prefill-memory  the pass's weight reads bind (small ubatches);
+//   prefill-memory  the pass's weight reads are its larger part (small ubatches);
 //   prefill-io      its reads from the drives bind.
-// A pass takes max(memory, compute on each processor in turn, then the
-// attention) + fixed, the I/O joined as for decode; a token is the pass ÷
-// its tokens.
+// A pass takes its weight reads + its compute on each processor in turn,
+// then the attention, + fixed (reads and arithmetic do not overlap), the
+// I/O joined as for decode; a token is the pass ÷ its tokens.
 //
 // Each parameter is fitted only on figures of the regimes it governs, on a
 // grid inside its range (fit_regimes): a value at the edge of its range is

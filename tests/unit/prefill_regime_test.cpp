@@ -1,6 +1,6 @@
 // prefill_regime_test.cpp — the prefill regimes (model/regimes.h) on cases
-// worked by hand: a pass over a ubatch is bound by the matmuls of whoever
-// computes it; a hybrid engine copies its CPU-held experts to the GPU by its
+// worked by hand: a pass over a ubatch reads its weights and then computes
+// them on whoever computes it (the two add); a hybrid engine copies its CPU-held experts to the GPU by its
 // own rule (llama.cpp: passes of 32 tokens and more), else where that beats
 // the CPU cores; the pass's tokens share one sequence's KV. Then
 // how a published prefill figure becomes cases (model/prefill_check.h: the
@@ -72,20 +72,21 @@ RegimeFigure cpu_figure(const std::string& family, const std::string& source, in
 
 TEST_CASE("prefill-cpu: the pass's flops ÷ (peak × prefill_eff_cpu), plus fixed costs, over the ubatch", "[regimes][prefill]") {
   const CaseParts p = cpu_pass();
-  // Compute 2 / 0.25 = 8 s beats the reads 1 / 0.5 = 2 s; + 100 × (10 µs +
-  // 1 thread × 0.1 µs at the barriers: no cores stated); ÷ 512 tokens.
-  CHECK(regime_token_s(p, params()) == Approx((8.0 + 0.00101) / 512));
+  // The reads 1 / 0.5 = 2 s, then the compute 2 / 0.25 = 8 s (the larger
+  // part names the regime); + 100 × (10 µs + 1 thread × 0.1 µs at the
+  // barriers: no cores stated); ÷ 512 tokens.
+  CHECK(regime_token_s(p, params()) == Approx((2.0 + 8.0 + 0.00101) / 512));
   CHECK(case_regime(p, params()) == "prefill-cpu");
-  // A small pass that reads more than it computes is bound by the reads.
+  // A small pass that reads more than it computes: the reads are its larger part.
   CaseParts small = p;
   small.flops_cpu_peak_s = 0.1;  // 0.4 s of compute < 2 s of reads
-  CHECK(regime_token_s(small, params()) == Approx((2.0 + 0.00101) / 512));
+  CHECK(regime_token_s(small, params()) == Approx((2.0 + 0.4 + 0.00101) / 512));
   CHECK(case_regime(small, params()) == "prefill-memory");
   // Run on 64 threads of a 128-core machine, the pass gets half the peak.
   CaseParts half = p;
   half.cores = 128;
   half.threads = 64;
-  CHECK(regime_token_s(half, params()) == Approx((16.0 + 100 * (10e-6 + 64 * 0.1e-6)) / 512));
+  CHECK(regime_token_s(half, params()) == Approx((2.0 + 16.0 + 100 * (10e-6 + 64 * 0.1e-6)) / 512));
 }
 
 TEST_CASE("prefill-attention: the attention over a long context at its own share of the peak, after the matmuls", "[regimes][prefill]") {
@@ -93,7 +94,7 @@ TEST_CASE("prefill-attention: the attention over a long context at its own share
   q.set("prefill_attn_eff", 0.4);
   // A GPU pass of 512 tokens: 0.5 s of matmuls at peak (÷ 0.5 = 1 s), 2 s
   // of attention over a 32k context at peak (÷ 0.4 = 5 s), 0.2 s of reads,
-  // 40 layers of 5 µs: (1 + 5 + 0.0002) s over 512 tokens.
+  // 40 layers of 5 µs: (0.2 + 1 + 5 + 0.0002) s over 512 tokens.
   CaseParts p;
   p.prefill = true;
   p.batch = 512;
@@ -102,11 +103,11 @@ TEST_CASE("prefill-attention: the attention over a long context at its own share
   for (double& x : p.mem_gpu_s) x = 0.2 * 0.8;  // 0.2 s at mem_eff_gpu 0.8
   p.flops_gpu_peak_s = 0.5;
   p.attn_gpu_peak_s = 2.0;
-  CHECK(regime_token_s(p, q) == Approx((1.0 + 5.0 + 40 * 5e-6) / 512));
+  CHECK(regime_token_s(p, q) == Approx((0.2 + 1.0 + 5.0 + 40 * 5e-6) / 512));
   CHECK(case_regime(p, q) == "prefill-attention");
   // A short context: the matmuls bind.
   p.attn_gpu_peak_s = 0.1;  // 0.25 s
-  CHECK(regime_token_s(p, q) == Approx((1.0 + 0.25 + 40 * 5e-6) / 512));
+  CHECK(regime_token_s(p, q) == Approx((0.2 + 1.0 + 0.25 + 40 * 5e-6) / 512));
   CHECK(case_regime(p, q) == "prefill-gpu");
   // On CPU cores the attention runs on the engine's threads like the
   // matmuls: 16 of 32 cores, serial 0, twice the time.
@@ -114,7 +115,7 @@ TEST_CASE("prefill-attention: the attention over a long context at its own share
   c.cores = 32;
   c.threads = 16;
   c.attn_cpu_peak_s = 4.0;  // ÷ 0.4 = 10 s
-  CHECK(regime_token_s(c, q) == Approx((2 * (8.0 + 10.0) + 100 * (10e-6 + 16 * 0.1e-6)) / 512));
+  CHECK(regime_token_s(c, q) == Approx((2.0 + 2 * (8.0 + 10.0) + 100 * (10e-6 + 16 * 0.1e-6)) / 512));
   CHECK(case_regime(c, q) == "prefill-attention");
 }
 
@@ -127,16 +128,18 @@ TEST_CASE("prefill-cpu: a serial share of the pass (Amdahl) costs a machine of m
   many.cores = 128;
   many.threads = 64;
   const double fixed = 100 * (10e-6 + 64 * 0.1e-6);
-  CHECK(regime_token_s(many, q) == Approx((8.0 * 128 * (0.01 + 0.99 / 64) + fixed) / 512));
+  CHECK(regime_token_s(many, q) == Approx((2.0 + 8.0 * 128 * (0.01 + 0.99 / 64) + fixed) / 512));
   // 16 threads of 16 cores lose 16 × (0.01 + 0.99 / 16) = 1.15: 9.2 s.
   CaseParts few = cpu_pass();
   few.cores = 16;
   few.threads = 16;
-  CHECK(regime_token_s(few, q) == Approx((8.0 * 16 * (0.01 + 0.99 / 16) + 100 * (10e-6 + 16 * 0.1e-6)) / 512));
+  CHECK(regime_token_s(few, q) == Approx((2.0 + 8.0 * 16 * (0.01 + 0.99 / 16) + 100 * (10e-6 + 16 * 0.1e-6)) / 512));
   // Doubling 64 threads to 128 gains 1 / (0.01 + 0.99/128) ÷ 1 / (0.01 + 0.99/64) = 1.44, not 2.
   CaseParts all = many;
   all.threads = 128;
-  const double pass64 = regime_token_s(many, q) * 512 - fixed, pass128 = regime_token_s(all, q) * 512 - 100 * (10e-6 + 128 * 0.1e-6);
+  const double reads = 2.0;
+  const double pass64 = regime_token_s(many, q) * 512 - fixed - reads,
+               pass128 = regime_token_s(all, q) * 512 - 100 * (10e-6 + 128 * 0.1e-6) - reads;
   CHECK(pass64 / pass128 == Approx((0.01 + 0.99 / 64) / (0.01 + 0.99 / 128)));
 }
 
