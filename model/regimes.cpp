@@ -104,10 +104,14 @@ PrefillPriced price_prefill(const CaseParts& p, const RegimeParams& q, int k) {
     const double copied = p.link_s / q.get("link_eff"), on_gpu = p.flops_offload_peak_s / q.get("prefill_eff_gpu");
     // ggml's scheduler copies a split's weights before it computes the
     // split: the copy and the GPU's work on the copied experts take turns.
-    // Without a CPU price (no stated peak: such cases are reported without a
-    // number) the copy path stands, whatever the rule: the experts are not free.
-    const bool copy = x.cpu <= 0 || (p.copies_experts ? *p.copies_experts : copied + on_gpu < x.cpu);
+    // The copy is the host-RAM read of those weights: a copied pass does
+    // not read them from RAM a second time, and the CPU path pays that read
+    // beside its matmuls. Without a CPU price (no stated peak: such cases
+    // are reported without a number) the copy path stands, whatever the
+    // rule: the experts are not free.
+    const bool copy = x.cpu <= 0 || (p.copies_experts ? *p.copies_experts : copied + on_gpu < r.cpu + x.cpu);
     if (copy) {
+      x.mem = r.gpu;
       x.cpu = 0;
       x.link = copied;
       x.gpu += on_gpu;
@@ -128,7 +132,7 @@ double prefill_pass_s(const CaseParts& p, const RegimeParams& q, int k) {
 
 std::string prefill_regime(const CaseParts& p, const RegimeParams& q) {
   const PrefillPriced x = price_prefill(p, q, 1);
-  if (x.io > x.mem + x.compute()) return "prefill-io";
+  if (x.io > x.mem + x.compute() + x.fixed) return "prefill-io";
   if (x.mem > x.compute()) return "prefill-memory";
   if (x.attn > x.gpu && x.attn > x.cpu && x.attn > x.link) return "prefill-attention";
   if (x.link >= x.gpu && x.link >= x.cpu) return "prefill-link";

@@ -33,13 +33,14 @@
 //                the more threads meet at them).
 // CPU compute runs on the threads the engine was given: stated threads ÷
 // the machine's cores (at most 1) of the peak.
-// A token takes max(memory, compute) + attention + fixed, then the I/O joins through
+// A decode token takes max(memory, compute) + attention + fixed, then the I/O joins through
 // decode_token_time_s; linked nodes add their sync; speculative decoding
 // divides.
 //
 // A prefill figure (CaseParts::prefill) is a pass over a ubatch of tokens:
-// the weights it touches are read once; its matmuls, or its attention over
-// the context, bind:
+// the weights it touches are read once, then multiplied (the two add; a
+// copy over the host link is the read of what it copies); the regime is
+// its largest part:
 //   prefill-cpu     the CPU cores' quantized-matmul peak × prefill_eff_cpu;
 //   prefill-gpu     the GPU's dense peak × prefill_eff_gpu;
 //   prefill-link    hybrid: the CPU-held experts copied over the host link

@@ -151,27 +151,30 @@ TEST_CASE("hybrid prefill: CPU-held experts copied over the host link by the eng
   p.experts_on_cpu = true;
   p.gpu_computes = true;
   p.flops_gpu_peak_s = 0.5;       // the trunk's matmuls on the GPU: 0.5 / 0.5 = 1 s
+  for (double& x : p.mem_gpu_s) x = 0.08;  // the trunk's reads in VRAM: 0.08 / 0.8 = 0.1 s
+  for (double& x : p.mem_cpu_s) x = 1.0;   // the experts' reads in host RAM: 1 / 0.5 = 2 s
   p.flops_cpu_peak_s = 10.0;      // the experts on the CPU cores: 10 / 0.25 = 40 s
   p.flops_offload_peak_s = 1.0;   // the same experts on the GPU: 1 / 0.5 = 2 s
   p.link_s = 8.0;                 // their bytes over the link: 8 / 0.5 = 16 s
   // ggml copies a split's weights, then computes it: 16 s of copy and 2 s
-  // of GPU work on the experts take turns, 18 s against 40 s on the CPU.
-  // Pass = 1 + 2 + 16 s, + 50 hand-offs of 20 µs.
-  CHECK(regime_token_s(p, params()) == Approx((1.0 + 2.0 + 16.0 + 0.001) / 2048));
+  // of GPU work on the experts take turns, 18 s against 2 + 40 s on the CPU
+  // (its RAM reads and its matmuls). The copy is the experts' read from RAM:
+  // it is not paid twice. Pass = 0.1 + 1 + 2 + 16 s, + 50 hand-offs of 20 µs.
+  CHECK(regime_token_s(p, params()) == Approx((0.1 + 1.0 + 2.0 + 16.0 + 0.001) / 2048));
   CHECK(case_regime(p, params()) == "prefill-link");
-  // A slow link (or a fast CPU): the CPU cores compute the experts.
-  p.link_s = 20.0;  // 40 s of copy + 2 s on the GPU > 40 s on the CPU
-  CHECK(regime_token_s(p, params()) == Approx((1.0 + 40.0 + 0.001) / 2048));
+  // A slow link (or a fast CPU): the CPU cores read and compute the experts.
+  p.link_s = 21.0;  // 42 s of copy + 2 s on the GPU > 2 + 40 s on the CPU
+  CHECK(regime_token_s(p, params()) == Approx((0.1 + 2.0 + 1.0 + 40.0 + 0.001) / 2048));
   CHECK(case_regime(p, params()) == "prefill-cpu");
   // The engine's own rule overrides the faster side: llama.cpp copies for
   // any pass of 32 tokens and more, however slow the link.
   p.copies_experts = true;
-  CHECK(regime_token_s(p, params()) == Approx((1.0 + 2.0 + 40.0 + 0.001) / 2048));
+  CHECK(regime_token_s(p, params()) == Approx((0.1 + 1.0 + 2.0 + 42.0 + 0.001) / 2048));
   CHECK(case_regime(p, params()) == "prefill-link");
   // A rule that keeps them on the CPU does so however fast the link.
   p.copies_experts = false;
   p.link_s = 0.5;
-  CHECK(regime_token_s(p, params()) == Approx((1.0 + 40.0 + 0.001) / 2048));
+  CHECK(regime_token_s(p, params()) == Approx((0.1 + 2.0 + 1.0 + 40.0 + 0.001) / 2048));
   CHECK(case_regime(p, params()) == "prefill-cpu");
 }
 
