@@ -85,6 +85,11 @@ Priced price(const CaseParts& p, const RegimeParams& q, int k) {
 struct PrefillPriced {
   double mem = 0, gpu = 0, cpu = 0, link = 0, attn = 0, fixed = 0, io = 0;
   double compute() const { return gpu + cpu + link + attn; }
+  // The weights a pass touches are read and multiplied in turn: at the
+  // tens of tokens a routed expert gets in a 512-token pass, a kernel's
+  // weight loads and its arithmetic do not hide each other (a fitted
+  // overlap share settled at 0: docs/measurements/2026-12-07b).
+  double pass() const { return mem + compute() + fixed; }
 };
 
 PrefillPriced price_prefill(const CaseParts& p, const RegimeParams& q, int k) {
@@ -122,17 +127,12 @@ PrefillPriced price_prefill(const CaseParts& p, const RegimeParams& q, int k) {
 
 double prefill_pass_s(const CaseParts& p, const RegimeParams& q, int k) {
   const PrefillPriced x = price_prefill(p, q, k);
-  // The weights a pass touches are read and multiplied in turn: at the
-  // tens of tokens a routed expert gets in a 512-token pass, a kernel's
-  // weight loads and its arithmetic do not hide each other (a fitted
-  // overlap share settled at 0: docs/measurements/2026-12-07b).
-  const double pass = x.mem + x.compute() + x.fixed;
-  return decode_token_time_s(0, pass, x.io, 0, q.get("overlap"));
+  return decode_token_time_s(0, x.pass(), x.io, 0, q.get("overlap"));
 }
 
 std::string prefill_regime(const CaseParts& p, const RegimeParams& q) {
   const PrefillPriced x = price_prefill(p, q, 1);
-  if (x.io > x.mem + x.compute() + x.fixed) return "prefill-io";
+  if (x.io > x.pass()) return "prefill-io";
   if (x.mem > x.compute()) return "prefill-memory";
   if (x.attn > x.gpu && x.attn > x.cpu && x.attn > x.link) return "prefill-attention";
   if (x.link >= x.gpu && x.link >= x.cpu) return "prefill-link";

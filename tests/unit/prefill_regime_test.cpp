@@ -1,7 +1,8 @@
 // prefill_regime_test.cpp — the prefill regimes (model/regimes.h) on cases
 // worked by hand: a pass over a ubatch reads its weights and then computes
-// them on whoever computes it (the two add); a hybrid engine copies its CPU-held experts to the GPU by its
-// own rule (llama.cpp: passes of 32 tokens and more), else where that beats
+// them on whoever computes it (the two add); a hybrid engine copies its
+// CPU-held experts to the GPU by its own rule (llama.cpp: passes of 32
+// tokens and more), else where that beats
 // the CPU cores; the pass's tokens share one sequence's KV. Then
 // how a published prefill figure becomes cases (model/prefill_check.h: the
 // ubatch stated, the family's default, cut to the prompt), and the fit's
