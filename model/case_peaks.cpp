@@ -41,6 +41,16 @@ Peak peak_flops(const MachineProfile& m, bool gpu_weights, bool cpu_engine) {
   return p;
 }
 
+double cpu_attention_peak_s(const MachineProfile& m, const SetupCase& c, double attn_flops) {
+  if (!m.compute || !(m.compute->cpu_flops.value > 0) || !(attn_flops > 0)) return 0;
+  const double f32 = m.compute->cpu_flops.value;
+  static const char* const kIntegerTypes[] = {"q8_0", "q6_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"};
+  const bool int8_k = std::find(std::begin(kIntegerTypes), std::end(kIntegerTypes), c.cache_type_k) != std::end(kIntegerTypes);
+  if (!int8_k) return attn_flops / f32;
+  const double int8 = m.compute->cpu_int8_ops ? m.compute->cpu_int8_ops->value : 2 * f32;
+  return attn_flops / 2 / int8 + attn_flops / 2 / f32;
+}
+
 void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, double cpu_flops, double attn_flops,
                    bool on_gpu, bool igpu, double in_ram, CaseParts& P) {
   P.batch = std::max(1, c.batch);
@@ -53,8 +63,10 @@ void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, do
   // multiply-add to 16 bits and then to 32 (vpmaddubsw, vpmaddwd): 32 MACs in
   // two instructions where an FMA does 8 in one, twice the FP32 rate.
   // The attention multiplies activations by activations (queries by the
-  // cached keys, scores by values): wide operands, the FP32 FMA peak on CPU
-  // cores, the dense peak on a GPU (which computes it beside the trunk).
+  // cached keys, scores by values): the FP32 FMA peak on CPU cores, the
+  // query-key half at the int8 peak over an integer K cache
+  // (cpu_attention_peak_s); the dense peak on a GPU (which computes it
+  // beside the trunk).
   double cpu_peak = 0, cpu_f32 = 0;
   if (m.compute) {
     cpu_f32 = m.compute->cpu_flops.value;
@@ -67,7 +79,7 @@ void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, do
     P.attn_gpu_peak_s = attn_flops / gpu_peak;
   }
   if (cpu_part > 0 && cpu_peak > 0) P.flops_cpu_peak_s = cpu_part / cpu_peak;
-  if (!gpu_side && attn_flops > 0 && cpu_f32 > 0) P.attn_cpu_peak_s = attn_flops / cpu_f32;
+  if (!gpu_side && attn_flops > 0 && cpu_f32 > 0) P.attn_cpu_peak_s = cpu_attention_peak_s(m, c, attn_flops);
   P.peak_missing = (gpu_side && flops > cpu_flops && !(gpu_peak > 0)) || (cpu_part > 0 && !(cpu_peak > 0)) ||
                    (!gpu_side && attn_flops > 0 && !(cpu_f32 > 0));
   if (on_gpu && cpu_flops > 0 && gpu_peak > 0) {

@@ -30,6 +30,15 @@ Peak peak_flops(const MachineProfile& m, bool gpu_weights, bool cpu_engine);
 // discrete GPU computes, `igpu` the integrated GPU of unified memory does,
 // `in_ram` the bytes the pass reads from host RAM (what a hybrid engine would
 // copy to the GPU to compute them there).
+// Seconds the CPU cores take for a prefill pass's `attn_flops` of attention
+// at their peak (0 without a stated peak): the query-key half at the int8
+// dot-product peak where the K cache is an integer block type (llama.cpp's
+// CPU flash attention quantizes the queries to K's dot type and multiplies
+// tiles of them; ik_llama.cpp's does the same), twice the FP32 rate without
+// a dot-product instruction; the rest (scores times values: V dequantized
+// and summed in FP32) at the FP32 FMA peak.
+double cpu_attention_peak_s(const MachineProfile& m, const SetupCase& c, double attn_flops);
+
 void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, double cpu_flops, double attn_flops,
                    bool on_gpu, bool igpu, double in_ram, CaseParts& P);
 

@@ -105,6 +105,11 @@ SetupCase base_case(const Claim& claim, const ModelCard& card, const MachineProf
   }
   base.memory_assumed = !claim.ram_budget_bytes;
   base.threads = claim.threads.value_or(0);
+  // One cache type stated alone leaves the other at llama.cpp's default.
+  if (claim.cache_type_k || claim.cache_type_v) {
+    base.cache_type_k = claim.cache_type_k.value_or("f16");
+    base.cache_type_v = claim.cache_type_v.value_or("f16");
+  }
   if (claim.cpu_moe_layers && card.moe_layers() > 0) {
     base.cpu_expert_share = std::clamp(static_cast<double>(*claim.cpu_moe_layers) / card.moe_layers(), 0.0, 1.0);
     if (*claim.cpu_moe_layers > card.moe_layers()) {

@@ -169,6 +169,18 @@ void add_step(CaseEstimate& e, std::string name, double v, std::string unit, std
   e.steps.push_back({std::move(name), v, std::move(unit), std::move(how)});
 }
 
+// The KV cache's bytes per cached position against the card's: the stated
+// K and V element types' bits over the card's kv_dtype (an MLA cache is one
+// latent tensor, which llama.cpp and ik_llama.cpp store in K's type); 1 when
+// neither is stated.
+double kv_cache_scale(const ModelCard& card, const SetupCase& c) {
+  if (c.cache_type_k.empty() && c.cache_type_v.empty()) return 1;
+  const double own = published_quant_bits(card.kv_dtype).value_or(16);
+  auto bits = [&](const std::string& t) { return t.empty() ? own : published_quant_bits(t).value_or(own); };
+  const bool mla = card.mla && std::any_of(card.layers.begin(), card.layers.end(), [](const LayerGroup& g) { return g.attention == AttentionKind::kMla; });
+  return (mla ? bits(c.cache_type_k) : (bits(c.cache_type_k) + bits(c.cache_type_v)) / 2) / own;
+}
+
 // What a token of a case reads before any placement (estimate_case's step 1).
 struct CaseBytes {
   ParamCounts pc;
@@ -191,17 +203,20 @@ CaseBytes case_bytes(const ModelCard& card, const SetupCase& c, CaseEstimate& e)
                                    : L * distinct_experts_uniform(E, k, b) * expert_bytes;
   B.tr = trunk_at(card, c);
   const TrunkAt& tr = B.tr;
-  B.kv_total = static_cast<double>(card.cache_bytes(static_cast<std::uint64_t>(c.context)));
+  const double kv_scale = kv_cache_scale(card, c);
+  const double kv_at = static_cast<double>(card.kv_bytes_at(static_cast<std::uint64_t>(c.context))) * kv_scale;
+  B.kv_total = kv_at + static_cast<double>(card.linear_state_bytes());
   // Concurrent streams each read their own KV; a prompt's tokens share one
   // sequence's, read once per pass (tiled attention).
   const double sequences = c.one_sequence ? 1.0 : b;
-  const double kv_tok = B.kv_tok = sequences * (static_cast<double>(card.kv_bytes_at(static_cast<std::uint64_t>(c.context))) + 2.0 * static_cast<double>(card.linear_state_bytes()));
+  const double kv_tok = B.kv_tok = sequences * (kv_at + 2.0 * static_cast<double>(card.linear_state_bytes()));
   e.model_bytes = tr.total + routed_total;
   add_step(e, "trunk", tr.total, "B", tr.how + "; layers and lm_head " + format_bytes_decimal(tr.layers) + " (pinned or streamed), embedding read a row at a time");
   add_step(e, "routed experts", routed_total, "B", format_fixed(c.expert_bits, 2) + " bits per weight; one expert " + format_bytes_decimal(expert_bytes));
   add_step(e, "bytes per token", tr.pre_tok + tr.post_tok + routed_tok + kv_tok, "B",
        "trunk " + format_bytes_decimal(tr.pre_tok + tr.post_tok) + " + " + format_fixed(k, 0) + " × " + format_fixed(L, 0) + " experts " +
-           format_bytes_decimal(routed_tok) + " + KV/state " + format_bytes_decimal(kv_tok) + " (context " + format_fixed(c.context, 0) + (c.context_how.empty() ? "" : ": " + c.context_how) + ")");
+           format_bytes_decimal(routed_tok) +  " + KV/state " + format_bytes_decimal(kv_tok) + " (context " + format_fixed(c.context, 0) + (c.context_how.empty() ? "" : ": " + c.context_how) +
+           (kv_scale != 1 ? "; KV cache K " + c.cache_type_k + ", V " + c.cache_type_v + ": ×" + format_fixed(kv_scale, 3) + " the card's " + card.kv_dtype : "") + ")");
 
   return B;
 }
@@ -542,6 +557,10 @@ void compute_parts(const MachineProfile& machine, const ModelCard& card, const S
     const double at_peak = at(rest - attn, peak, 1) + at(cpu_flops, cpu_peak, 1);  // the peak has no range
     std::fill(std::begin(P.flops_peak_s), std::end(P.flops_peak_s), at_peak);
     P.flops_cpu_peak_dec_s = at(cpu_flops, cpu_peak, 1);
+    // A decode's attention is one query per head: each cached position's
+    // dot product, softmax step and value accumulation are short vector
+    // work, at the FP32 rate whatever K's type (an int8 K on CPU cores
+    // priced here held out worse: docs/measurements/2026-12-07c-kv-cache.md).
     P.attn_peak_s = at(attn, peak, 1);
     add_step(e, "compute / token", P.flops_s[1], "s",
          format_fixed(rest / 1e9, 1) + " GFLOP at " + format_fixed(peak.flops / 1e12, 1) + " TFLOP/s, " + peak.how +

@@ -91,6 +91,10 @@ struct SetupCase {
   bool memory_assumed = false;    // memory_bytes is not a stated budget (usable memory or RSS stand in)
   bool memory_is_rss = false;     // memory_bytes is the RSS the source measured (what the engine held, not a cap)
   int threads = 0;                // CPU threads the source states (0: not stated)
+  // The KV cache's element types as stated (claim cache_type_k/_v; "" the
+  // card's kv_dtype): the bytes a cached position costs, and on CPU cores
+  // whether the query-key products run as int8 dot products (case_peaks.h).
+  std::string cache_type_k, cache_type_v;
   double cpu_expert_share = 1;    // hybrid: share of MoE layers whose routed experts stay on the CPU (--n-cpu-moe)
   // A layer split (llama.cpp's -ngl below the card's layers): the share of
   // layers a GPU holds and computes whole (trunk, experts, KV); the others,

@@ -24,6 +24,11 @@ const std::vector<std::string>& claim_backends() {
   return kBackends;
 }
 
+const std::vector<std::string>& claim_cache_types() {
+  static const std::vector<std::string> kTypes = {"f32", "f16", "bf16", "fp8", "q8_0", "q6_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"};
+  return kTypes;
+}
+
 namespace {
 
 // What a speed or time figure can be: nothing measured runs a million
@@ -161,6 +166,8 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
   if (auto v = r.integer("cpu_moe_layers", false, 0, 100000)) c.cpu_moe_layers = static_cast<int>(*v);
   if (auto v = r.integer("ubatch", false, 1, 1 << 20)) c.ubatch = static_cast<int>(*v);
   if (const Json* b = r.get("backend", false)) c.backend = read_enum(*b, r.path_of("backend"), d, claim_backends(), "GPU backend");
+  if (const Json* t = r.get("cache_type_k", false)) c.cache_type_k = read_enum(*t, r.path_of("cache_type_k"), d, claim_cache_types(), "KV cache type");
+  if (const Json* t = r.get("cache_type_v", false)) c.cache_type_v = read_enum(*t, r.path_of("cache_type_v"), d, claim_cache_types(), "KV cache type");
   c.notes = non_empty(r, "notes", false);
   c.trunk_quant = non_empty(r, "trunk_quant", false);
   if (c.trunk_quant) {

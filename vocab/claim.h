@@ -80,6 +80,12 @@ struct Claim {
   // not priced: a per-backend efficiency did not hold out of sample
   // (docs/measurements/2026-12-07b-amd-backends.md).
   std::optional<std::string> backend;
+  // The KV cache's element types, when stated (llama.cpp's -ctk / -ctv,
+  // --cache-type-k/-v; claim_cache_types()): what a token's attention reads
+  // per cached position, and on CPU cores whether its query-key products
+  // run as int8 dot products. One stated alone leaves the other at the
+  // engine's default (f16 in llama.cpp and its forks). Unstated: the card's.
+  std::optional<std::string> cache_type_k, cache_type_v;
   // Reported figures. decode_tok_s, s_per_token, ttft_s and prefill_tok_s are
   // per stream; aggregate_tok_s is throughput summed over concurrent streams
   // (a serving figure, not what one user sees).
@@ -138,6 +144,11 @@ const std::vector<std::string>& claim_condition_names();
 // vulkan-amdvlk (Mesa's and AMD's Vulkan drivers: one GPU's attention at
 // depth differs ×4 between them), vulkan (the driver not stated), metal, sycl.
 const std::vector<std::string>& claim_backends();
+
+// The KV cache element types a claim can name (llama.cpp's and
+// ik_llama.cpp's cache types, vLLM's fp8): f32, f16, bf16, fp8, q8_0, q6_0,
+// q5_1, q5_0, q4_1, q4_0, iq4_nl.
+const std::vector<std::string>& claim_cache_types();
 
 // A claims file holds {"claims": [ ... ]}.
 std::optional<std::vector<Claim>> load_claims(const Json& j, Diagnostics& d);

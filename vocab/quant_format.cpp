@@ -58,6 +58,9 @@ const std::map<std::string, double, std::less<>>& published_bits() {
       {"iq2_k", 2.375}, {"iq2_ks", 2.1875}, {"iq2_kt", 2.0625}, {"iq2_kl", 2.6875}, {"iq3_k", 3.4375},
       {"iq3_kt", 3.125}, {"iq4_k", 4.5},    {"iq4_ks", 4.25},   {"iq4_kss", 4.0},   {"iq4_kt", 4.125},
       {"iq5_k", 5.5},
+      // ik_llama.cpp's Q6_0 (a KV cache type there): an fp16 scale, 8 bytes
+      // of high bits and 16 of nibbles per 32 weights (its block_q6_0).
+      {"q6_0", 6.5},
       // GGUF's i-quants as llama-quantize lists them ("IQ3_S ... 3.44 bpw",
       // "IQ3_M ... 3.66 bpw quantization mix", "IQ2_M ... 2.7 bpw").
       {"iq3_s", 3.4375}, {"iq3_m", 3.66}, {"iq3_xs", 3.3}, {"iq2_m", 2.7},

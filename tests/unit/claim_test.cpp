@@ -183,6 +183,7 @@ TEST_CASE("the optional claim fields load", "[claims]") {
   c["concurrency"] = 32;
   c["processor"] = "hybrid";
   c["backend"] = "vulkan-radv";
+  c["cache_type_k"] = "q8_0";  // -ctk q8_0 alone: V stays unstated
   c["notes"] = "speculative decoding with a draft model";
   c["reported"] = Json::parse(R"({"aggregate_tok_s": [20, 21.2], "ttft_s": 0.6, "rss": "420.8GB"})");
   Json file = {{"claims", Json::array({c})}};
@@ -201,6 +202,8 @@ TEST_CASE("the optional claim fields load", "[claims]") {
   CHECK(got.concurrency == 32);
   CHECK(got.processor == std::optional<std::string>("hybrid"));
   CHECK(got.backend == std::optional<std::string>("vulkan-radv"));
+  CHECK(got.cache_type_k == std::optional<std::string>("q8_0"));
+  CHECK(!got.cache_type_v);
   CHECK(got.notes == "speculative decoding with a draft model");
   REQUIRE(got.aggregate_tok_s);
   CHECK(got.aggregate_tok_s->is_range());
@@ -232,6 +235,7 @@ TEST_CASE("the optional claim fields load", "[claims]") {
   CHECK(!p->at(0).concurrency);
   CHECK(!p->at(0).processor);
   CHECK(!p->at(0).backend);
+  CHECK(!p->at(0).cache_type_k);
   CHECK(!p->at(0).notes);
 }
 
@@ -283,6 +287,8 @@ TEST_CASE("a bad claim value names its JSON path", "[claims][config]") {
       {"unknown processor", R"({"processor": "npu"})", "/claims/0/processor"},
       {"unknown backend", R"({"backend": "opencl"})", "/claims/0/backend"},
       {"backend not a string", R"({"backend": 3})", "/claims/0/backend"},
+      {"a weight quant as a KV cache type", R"({"cache_type_v": "q4_k"})", "/claims/0/cache_type_v"},
+      {"cache type not a string", R"({"cache_type_k": 8})", "/claims/0/cache_type_k"},
       {"absurd speed", R"({"reported": {"decode_tok_s": 1e308}})", "/claims/0/reported/decode_tok_s: expected a figure from 1e-6 to 1e7"},
       {"vanishing speed", R"({"reported": {"decode_tok_s": 1e-300}})", "/claims/0/reported/decode_tok_s: expected a figure from 1e-6"},
       {"two speeds disagree", R"({"reported": {"decode_tok_s": 0.63, "s_per_token": 100}})",
