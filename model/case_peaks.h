@@ -32,11 +32,13 @@ Peak peak_flops(const MachineProfile& m, bool gpu_weights, bool cpu_engine);
 // copy to the GPU to compute them there).
 // Seconds the CPU cores take for a prefill pass's `attn_flops` of attention
 // at their peak (0 without a stated peak): the query-key half at the int8
-// dot-product peak where the K cache is an integer block type (llama.cpp's
-// CPU flash attention quantizes the queries to K's dot type and multiplies
-// tiles of them; ik_llama.cpp's does the same), twice the FP32 rate without
-// a dot-product instruction; the rest (scores times values: V dequantized
-// and summed in FP32) at the FP32 FMA peak.
+// dot-product peak where the K cache is an integer block type (llama.cpp
+// quantizes the queries to K's dot type and takes int8 dot products, in its
+// CPU flash attention and in its plain K×Q matmul alike; ik_llama.cpp does
+// the same), twice the FP32 rate without a dot-product instruction; the
+// rest (scores times values: V dequantized and summed in FP32) at the FP32
+// FMA peak. A flat half: on an MLA card the query-key share is 576 of 1088
+// dims per head (53 %).
 double cpu_attention_peak_s(const MachineProfile& m, const SetupCase& c, double attn_flops);
 
 void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, double cpu_flops, double attn_flops,

@@ -169,16 +169,31 @@ void add_step(CaseEstimate& e, std::string name, double v, std::string unit, std
   e.steps.push_back({std::move(name), v, std::move(unit), std::move(how)});
 }
 
+// Whether the card caches an MLA latent: one tensor per layer, which
+// llama.cpp (since it runs MLA) and ik_llama.cpp (-mla 1-3) store in K's
+// type. An engine that ran such a card without MLA (llama.cpp before
+// April 2025, ik_llama.cpp -mla 0) kept K and V apart: not distinguished
+// (docs/model.md, Limitations).
+bool caches_latent(const ModelCard& card) {
+  return card.mla && std::any_of(card.layers.begin(), card.layers.end(), [](const LayerGroup& g) { return g.attention == AttentionKind::kMla; });
+}
+
 // The KV cache's bytes per cached position against the card's: the stated
-// K and V element types' bits over the card's kv_dtype (an MLA cache is one
-// latent tensor, which llama.cpp and ik_llama.cpp store in K's type); 1 when
-// neither is stated.
+// K and V element types' bits over the card's kv_dtype (K's alone for a
+// latent cache); 1 when neither is stated. The linear-attention state is
+// not the KV cache and keeps its own bytes.
 double kv_cache_scale(const ModelCard& card, const SetupCase& c) {
   if (c.cache_type_k.empty() && c.cache_type_v.empty()) return 1;
   const double own = published_quant_bits(card.kv_dtype).value_or(16);
   auto bits = [&](const std::string& t) { return t.empty() ? own : published_quant_bits(t).value_or(own); };
-  const bool mla = card.mla && std::any_of(card.layers.begin(), card.layers.end(), [](const LayerGroup& g) { return g.attention == AttentionKind::kMla; });
-  return (mla ? bits(c.cache_type_k) : (bits(c.cache_type_k) + bits(c.cache_type_v)) / 2) / own;
+  return (caches_latent(card) ? bits(c.cache_type_k) : (bits(c.cache_type_k) + bits(c.cache_type_v)) / 2) / own;
+}
+
+// How the stated cache types were read, for the bytes step.
+std::string kv_cache_how(const ModelCard& card, const SetupCase& c, double scale) {
+  if (scale == 1) return "";
+  const std::string types = caches_latent(card) ? "latent " + c.cache_type_k : "K " + c.cache_type_k + ", V " + c.cache_type_v;
+  return "; KV cache " + types + ": ×" + format_fixed(scale, 3) + " the card's " + card.kv_dtype;
 }
 
 // What a token of a case reads before any placement (estimate_case's step 1).
@@ -216,7 +231,7 @@ CaseBytes case_bytes(const ModelCard& card, const SetupCase& c, CaseEstimate& e)
   add_step(e, "bytes per token", tr.pre_tok + tr.post_tok + routed_tok + kv_tok, "B",
        "trunk " + format_bytes_decimal(tr.pre_tok + tr.post_tok) + " + " + format_fixed(k, 0) + " × " + format_fixed(L, 0) + " experts " +
            format_bytes_decimal(routed_tok) +  " + KV/state " + format_bytes_decimal(kv_tok) + " (context " + format_fixed(c.context, 0) + (c.context_how.empty() ? "" : ": " + c.context_how) +
-           (kv_scale != 1 ? "; KV cache K " + c.cache_type_k + ", V " + c.cache_type_v + ": ×" + format_fixed(kv_scale, 3) + " the card's " + card.kv_dtype : "") + ")");
+           kv_cache_how(card, c, kv_scale) + ")");
 
   return B;
 }

@@ -144,7 +144,7 @@ struct CaseParts {
   double flops_gpu_peak_s = 0;            // what a GPU computes ÷ its peak (dense BF16; integrated on unified memory)
   double flops_cpu_peak_s = 0;            // what the CPU cores compute ÷ their quantized-matmul peak (int8 dot where the ISA has one)
   double attn_gpu_peak_s = 0;             // of the pass, the attention over the context on a GPU ÷ its peak (not in flops_gpu_peak_s)
-  double attn_cpu_peak_s = 0;             // ... on the CPU cores ÷ their FP32 FMA peak (not in flops_cpu_peak_s)
+  double attn_cpu_peak_s = 0;             // ... on the CPU cores at their peak (case_peaks.h: cpu_attention_peak_s; not in flops_cpu_peak_s)
   double flops_offload_peak_s = 0;        // hybrid: the CPU-held experts' flops ÷ the GPU's peak (were they copied over)
   double link_s = 0;                      // hybrid: the CPU-held weights the pass touches ÷ the GPU's host link
   // hybrid: where the engine's own rule (family_offload) computes the

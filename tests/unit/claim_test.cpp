@@ -236,6 +236,7 @@ TEST_CASE("the optional claim fields load", "[claims]") {
   CHECK(!p->at(0).processor);
   CHECK(!p->at(0).backend);
   CHECK(!p->at(0).cache_type_k);
+  CHECK(!p->at(0).cache_type_v);
   CHECK(!p->at(0).notes);
 }
 

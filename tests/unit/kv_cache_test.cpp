@@ -11,6 +11,8 @@
 
 #include "model/case_peaks.h"
 #include "model/setup_model.h"
+#include "vocab/claim.h"
+#include "vocab/quant_format.h"
 #include "test_support.h"
 
 using namespace moebench;
@@ -55,8 +57,24 @@ TEST_CASE("a KV cache type sets what a cached position costs: K and V on a GQA c
   CHECK(unstated - bytes_per_token(card, "q4_0", "q4_0", 8192) == Approx(kv * (1 - 4.5 / 16)));
   // f16 costs what the card's bf16 costs.
   CHECK(bytes_per_token(card, "f16", "f16", 8192) == Approx(unstated));
-  // No context, nothing cached: the type changes nothing.
+}
+
+TEST_CASE("the linear-attention state is not the KV cache: its bytes keep their own precision", "[setup][kv]") {
+  // Kimi-Linear: at no context its 7 MLA layers cache nothing, and a token
+  // still reads (and writes) its 20 linear layers' fp32 state.
+  const ModelCard card = card_named("kimi-linear-48b");
+  REQUIRE(card.linear_state_bytes() > 0);
   CHECK(bytes_per_token(card, "q4_0", "q4_0", 0) == Approx(bytes_per_token(card, "", "", 0)));
+  // At 4096 positions only the latent cache shrinks, by K's bits.
+  const double kv = static_cast<double>(card.kv_bytes_at(4096));
+  CHECK(bytes_per_token(card, "", "", 4096) - bytes_per_token(card, "q4_0", "q4_0", 4096) == Approx(kv * (1 - 4.5 / 16)));
+}
+
+TEST_CASE("every cache type a claim may name has its bits", "[setup][kv][claims]") {
+  for (const std::string& t : claim_cache_types()) {
+    INFO(t);
+    CHECK(published_quant_bits(t).has_value());
+  }
 }
 
 TEST_CASE("an MLA card's one latent cache takes K's type, whatever V's", "[setup][kv]") {
@@ -93,6 +111,12 @@ TEST_CASE("a claim stating one cache type leaves the other at llama.cpp's f16", 
   for (const SetupCase& c : plausible_cases(cl, card, m)) {
     CHECK(c.cache_type_k == "q8_0");
     CHECK(c.cache_type_v == "f16");
+  }
+  cl.cache_type_k.reset();
+  cl.cache_type_v = "q4_0";
+  for (const SetupCase& c : plausible_cases(cl, card, m)) {
+    CHECK(c.cache_type_k == "f16");
+    CHECK(c.cache_type_v == "q4_0");
   }
 }
 
