@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "model/engine_families.h"
+#include "vocab/quant_format.h"
 #include "vocab/text.h"
 
 namespace moebench {
@@ -41,14 +42,22 @@ Peak peak_flops(const MachineProfile& m, bool gpu_weights, bool cpu_engine) {
   return p;
 }
 
+namespace {
+
+// The CPU cores' peak for int8 operands: the dot-product instruction's where
+// the ISA has one; without one, int8 pairs multiply-add to 16 bits and then
+// to 32 (vpmaddubsw, vpmaddwd): 32 MACs in two instructions where an FMA
+// does 8 in one, twice the FP32 rate.
+double cpu_int8_peak(const ComputeInfo& ci) { return ci.cpu_int8_ops ? ci.cpu_int8_ops->value : 2 * ci.cpu_flops.value; }
+
+}  // namespace
+
 double cpu_attention_peak_s(const MachineProfile& m, const SetupCase& c, double attn_flops) {
   if (!m.compute || !(m.compute->cpu_flops.value > 0) || !(attn_flops > 0)) return 0;
   const double f32 = m.compute->cpu_flops.value;
-  static const char* const kIntegerTypes[] = {"q8_0", "q6_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"};
-  const bool int8_k = std::find(std::begin(kIntegerTypes), std::end(kIntegerTypes), c.cache_type_k) != std::end(kIntegerTypes);
-  if (!int8_k) return attn_flops / f32;
-  const double int8 = m.compute->cpu_int8_ops ? m.compute->cpu_int8_ops->value : 2 * f32;
-  return attn_flops / 2 / int8 + attn_flops / 2 / f32;
+  // ggml's integer block types (q8_0, q4_0, iq4_nl, …) are llama-quantize's names.
+  if (!llama_quantize_type(c.cache_type_k)) return attn_flops / f32;
+  return attn_flops / 2 / cpu_int8_peak(*m.compute) + attn_flops / 2 / f32;
 }
 
 void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, double cpu_flops, double attn_flops,
@@ -57,11 +66,8 @@ void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, do
   const double gpu_peak = on_gpu && m.accelerators && m.accelerators->flops ? m.accelerators->flops->value * m.accelerators->count
                           : igpu && m.compute && m.compute->gpu_flops      ? m.compute->gpu_flops->value
                                                                             : 0;
-  // Quantized weights multiply as int8 dot products where the ISA has them
-  // (activations quantized to 8 bits); wide weights at the FP32 FMA peak.
-  // Without a dot-product instruction (AVX2 before VNNI), int8 pairs
-  // multiply-add to 16 bits and then to 32 (vpmaddubsw, vpmaddwd): 32 MACs in
-  // two instructions where an FMA does 8 in one, twice the FP32 rate.
+  // Quantized weights multiply as int8 dot products (activations quantized
+  // to 8 bits: cpu_int8_peak); wide weights at the FP32 FMA peak.
   // The attention multiplies activations by activations (queries by the
   // cached keys, scores by values): the FP32 FMA peak on CPU cores, the
   // query-key half at the int8 peak over an integer K cache
@@ -70,7 +76,7 @@ void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, do
   double cpu_peak = 0, cpu_f32 = 0;
   if (m.compute) {
     cpu_f32 = m.compute->cpu_flops.value;
-    cpu_peak = c.expert_bits >= 9 ? cpu_f32 : m.compute->cpu_int8_ops ? m.compute->cpu_int8_ops->value : 2 * cpu_f32;
+    cpu_peak = c.expert_bits >= 9 ? cpu_f32 : cpu_int8_peak(*m.compute);
   }
   const bool gpu_side = on_gpu || igpu;
   const double cpu_part = gpu_side ? cpu_flops : flops - attn_flops;

@@ -230,7 +230,7 @@ CaseBytes case_bytes(const ModelCard& card, const SetupCase& c, CaseEstimate& e)
   add_step(e, "routed experts", routed_total, "B", format_fixed(c.expert_bits, 2) + " bits per weight; one expert " + format_bytes_decimal(expert_bytes));
   add_step(e, "bytes per token", tr.pre_tok + tr.post_tok + routed_tok + kv_tok, "B",
        "trunk " + format_bytes_decimal(tr.pre_tok + tr.post_tok) + " + " + format_fixed(k, 0) + " × " + format_fixed(L, 0) + " experts " +
-           format_bytes_decimal(routed_tok) +  " + KV/state " + format_bytes_decimal(kv_tok) + " (context " + format_fixed(c.context, 0) + (c.context_how.empty() ? "" : ": " + c.context_how) +
+           format_bytes_decimal(routed_tok) + " + KV/state " + format_bytes_decimal(kv_tok) + " (context " + format_fixed(c.context, 0) + (c.context_how.empty() ? "" : ": " + c.context_how) +
            kv_cache_how(card, c, kv_scale) + ")");
 
   return B;
