@@ -44,11 +44,15 @@ Priced price(const CaseParts& p, const RegimeParams& q, int k) {
   const int sockets = std::max(1, p.sockets);
   const double numa_share = (1 + q.get("numa_gain") * (sockets - 1)) / sockets;
   r.cpu = p.mem_cpu_s[k] / (q.get("mem_eff_cpu") * numa_share);
-  // Few threads cannot draw the socket's bandwidth: each streams core_bw at
-  // most (threads past the cores add nothing).
+  // A decode's matrix-vector kernels consume at most core_bw a thread
+  // (dequantize and dot: per-core DRAM reads run at 20-52 GB/s, so this is
+  // the kernel's rate, not the DRAM's): few threads cannot draw the socket's
+  // bandwidth (threads past the cores add nothing). A prefill pass reads
+  // each weight once for its whole batch; its matmuls are priced at
+  // prefill_eff_cpu instead.
   int threads = p.threads > 0 ? p.threads : p.cores;
   if (p.cores > 0 && threads > p.cores) threads = p.cores;
-  if (p.cpu_bytes_tok > 0 && threads > 0) r.cpu = std::max(r.cpu, p.cpu_bytes_tok / (threads * q.get("core_bw")));
+  if (!p.prefill && p.cpu_bytes_tok > 0 && threads > 0) r.cpu = std::max(r.cpu, p.cpu_bytes_tok / (threads * q.get("core_bw")));
   r.gpu = p.mem_gpu_s[k] / q.get("mem_eff_gpu");
   // Decode compute on the CPU cores runs on the threads the engine was given
   // (all of it on a CPU engine; beside a GPU, the CPU's part).
@@ -233,7 +237,7 @@ RegimeParams RegimeParams::defaults() {
       {"mem_eff_cpu", 0.6, 0.3, 0.9, false, "memory-cpu,hybrid",
        "share of the spec DRAM bandwidth a CPU decode streams (STREAM-class reads reach 0.6-0.85 of it)", false, true},
       {"core_bw", 10e9, 3e9, 40e9, true, "memory-cpu,hybrid",
-       "bytes/s one CPU thread streams: the cap when few threads run"},
+       "bytes/s of weights one CPU thread's decode kernels consume (dequantize + dot; a core's own DRAM read stream is 20-52 GB/s): the cap when few threads run; not applied to a prefill pass"},
       {"numa_gain", 0.5, 0.0, 1.0, false, "numa",
        "share of a further socket's bandwidth an engine gains (1: NUMA-aware, 0: one socket's worth)", true},
       {"mem_eff_gpu", 0.7, 0.4, 0.95, false, "memory-gpu,hybrid",

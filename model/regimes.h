@@ -8,7 +8,8 @@
 // quantity with a range it cannot leave, and names the regime that binds:
 //
 //   memory-cpu   CPU cores stream the weights from DRAM: bytes ÷ (bandwidth
-//                × mem_eff_cpu), and no faster than threads × core_bw;
+//                × mem_eff_cpu), and no faster than threads × core_bw
+//                (a thread's matrix-vector kernel rate; decode only);
 //   numa         the same over two or more sockets: the second socket adds
 //                numa_gain of its bandwidth (an engine that ignores NUMA
 //                reads much of its memory across the link);
