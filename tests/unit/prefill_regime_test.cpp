@@ -88,6 +88,19 @@ TEST_CASE("prefill-cpu: the pass's flops ÷ (peak × prefill_eff_cpu), plus fixe
   half.cores = 128;
   half.threads = 64;
   CHECK(regime_token_s(half, params()) == Approx((2.0 + 16.0 + 100 * (10e-6 + 64 * 0.1e-6)) / 512));
+  // A decode's per-thread kernel rate (core_bw) does not cap a pass: it
+  // reads each weight once for its whole batch, and few threads slow its
+  // matmuls instead (64 cores ÷ 4 threads: 8 × 16 = 128 s).
+  RegimeParams q = params();
+  q.set("core_bw", 10e9);
+  CaseParts few = p;
+  few.cores = 64;
+  few.threads = 4;
+  few.cpu_bytes_tok = 100e9;  // 100 GB ÷ (4 × 10 GB/s) = 2.5 s, were it a decode
+  const double fixed4 = 100 * (10e-6 + 4 * 0.1e-6);
+  CHECK(regime_token_s(few, q) == Approx((2.0 + 128.0 + fixed4) / 512));
+  few.prefill = false;  // the same bytes as one decode token: the cap binds over the 2 s of reads
+  CHECK(regime_token_s(few, q) == Approx(2.5 + fixed4));
 }
 
 TEST_CASE("prefill-attention: the attention over a long context at its own share of the peak, after the matmuls", "[regimes][prefill]") {
