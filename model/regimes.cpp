@@ -45,7 +45,7 @@ Priced price(const CaseParts& p, const RegimeParams& q, int k) {
   const double numa_share = (1 + q.get("numa_gain") * (sockets - 1)) / sockets;
   r.cpu = p.mem_cpu_s[k] / (q.get("mem_eff_cpu") * numa_share);
   // A decode's matrix-vector kernels consume at most core_bw a thread
-  // (dequantize and dot: per-core DRAM reads run at 20-52 GB/s, so this is
+  // (dequantize and dot: per-core DRAM reads run at 16-52 GB/s, so this is
   // the kernel's rate, not the DRAM's): few threads cannot draw the socket's
   // bandwidth (threads past the cores add nothing). A prefill pass reads
   // each weight once for its whole batch; its matmuls are priced at
@@ -237,7 +237,7 @@ RegimeParams RegimeParams::defaults() {
       {"mem_eff_cpu", 0.6, 0.3, 0.9, false, "memory-cpu,hybrid",
        "share of the spec DRAM bandwidth a CPU decode streams (STREAM-class reads reach 0.6-0.85 of it)", false, true},
       {"core_bw", 10e9, 3e9, 40e9, true, "memory-cpu,hybrid",
-       "bytes/s of weights one CPU thread's decode kernels consume (dequantize + dot; a core's own DRAM read stream is 20-52 GB/s): the cap when few threads run; not applied to a prefill pass"},
+       "bytes/s of weights one CPU thread's decode kernels consume (dequantize + dot; a core's own DRAM read stream is 16-52 GB/s): the cap when few threads run; not applied to a prefill pass"},
       {"numa_gain", 0.5, 0.0, 1.0, false, "numa",
        "share of a further socket's bandwidth an engine gains (1: NUMA-aware, 0: one socket's worth)", true},
       {"mem_eff_gpu", 0.7, 0.4, 0.95, false, "memory-gpu,hybrid",
