@@ -108,31 +108,9 @@ bool is_claim_id(const std::string& id) {
   return true;
 }
 
-std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostics& d) {
-  ObjectReader r(j, path, d);
-  if (!r.is_object()) return std::nullopt;
-  Claim c;
-  const auto id = r.string("id", true);
-  c.id = id.value_or("");
-  if (id && !is_claim_id(*id)) {
-    d.add(r.path_of("id"), "claim id \"" + c.id + "\" must be lowercase letters, digits, '-', '.' "
-                                "or '_', starting with a letter or digit");
-  }
-  c.title = non_empty(r, "title", true).value_or("");
-  c.model = non_empty(r, "model", true).value_or("");
-  c.card = non_empty(r, "card", false);
-  c.quant = non_empty(r, "quant", false);
-  c.engine = non_empty(r, "engine", false);
-  c.machine = non_empty(r, "machine", false);
-  c.hardware = non_empty(r, "hardware", false);
-  if (const Json* ms = r.object("machine_spec", false)) c.machine_spec = load_machine_spec(*ms, r.path_of("machine_spec"), d);
-  c.ram_budget_bytes = r.size("ram_budget", false);
-  if (auto v = r.integer("drives", false, 1, 1024)) c.drives = static_cast<int>(*v);
-  c.context_tokens = tokens(r, "context_tokens", 0);
-  c.context_window_tokens = tokens(r, "context_window_tokens", 1);
-  c.prompt_tokens = tokens(r, "prompt_tokens", 0);  // 0: llama-bench tgN, no prompt
-  c.gen_tokens = tokens(r, "gen_tokens", 1);
-  c.container_bytes = r.size("container_bytes", false);
+// The bits per weight a claim states (routed experts, trunk), each from 1
+// to 32, and a pruned build's scale.
+void read_bits(ObjectReader& r, Claim& c, Diagnostics& d) {
   if (auto v = r.number("expert_bits_per_weight", false)) {
     if (*v < 1 || *v > 32) {
       d.add(r.path_of("expert_bits_per_weight"),
@@ -158,17 +136,11 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
       c.trunk_bits_per_weight = *v;
     }
   }
-  if (auto v = r.integer("nodes", false, 1, 1 << 20)) c.nodes = static_cast<int>(*v);
-  if (auto v = r.integer("gpus", false, 1, 1 << 20)) c.gpus = static_cast<int>(*v);
-  if (auto v = r.integer("concurrency", false, 1, 1 << 20)) c.concurrency = static_cast<int>(*v);
-  if (auto v = r.integer("threads", false, 1, 1 << 16)) c.threads = static_cast<int>(*v);
-  if (auto v = r.integer("gpu_layers", false, 0, 100000)) c.gpu_layers = static_cast<int>(*v);
-  if (auto v = r.integer("cpu_moe_layers", false, 0, 100000)) c.cpu_moe_layers = static_cast<int>(*v);
-  if (auto v = r.integer("ubatch", false, 1, 1 << 20)) c.ubatch = static_cast<int>(*v);
-  if (const Json* b = r.get("backend", false)) c.backend = read_enum(*b, r.path_of("backend"), d, claim_backends(), "GPU backend");
-  if (const Json* t = r.get("cache_type_k", false)) c.cache_type_k = read_enum(*t, r.path_of("cache_type_k"), d, claim_cache_types(), "KV cache type");
-  if (const Json* t = r.get("cache_type_v", false)) c.cache_type_v = read_enum(*t, r.path_of("cache_type_v"), d, claim_cache_types(), "KV cache type");
-  c.notes = non_empty(r, "notes", false);
+}
+
+// The trunk's named quant, lowercased: a name the quant table knows, or
+// bits beside it; it and trunk_bits_per_weight agree within a bit.
+void read_trunk_quant(ObjectReader& r, Claim& c, Diagnostics& d) {
   c.trunk_quant = non_empty(r, "trunk_quant", false);
   if (c.trunk_quant) {
     for (char& ch : *c.trunk_quant) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -184,26 +156,11 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
       c.trunk_quant.reset();
     }
   }
-  if (const Json* tp = r.get("trunk_placement", false)) {
-    c.trunk_placement = read_enum(*tp, r.path_of("trunk_placement"), d, {"resident", "streamed", "partial"}, "trunk placement");
-  }
-  if (const Json* pj = r.get("processor", false)) {
-    c.processor = read_enum(*pj, r.path_of("processor"), d, {"cpu", "gpu", "hybrid"}, "processor");
-  }
-  c.speculative = r.boolean("speculative", false);
-  if (const Json* fj = r.get("figure", false)) {
-    c.figure = read_enum(*fj, r.path_of("figure"), d, {"steady_decode", "run_average", "unknown"}, "figure kind")
-                   .value_or("unknown");
-  }
-  if (auto v = r.number("hit_rate", false)) {
-    if (*v < 0 || *v > 1) {
-      d.add(r.path_of("hit_rate"), "expected a hit rate from 0 to 1, got " + format_fixed(*v, 4));
-    } else {
-      c.hit_rate = *v;
-    }
-  }
-  // An expert cache of 0 is a stated condition (the engine ran without
-  // one), unlike every other size.
+}
+
+// An expert cache of 0 is a stated condition (the engine ran without
+// one), unlike every other size.
+void read_cache_bytes(ObjectReader& r, Claim& c, Diagnostics& d) {
   if (const Json* cb = r.get("cache_bytes", false)) {
     // "0", "0MiB", "0 GB": a zero count in a unit the size parser knows
     // (parse_size_bytes refuses zero itself, so its unit is checked on 1).
@@ -216,11 +173,11 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
                       }());
     c.cache_bytes = zero ? std::optional<std::uint64_t>(0) : read_size(*cb, r.path_of("cache_bytes"), d);
   }
-  if (const Json* mb = r.get("measured_by", false)) {
-    c.measured_by = read_enum(*mb, r.path_of("measured_by"), d, {"engine authors", "third party", "user report"}, "measurer");
-  }
-  // The run fits its window; the cache holds at least the prompt while it
-  // decodes, and no more than the window.
+}
+
+// The run fits its window; the cache holds at least the prompt while it
+// decodes, and no more than the window.
+void check_token_window(ObjectReader& r, const Claim& c, Diagnostics& d) {
   if (c.context_window_tokens && (c.prompt_tokens || c.gen_tokens) &&
       c.prompt_tokens.value_or(0) + c.gen_tokens.value_or(0) > *c.context_window_tokens) {
     d.add(r.path_of(c.prompt_tokens ? "prompt_tokens" : "gen_tokens"),
@@ -237,6 +194,11 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
     d.add(r.path_of("context_tokens"), "context_tokens (" + std::to_string(*c.context_tokens) + ") exceed context_window_tokens (" +
                                            std::to_string(*c.context_window_tokens) + "): the window bounds what the cache holds");
   }
+}
+
+// The measured figures: at least one, and decode_tok_s and s_per_token
+// agreeing where both are given.
+void read_reported_block(ObjectReader& r, Claim& c, Diagnostics& d) {
   const std::size_t before = d.issues().size();
   if (const Json* rep = r.object("reported", true)) {
     ObjectReader rr(*rep, r.path_of("reported"), d);
@@ -267,6 +229,11 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
             "an aggregate over concurrency 1 is a single-stream figure; give it as decode_tok_s");
     }
   }
+}
+
+// Where the figure comes from: exactly one of a reference text, a
+// repository file or a page, with its quote.
+void read_source_block(ObjectReader& r, Claim& c, Diagnostics& d) {
   if (const Json* src = r.object("source", true)) {
     ObjectReader s(*src, r.path_of("source"), d);
     c.source_document = non_empty(s, "document", false).value_or("");
@@ -286,6 +253,10 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
       d.add(r.path_of("source"), "\"path\" and \"commit\" belong to a \"repository\" source");
     }
   }
+}
+
+// The conditions the source left out, each a known condition name.
+void read_missing(ObjectReader& r, Claim& c, Diagnostics& d) {
   if (const Json* missing = r.array("missing", false, false)) {
     for (std::size_t i = 0; i < missing->size(); ++i) {
       if (auto m = read_enum((*missing)[i], json_pointer_append(r.path_of("missing"), i), d,
@@ -294,8 +265,10 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
       }
     }
   }
-  r.finish();
-  // Every condition is given or named missing — never silently absent.
+}
+
+// Every condition is given or named missing — never silently absent.
+void check_conditions_named(const Json& j, const std::string& path, ObjectReader& r, const Claim& c, Diagnostics& d) {
   const std::set<std::string> missing(c.missing.begin(), c.missing.end());
   // A key that is present counts as given even when its value was refused
   // above: one problem, one message.
@@ -318,6 +291,74 @@ std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostic
       d.add(r.path_of("missing"), std::string("\"") + name + "\" is given, so it is not missing");
     }
   }
+}
+
+std::optional<Claim> load_one(const Json& j, const std::string& path, Diagnostics& d) {
+  ObjectReader r(j, path, d);
+  if (!r.is_object()) return std::nullopt;
+  Claim c;
+  const auto id = r.string("id", true);
+  c.id = id.value_or("");
+  if (id && !is_claim_id(*id)) {
+    d.add(r.path_of("id"), "claim id \"" + c.id + "\" must be lowercase letters, digits, '-', '.' "
+                                "or '_', starting with a letter or digit");
+  }
+  c.title = non_empty(r, "title", true).value_or("");
+  c.model = non_empty(r, "model", true).value_or("");
+  c.card = non_empty(r, "card", false);
+  c.quant = non_empty(r, "quant", false);
+  c.engine = non_empty(r, "engine", false);
+  c.machine = non_empty(r, "machine", false);
+  c.hardware = non_empty(r, "hardware", false);
+  if (const Json* ms = r.object("machine_spec", false)) c.machine_spec = load_machine_spec(*ms, r.path_of("machine_spec"), d);
+  c.ram_budget_bytes = r.size("ram_budget", false);
+  if (auto v = r.integer("drives", false, 1, 1024)) c.drives = static_cast<int>(*v);
+  c.context_tokens = tokens(r, "context_tokens", 0);
+  c.context_window_tokens = tokens(r, "context_window_tokens", 1);
+  c.prompt_tokens = tokens(r, "prompt_tokens", 0);  // 0: llama-bench tgN, no prompt
+  c.gen_tokens = tokens(r, "gen_tokens", 1);
+  c.container_bytes = r.size("container_bytes", false);
+  read_bits(r, c, d);
+  if (auto v = r.integer("nodes", false, 1, 1 << 20)) c.nodes = static_cast<int>(*v);
+  if (auto v = r.integer("gpus", false, 1, 1 << 20)) c.gpus = static_cast<int>(*v);
+  if (auto v = r.integer("concurrency", false, 1, 1 << 20)) c.concurrency = static_cast<int>(*v);
+  if (auto v = r.integer("threads", false, 1, 1 << 16)) c.threads = static_cast<int>(*v);
+  if (auto v = r.integer("gpu_layers", false, 0, 100000)) c.gpu_layers = static_cast<int>(*v);
+  if (auto v = r.integer("cpu_moe_layers", false, 0, 100000)) c.cpu_moe_layers = static_cast<int>(*v);
+  if (auto v = r.integer("ubatch", false, 1, 1 << 20)) c.ubatch = static_cast<int>(*v);
+  if (const Json* b = r.get("backend", false)) c.backend = read_enum(*b, r.path_of("backend"), d, claim_backends(), "GPU backend");
+  if (const Json* t = r.get("cache_type_k", false)) c.cache_type_k = read_enum(*t, r.path_of("cache_type_k"), d, claim_cache_types(), "KV cache type");
+  if (const Json* t = r.get("cache_type_v", false)) c.cache_type_v = read_enum(*t, r.path_of("cache_type_v"), d, claim_cache_types(), "KV cache type");
+  c.notes = non_empty(r, "notes", false);
+  read_trunk_quant(r, c, d);
+  if (const Json* tp = r.get("trunk_placement", false)) {
+    c.trunk_placement = read_enum(*tp, r.path_of("trunk_placement"), d, {"resident", "streamed", "partial"}, "trunk placement");
+  }
+  if (const Json* pj = r.get("processor", false)) {
+    c.processor = read_enum(*pj, r.path_of("processor"), d, {"cpu", "gpu", "hybrid"}, "processor");
+  }
+  c.speculative = r.boolean("speculative", false);
+  if (const Json* fj = r.get("figure", false)) {
+    c.figure = read_enum(*fj, r.path_of("figure"), d, {"steady_decode", "run_average", "unknown"}, "figure kind")
+                   .value_or("unknown");
+  }
+  if (auto v = r.number("hit_rate", false)) {
+    if (*v < 0 || *v > 1) {
+      d.add(r.path_of("hit_rate"), "expected a hit rate from 0 to 1, got " + format_fixed(*v, 4));
+    } else {
+      c.hit_rate = *v;
+    }
+  }
+  read_cache_bytes(r, c, d);
+  if (const Json* mb = r.get("measured_by", false)) {
+    c.measured_by = read_enum(*mb, r.path_of("measured_by"), d, {"engine authors", "third party", "user report"}, "measurer");
+  }
+  check_token_window(r, c, d);
+  read_reported_block(r, c, d);
+  read_source_block(r, c, d);
+  read_missing(r, c, d);
+  r.finish();
+  check_conditions_named(j, path, r, c, d);
   return c;
 }
 
