@@ -43,6 +43,98 @@ struct ReproduceArgs {
   bool json = false;  // the reproduction as JSON on stdout instead of the text
 };
 
+// The options the flags give (tolerance as every threshold is read).
+Expected<ReproduceOptions> reproduce_options(const ReproduceArgs& a) {
+  ReproduceOptions o;
+  o.repetitions = a.repetitions;
+  auto tolerance = parse_relative_change(a.tolerance, "--tolerance");
+  if (!tolerance) return tolerance.error();
+  if (*tolerance < 0.01) return make_error("--tolerance " + a.tolerance + ": expected 1% or more");
+  o.tolerance = *tolerance;
+  o.drive_dirs = a.drive_dirs;
+  if (!a.scale.empty()) {
+    auto sc = parse_scale(a.scale);
+    if (!sc) return make_error("--scale: " + sc.error().message);
+    o.scale = *sc;
+  }
+  return o;
+}
+
+// The plan, and this machine's profile when the emulation can be planned;
+// a plan that cannot be run says why in `cannot`.
+struct PlannedReproduction {
+  ReproductionPlan plan;
+  std::optional<MachineProfile> here;
+};
+
+Expected<PlannedReproduction> plan_here(const ConfigStore& store, const Claim& claim, const ClaimSetup& setup,
+                                        const ReproduceArgs& a, const std::string& here_path, ReproduceOptions& o) {
+  PlannedReproduction out;
+  ReproductionPlan& plan = out.plan;
+  plan.claim_id = claim.id;
+  if (!setup.card) plan.cannot = "the claim names no model card (" + claim.model + "): its bytes are unknown";
+  if (!setup.machine) plan.cannot = "the claim's machine is not in the hardware catalog: nothing to emulate";
+  if (plan.cannot.empty() && a.dry_run && a.machine.empty() && !std::filesystem::exists(here_path)) {
+    // A dry run still answers with the prediction: the emulation alone needs the probe.
+    plan.cannot = "no profile of this machine (" + here_path + "): run `moebench probe` to plan the emulation";
+  }
+  if (!plan.cannot.empty()) return out;
+  auto p = resolve_machine(store, here_path,
+                           a.machine.empty() ? " (run `moebench probe` first: the emulation needs this machine's measured "
+                                               "kernels and drives)"
+                                             : "");
+  if (!p) return make_error("--machine: " + p.error().message);
+  out.here = std::move(p->profile);
+  auto eff = stored_efficiency(store);
+  if (!eff) return eff.error();
+  const EngineEfficiency& fam = eff->for_family(engine_family(claim.engine.value_or("")));
+  auto regimes = stored_regimes(store);
+  if (!regimes) return regimes.error();
+  if (*regimes) o.regimes = &**regimes;
+  auto made = plan_reproduction(claim, *setup.card, *setup.machine, *out.here, fam, o);
+  if (!made) return made.error();
+  plan = std::move(*made);
+  return out;
+}
+
+// The claim, the reproduction and its verdict, as text or JSON.
+void print_reproduction(const ReproductionPlan& plan, const JudgedClaim& found, const ReproductionVerdict* v, bool json) {
+  if (json) fmt::print("{}\n", reproduction_json(plan, found.claim, found.j, v).dump(2));
+  else fmt::print("{}", write_reproduction(plan, found.claim, found.j, v));
+}
+
+// Runs the planned sweep here, prints the verdict and writes reproduce.md
+// beside the rows.
+Expected<int> run_reproduction(const SweepRequest& req, const SweepPlan& swept, const ConfigStore& store,
+                               const ReproductionPlan& plan, const JudgedClaim& found, const ReproduceArgs& a,
+                               double tolerance, const SayFn& say_line) {
+  auto session = open_sweep_session(req, swept, say_line);
+  if (!session) return fail(session.error().message);
+  SteadyClock clock;
+  StderrProgress shown(clock, a.quiet);
+  Progress& progress = shown.get();
+  std::signal(SIGINT, on_stop);
+  std::signal(SIGTERM, on_stop);
+  SweepRunEnd end = run_sweep_session(req, swept, store, *session, clock, progress, &g_stop);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  const ReproductionVerdict v = judge_reproduction(plan, found.claim, session->journal.results(), tolerance);
+  const std::string text = write_reproduction(plan, found.claim, found.j, &v);
+  if (a.json) fmt::print("{}\n", reproduction_json(plan, found.claim, found.j, &v).dump(2));
+  else fmt::print("{}", text);
+  if (Status st = write_file_atomic(req.out_dir + "/reproduce.md", text); !st) {
+    say("moebench reproduce: {}", st.error().message);
+  }
+  if (!end.outcome) return fail("stopped: " + end.outcome.error().message + "; rows so far are in " + session->out_dir);
+  if (*end.outcome == RunOutcome::kInterrupted) {
+    say("moebench reproduce: interrupted; continue with the same command plus --resume");
+    return 130;
+  }
+  say("moebench reproduce: rows (provenance \"reproduced\") in {}", session->out_dir);
+  if (!end.written) return fail(end.written.error().message);
+  return kExitOk;
+}
+
 Expected<int> reproduce_command(const ReproduceArgs& a, const CliState& state) {
   const ConfigStore store = state.store();
   auto judged = judge_stored_claims(store);
@@ -57,55 +149,19 @@ Expected<int> reproduce_command(const ReproduceArgs& a, const CliState& state) {
     return fail("no claim \"" + a.claim_id + "\"" + did_you_mean(a.claim_id, ids) + " (moebench claims lists every id)");
   }
   const Claim& claim = found->claim;
-  ReproduceOptions o;
-  o.repetitions = a.repetitions;
-  auto tolerance = parse_relative_change(a.tolerance, "--tolerance");  // as every threshold is read
-  if (!tolerance) return fail(tolerance.error().message);
-  if (*tolerance < 0.01) return fail("--tolerance " + a.tolerance + ": expected 1% or more");
-  o.tolerance = *tolerance;
-  o.drive_dirs = a.drive_dirs;
-  if (!a.scale.empty()) {
-    auto sc = parse_scale(a.scale);
-    if (!sc) return fail("--scale: " + sc.error().message);
-    o.scale = *sc;
-  }
-
+  auto o = reproduce_options(a);
+  if (!o) return fail(o.error().message);
   auto setup = resolve_claim_setup(store, claim, "moebench reproduce");
   if (!setup) return fail(setup.error().message);
-  ReproductionPlan plan;
-  plan.claim_id = claim.id;
-  if (!setup->card) plan.cannot = "the claim names no model card (" + claim.model + "): its bytes are unknown";
-  if (!setup->machine) plan.cannot = "the claim's machine is not in the hardware catalog: nothing to emulate";
   const std::string here_path = a.machine.empty() ? default_probe_path() : a.machine;
-  std::optional<MachineProfile> here;
-  if (plan.cannot.empty() && a.dry_run && a.machine.empty() && !std::filesystem::exists(here_path)) {
-    // A dry run still answers with the prediction: the emulation alone needs the probe.
-    plan.cannot = "no profile of this machine (" + here_path + "): run `moebench probe` to plan the emulation";
-  }
-  if (plan.cannot.empty()) {
-    auto p = resolve_machine(store, here_path,
-                             a.machine.empty() ? " (run `moebench probe` first: the emulation needs this machine's measured "
-                                                 "kernels and drives)"
-                                               : "");
-    if (!p) return fail("--machine: " + p.error().message);
-    here = std::move(p->profile);
-    auto eff = stored_efficiency(store);
-    if (!eff) return fail(eff.error().message);
-    const EngineEfficiency& fam = eff->for_family(engine_family(claim.engine.value_or("")));
-    auto regimes = stored_regimes(store);
-    if (!regimes) return fail(regimes.error().message);
-    if (*regimes) o.regimes = &**regimes;
-    auto made = plan_reproduction(claim, *setup->card, *setup->machine, *here, fam, o);
-    if (!made) return fail(made.error().message);
-    plan = std::move(*made);
-  }
+  auto planned = plan_here(store, claim, *setup, a, here_path, *o);
+  if (!planned) return fail(planned.error().message);
+  const ReproductionPlan& plan = planned->plan;
   if (!plan.cannot.empty()) {
-    const ReproductionVerdict v = judge_reproduction(plan, claim, RunResults{}, o.tolerance);
-    if (a.json) fmt::print("{}\n", reproduction_json(plan, claim, found->j, &v).dump(2));
-    else fmt::print("{}", write_reproduction(plan, claim, found->j, &v));
+    const ReproductionVerdict v = judge_reproduction(plan, claim, RunResults{}, o->tolerance);
+    print_reproduction(plan, *found, &v, a.json);
     return kExitOk;
   }
-
   ReproduceRun run;
   run.out_dir = a.out_dir;
   run.machine = here_path;
@@ -118,42 +174,16 @@ Expected<int> reproduce_command(const ReproduceArgs& a, const CliState& state) {
   const SayFn say_line = [](const std::string& line) { say(line); };
   auto swept = plan_sweep(req, store, state.sweep_context(store), say_line);
   if (!swept) return fail(swept.error().message);
-  if (a.dry_run) {
-    const ReproductionDryRun d{swept->points.size(), plan.scale, here->name, req.out_dir, o.repetitions,
-                               plan.predicted_run_s, reproduction_containers(swept->points, store)};
-    if (a.json) {
-      Json j = reproduction_json(plan, claim, found->j, nullptr);
-      j["dry_run_plan"] = reproduction_dry_run_json(d);
-      fmt::print("{}\n", j.dump(2));
-    } else {
-      fmt::print("{}{}", write_reproduction(plan, claim, found->j, nullptr), write_reproduction_dry_run(d));
-    }
-    return kExitOk;
+  if (!a.dry_run) return run_reproduction(req, *swept, store, plan, *found, a, o->tolerance, say_line);
+  const ReproductionDryRun d{swept->points.size(), plan.scale, planned->here->name, req.out_dir, o->repetitions,
+                             plan.predicted_run_s, reproduction_containers(swept->points, store)};
+  if (a.json) {
+    Json j = reproduction_json(plan, claim, found->j, nullptr);
+    j["dry_run_plan"] = reproduction_dry_run_json(d);
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("{}{}", write_reproduction(plan, claim, found->j, nullptr), write_reproduction_dry_run(d));
   }
-  auto session = open_sweep_session(req, *swept, say_line);
-  if (!session) return fail(session.error().message);
-  SteadyClock clock;
-  StderrProgress shown(clock, a.quiet);
-  Progress& progress = shown.get();
-  std::signal(SIGINT, on_stop);
-  std::signal(SIGTERM, on_stop);
-  SweepRunEnd end = run_sweep_session(req, *swept, store, *session, clock, progress, &g_stop);
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-  const ReproductionVerdict v = judge_reproduction(plan, claim, session->journal.results(), o.tolerance);
-  const std::string text = write_reproduction(plan, claim, found->j, &v);
-  if (a.json) fmt::print("{}\n", reproduction_json(plan, claim, found->j, &v).dump(2));
-  else fmt::print("{}", text);
-  if (Status st = write_file_atomic(req.out_dir + "/reproduce.md", text); !st) {
-    say("moebench reproduce: {}", st.error().message);
-  }
-  if (!end.outcome) return fail("stopped: " + end.outcome.error().message + "; rows so far are in " + session->out_dir);
-  if (*end.outcome == RunOutcome::kInterrupted) {
-    say("moebench reproduce: interrupted; continue with the same command plus --resume");
-    return 130;
-  }
-  say("moebench reproduce: rows (provenance \"reproduced\") in {}", session->out_dir);
-  if (!end.written) return fail(end.written.error().message);
   return kExitOk;
 }
 

@@ -244,113 +244,128 @@ struct CasePlacement {
   double pinned_layers_trunk = 0, cache = 0, slots = 0, hit = 1, hit_uniform = 1, stream_held = 0;
 };
 
-bool place_case(const MachineProfile& machine, const SetupCase& c, const CaseBytes& B, CasePlacement& M, CaseEstimate& e) {
-  const double L = B.L, E = B.E, k = B.k, expert_bytes = B.expert_bytes, routed_total = B.routed_total, kv_total = B.kv_total;
+// Runtime, scratch and I/O buffers of a real engine (estimate).
+constexpr double kEngineOverheadBytes = 0.5e9;
+
+// The GPU tier: what its memory holds and the bandwidth one token streams
+// at. Layers split across devices (llama.cpp's default) run one device at a
+// time: one token streams at one device's bandwidth. A tensor-parallel
+// engine streams every device at once (and the fast end allows a row split
+// of any engine).
+void place_gpu_tier(const MachineProfile& machine, const SetupCase& c, CasePlacement& M) {
+  if (!c.gpus || !machine.accelerators) return;
+  const AcceleratorInfo& a = *machine.accelerators;
+  M.gpu_cap = 0.9 * a.count * a.memory_bytes.value;  // the runtime, activations, other requests' KV
+  const double devices = family_tensor_parallel(c.family) ? static_cast<double>(a.count) : 1.0;
+  M.gpu_bw_lo = a.memory_read_bytes_s.low_or_value();
+  M.gpu_bw_mid = a.memory_read_bytes_s.value * devices;
+  M.gpu_bw_hi = a.count * a.memory_read_bytes_s.high_or_value();
+}
+
+// A stated expert cache larger than the memory assumed for an unstated
+// budget: the source's machine held it (a raised GPU wired limit, say), so
+// the memory is at least that cache beside KV and the trunk, up to the
+// machine's total.
+void raise_for_stated_cache(const MachineProfile& machine, const SetupCase& c, const CaseBytes& B, CasePlacement& M,
+                            CaseEstimate& e) {
+  if (!c.cache_bytes || !c.memory_assumed) return;
+  const double need = *c.cache_bytes + B.kv_total + kEngineOverheadBytes + B.tr.head + B.tr.layers;
+  if (need <= M.ram + M.gpu_cap) return;
+  M.ram = std::min(std::max(M.ram, need - M.gpu_cap), machine.memory_total_bytes.value);
+  M.usable = std::max(M.usable, M.ram);
+  add_step(e, "memory", M.ram, "B",
+           "raised from " + format_bytes_decimal(c.memory_bytes) + " to hold the stated expert cache " +
+               format_bytes_decimal(*c.cache_bytes) + " (the source ran it; machine total " +
+               format_bytes_decimal(machine.memory_total_bytes.value) + ")");
+}
+
+// Streaming: KV, the head and a token's working set of experts must stay.
+// The engine holds those, the pinned trunk and its cache, no more (a stated
+// cache below the memory leaves the rest free). The engines' own plan
+// (engines/cache/memory_plan.h: plan_trunk_split, trunk first): pin whole
+// layers while k expert slots and the staging buffers still fit; the rest of
+// the memory is the expert cache, whose hit rate is its routing's under LRU
+// (a cold run's, replayed, where the figure is a run average from empty).
+bool place_streaming(const SetupCase& c, const CaseBytes& B, CasePlacement& M, CaseEstimate& e) {
+  const double L = B.L, E = B.E, k = B.k, expert_bytes = B.expert_bytes;
   const TrunkAt& tr = B.tr;
-  // 2. Memory: the fastest tier first.
-  double& usable = M.usable;
-  usable = usable_memory(machine, c.on_cpu);
-  double &gpu_cap = M.gpu_cap, &gpu_bw_lo = M.gpu_bw_lo, &gpu_bw_mid = M.gpu_bw_mid, &gpu_bw_hi = M.gpu_bw_hi;
-  if (c.gpus && machine.accelerators) {
-    const AcceleratorInfo& a = *machine.accelerators;
-    gpu_cap = 0.9 * a.count * a.memory_bytes.value;  // the runtime, activations, other requests' KV
-    // Layers split across devices (llama.cpp's default) run one device at a
-    // time: one token streams at one device's bandwidth. A tensor-parallel
-    // engine streams every device at once (and the fast end allows a row
-    // split of any engine).
-    const double devices = family_tensor_parallel(c.family) ? static_cast<double>(a.count) : 1.0;
-    gpu_bw_lo = a.memory_read_bytes_s.low_or_value();
-    gpu_bw_mid = a.memory_read_bytes_s.value * devices;
-    gpu_bw_hi = a.count * a.memory_read_bytes_s.high_or_value();
+  const double fixed = B.kv_total + kEngineOverheadBytes + tr.head;
+  TrunkPlanInput in;
+  in.budget_bytes = static_cast<std::uint64_t>(std::max(0.0, M.ram + M.gpu_cap));
+  in.fixed_bytes = static_cast<std::uint64_t>(fixed);
+  const double scale = tr.layers > 0 ? tr.layers / std::max(1.0, static_cast<double>(sum_layers(tr.layer_bytes))) : 1;
+  for (std::uint64_t lb : tr.layer_bytes) in.layer_bytes.push_back(static_cast<std::uint64_t>(static_cast<double>(lb) * scale));
+  in.slot_bytes = static_cast<std::uint64_t>(std::max(1.0, expert_bytes));
+  in.moe_layers = static_cast<int>(L);
+  in.experts = static_cast<int>(E);
+  in.k = static_cast<int>(k);
+  if (c.cache_bytes) {
+    // The stated cache (0: none): the trunk may pin what it leaves of the memory.
+    const double avail = std::max(1.0, M.ram + M.gpu_cap - fixed);
+    in.split.kind = TrunkSplitPolicy::Kind::kFraction;
+    in.split.fraction = std::clamp((avail - *c.cache_bytes) / avail, 1e-6, 1 - 1e-6);
   }
-  double& ram = M.ram;
-  ram = c.memory_bytes;
-  const double overhead = 0.5e9;  // runtime, scratch, I/O buffers of a real engine (estimate)
-  // A stated expert cache larger than the memory assumed for an unstated
-  // budget: the source's machine held it (a raised GPU wired limit, say), so
-  // the memory is at least that cache beside KV and the trunk, up to the
-  // machine's total.
-  if (c.cache_bytes && c.memory_assumed) {
-    const double need = *c.cache_bytes + kv_total + overhead + tr.head + tr.layers;
-    if (need > ram + gpu_cap) {
-      ram = std::min(std::max(ram, need - gpu_cap), machine.memory_total_bytes.value);
-      usable = std::max(usable, ram);
-      add_step(e, "memory", ram, "B", "raised from " + format_bytes_decimal(c.memory_bytes) + " to hold the stated expert cache " + format_bytes_decimal(*c.cache_bytes) +
-                                   " (the source ran it; machine total " + format_bytes_decimal(machine.memory_total_bytes.value) + ")");
+  const TrunkPlan plan = plan_trunk_split(in);
+  if (!plan.fits) {
+    e.fits = false;
+    e.why = "memory " + format_bytes_decimal(M.ram + M.gpu_cap) + " is below the streaming minimum " +
+            format_bytes_decimal(static_cast<double>(plan.min_budget_bytes)) +
+            " (KV/state, head, staging for a streamed layer and one layer's top-k experts)";
+    add_step(e, "does not fit", static_cast<double>(plan.min_budget_bytes), "B", e.why);
+    return false;
+  }
+  M.pinned_layers_trunk = static_cast<double>(plan.pinned_bytes);
+  M.slots = static_cast<double>(plan.slots);
+  // The engine ran the cache it states, even where more memory was free.
+  if (c.cache_bytes) M.slots = std::max(k, std::min(M.slots, std::floor(*c.cache_bytes / std::max(1.0, expert_bytes))));
+  M.cache = M.slots * expert_bytes;
+  M.stream_held = fixed + M.pinned_layers_trunk + M.cache + static_cast<double>(plan.buffer_bytes + plan.margin_bytes);
+  const CacheShape shape{static_cast<int>(L), static_cast<int>(E), static_cast<int>(k), static_cast<std::size_t>(M.slots)};
+  M.hit_uniform = L * E > 0 ? uniform_lru_hit_rate(shape) : 1;
+  M.hit = c.routing == "uniform" ? M.hit_uniform : memo_hit_rate(shape, c.routing);
+  add_step(e, "placement", M.cache, "B",
+           "streaming: trunk pinned " + format_bytes_decimal(M.pinned_layers_trunk) + " of " +
+               format_bytes_decimal(tr.layers) + " per-layer trunk; expert cache " + format_bytes_decimal(M.cache) +
+               " = " + format_fixed(M.slots, 0) + " slots of " + format_fixed(L * E, 0) +
+               (c.cache_bytes ? " (the split the source states: cache " + format_bytes_decimal(*c.cache_bytes) + ")"
+                              : std::string(" (trunk first)")));
+  add_step(e, "hit rate", M.hit, "",
+           c.routing + " routing, LRU, steady state (uniform, the pessimistic bound: " + format_fixed(M.hit_uniform, 3) + ")");
+  if (c.cold_gen_tokens > 1 && L * E > 0) {
+    // A run average from an empty cache: its tokens hit what the run has
+    // seen so far, at most.
+    const double cold = cold_run_hit_rate(shape, c.routing, c.family, c.cold_prompt_tokens, c.cold_gen_tokens, M.hit);
+    if (cold < M.hit) {
+      add_step(e, "cold cache", cold, "",
+               "the run's " + std::to_string(c.cold_gen_tokens) + " tokens after a " +
+                   std::to_string(c.cold_prompt_tokens) +
+                   "-token prompt start with an empty cache: their hit rate, replayed (steady state " +
+                   format_fixed(M.hit, 3) + ")");
+      M.hit = cold;
+      M.hit_uniform = std::min(M.hit_uniform, cold);
     }
   }
-  const double need_resident = M.need_resident = tr.total + routed_total + kv_total + overhead;
+  return true;
+}
+
+// 2. Memory: the fastest tier first; everything resident where it fits,
+// else the streaming plan.
+bool place_case(const MachineProfile& machine, const SetupCase& c, const CaseBytes& B, CasePlacement& M, CaseEstimate& e) {
+  M.usable = usable_memory(machine, c.on_cpu);
+  place_gpu_tier(machine, c, M);
+  M.ram = c.memory_bytes;
+  raise_for_stated_cache(machine, c, B, M, e);
+  M.need_resident = B.tr.total + B.routed_total + B.kv_total + kEngineOverheadBytes;
   // A measured RSS within the model's own size (the source's runtime holds
   // less than our 0.5 GB overhead, or maps part of the file) says the run
   // held the whole model, not that memory ran short.
-  if (c.memory_is_rss && need_resident <= 1.15 * ram && ram < usable) ram = std::min(usable, need_resident);
-  double &pinned_layers_trunk = M.pinned_layers_trunk, &cache = M.cache, &slots = M.slots;
-  pinned_layers_trunk = tr.layers;
-  slots = L * E;
-  double &hit = M.hit, &hit_uniform = M.hit_uniform;
-  double& stream_held = M.stream_held;  // streaming: what the engine holds in RAM and GPU memory
-  if (need_resident <= ram + gpu_cap) {
-    e.resident = true;
-    add_step(e, "placement", need_resident, "B", "everything resident in " + format_bytes_decimal(ram + gpu_cap) + " (" + c.memory_how + ")");
-  } else {
-    // Streaming: KV, the head and a token's working set of experts must stay.
-    // The engine holds those, the pinned trunk and its cache, no more (a
-    // stated cache below the memory leaves the rest free).
-    const double fixed = kv_total + overhead + tr.head;
-    // The engines' own plan (engines/cache/memory_plan.h: plan_trunk_split,
-    // trunk first): pin whole layers while k expert slots and the staging
-    // buffers still fit; the rest of the memory is the expert cache.
-    TrunkPlanInput in;
-    in.budget_bytes = static_cast<std::uint64_t>(std::max(0.0, ram + gpu_cap));
-    in.fixed_bytes = static_cast<std::uint64_t>(fixed);
-    const double scale = tr.layers > 0 ? tr.layers / std::max(1.0, static_cast<double>(sum_layers(tr.layer_bytes))) : 1;
-    for (std::uint64_t lb : tr.layer_bytes) in.layer_bytes.push_back(static_cast<std::uint64_t>(static_cast<double>(lb) * scale));
-    in.slot_bytes = static_cast<std::uint64_t>(std::max(1.0, expert_bytes));
-    in.moe_layers = static_cast<int>(L);
-    in.experts = static_cast<int>(E);
-    in.k = static_cast<int>(k);
-    if (c.cache_bytes) {
-      // The stated cache (0: none): the trunk may pin what it leaves of the memory.
-      const double avail = std::max(1.0, ram + gpu_cap - fixed);
-      in.split.kind = TrunkSplitPolicy::Kind::kFraction;
-      in.split.fraction = std::clamp((avail - *c.cache_bytes) / avail, 1e-6, 1 - 1e-6);
-    }
-    const TrunkPlan plan = plan_trunk_split(in);
-    if (!plan.fits) {
-      e.fits = false;
-      e.why = "memory " + format_bytes_decimal(ram + gpu_cap) + " is below the streaming minimum " + format_bytes_decimal(static_cast<double>(plan.min_budget_bytes)) +
-              " (KV/state, head, staging for a streamed layer and one layer's top-k experts)";
-      add_step(e, "does not fit", static_cast<double>(plan.min_budget_bytes), "B", e.why);
-      return false;
-    }
-    pinned_layers_trunk = static_cast<double>(plan.pinned_bytes);
-    slots = static_cast<double>(plan.slots);
-    // The engine ran the cache it states, even where more memory was free.
-    if (c.cache_bytes) slots = std::max(k, std::min(slots, std::floor(*c.cache_bytes / std::max(1.0, expert_bytes))));
-    cache = slots * expert_bytes;
-    stream_held = fixed + pinned_layers_trunk + cache + static_cast<double>(plan.buffer_bytes + plan.margin_bytes);
-    const CacheShape shape{static_cast<int>(L), static_cast<int>(E), static_cast<int>(k), static_cast<std::size_t>(slots)};
-    hit_uniform = L * E > 0 ? uniform_lru_hit_rate(shape) : 1;
-    hit = c.routing == "uniform" ? hit_uniform : memo_hit_rate(shape, c.routing);
-    add_step(e, "placement", cache, "B",
-         "streaming: trunk pinned " + format_bytes_decimal(pinned_layers_trunk) + " of " + format_bytes_decimal(tr.layers) + " per-layer trunk; expert cache " +
-             format_bytes_decimal(cache) + " = " + format_fixed(slots, 0) + " slots of " + format_fixed(L * E, 0) +
-             (c.cache_bytes ? " (the split the source states: cache " + format_bytes_decimal(*c.cache_bytes) + ")" : std::string(" (trunk first)")));
-    add_step(e, "hit rate", hit, "", c.routing + " routing, LRU, steady state (uniform, the pessimistic bound: " +
-                                   format_fixed(hit_uniform, 3) + ")");
-    if (c.cold_gen_tokens > 1 && L * E > 0) {
-      // A run average from an empty cache: its tokens hit what the run has
-      // seen so far, at most.
-      const double cold = cold_run_hit_rate(shape, c.routing, c.family, c.cold_prompt_tokens, c.cold_gen_tokens, hit);
-      if (cold < hit) {
-        add_step(e, "cold cache", cold, "", "the run's " + std::to_string(c.cold_gen_tokens) + " tokens after a " +
-                                         std::to_string(c.cold_prompt_tokens) + "-token prompt start with an empty cache: their hit rate, replayed (steady state " +
-                                         format_fixed(hit, 3) + ")");
-        hit = cold;
-        hit_uniform = std::min(hit_uniform, cold);
-      }
-    }
-  }
+  if (c.memory_is_rss && M.need_resident <= 1.15 * M.ram && M.ram < M.usable) M.ram = std::min(M.usable, M.need_resident);
+  M.pinned_layers_trunk = B.tr.layers;
+  M.slots = B.L * B.E;
+  if (M.need_resident > M.ram + M.gpu_cap) return place_streaming(c, B, M, e);
+  e.resident = true;
+  add_step(e, "placement", M.need_resident, "B",
+           "everything resident in " + format_bytes_decimal(M.ram + M.gpu_cap) + " (" + c.memory_how + ")");
   return true;
 }
 

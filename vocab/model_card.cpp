@@ -517,6 +517,129 @@ void check_card_sizes(const ModelCard& c, Diagnostics& d) {
   (void)mla_layers;  // MLA caches kv_lora_rank + qk_rope_head_dim values (< 2^31) per layer: within bounds
 }
 
+// The card's fact sources: (fact, source) pairs.
+void read_sources(ObjectReader& r, ModelCard& c, Diagnostics& d) {
+  const Json* src = r.array("sources", false, false);
+  if (src == nullptr) return;
+  for (std::size_t i = 0; i < src->size(); ++i) {
+    ObjectReader s((*src)[i], json_pointer_append(r.path_of("sources"), i), d);
+    SourceNote note{s.string("fact", true).value_or(""), s.string("source", true).value_or("")};
+    s.finish();
+    c.sources.push_back(std::move(note));
+  }
+}
+
+// Which attention kinds and FFN kinds the layer groups use: each parameter
+// block is required exactly when a group uses its kind.
+struct KindsUsed {
+  bool attention[3] = {false, false, false};  // mla, gqa, linear
+  bool dense = false;
+};
+
+// The layer groups in order: count, attention kind, FFN kind, a GQA
+// group's sliding window.
+KindsUsed read_layer_groups(ObjectReader& r, ModelCard& c, Diagnostics& d) {
+  KindsUsed used;
+  const Json* groups = r.array("layers", true, true);
+  if (groups == nullptr) return used;
+  for (std::size_t i = 0; i < groups->size(); ++i) {
+    ObjectReader g((*groups)[i], json_pointer_append(r.path_of("layers"), i), d);
+    LayerGroup lg;
+    lg.count = req_int(g, "count");
+    const auto att = g.enumeration("attention", true, kAttentionNames, "attention kind");
+    const auto ffn = g.enumeration("ffn", true, kFfnNames, "ffn kind");
+    const auto window = g.integer("window", false, 1, std::int64_t{1} << 40);
+    g.finish();
+    if (att) {
+      lg.attention = *att == "mla" ? AttentionKind::kMla : *att == "gqa" ? AttentionKind::kGqa : AttentionKind::kLinear;
+      used.attention[static_cast<int>(lg.attention)] = true;
+    }
+    if (window) {
+      if (lg.attention != AttentionKind::kGqa) {
+        d.add(g.path_of("window"), "a sliding window applies to \"gqa\" layers only; remove it from this group");
+      } else {
+        lg.window = static_cast<u64>(*window);
+      }
+    }
+    if (ffn) {
+      lg.ffn = *ffn == "moe" ? FfnKind::kMoe : FfnKind::kDense;
+      used.dense = used.dense || lg.ffn == FfnKind::kDense;
+    }
+    c.layers.push_back(lg);
+  }
+  return used;
+}
+
+// An attention parameter block: required exactly when a layer uses the
+// kind; one no layer uses is an error naming it.
+const Json* attention_block(ObjectReader& r, const char* key, bool used, Diagnostics& d) {
+  const Json* b = r.object(key, used);
+  if (b != nullptr && !used) {
+    d.add(r.path_of(key), std::string("no layer uses \"") + key + "\" attention; remove this block or add such layers");
+  }
+  return b;
+}
+
+MlaParams read_mla(ObjectReader& m) {
+  MlaParams p;
+  p.heads = req_int(m, "heads");
+  p.q_lora_rank = static_cast<int>(m.integer("q_lora_rank", false, 0, 1 << 20).value_or(0));
+  p.kv_lora_rank = req_int(m, "kv_lora_rank");
+  p.qk_nope_head_dim = req_int(m, "qk_nope_head_dim");
+  p.qk_rope_head_dim = req_int(m, "qk_rope_head_dim");
+  p.v_head_dim = req_int(m, "v_head_dim");
+  p.output_gate = m.boolean("output_gate", false).value_or(false);
+  m.finish();
+  return p;
+}
+
+GqaParams read_gqa(ObjectReader& g, Diagnostics& d) {
+  GqaParams p;
+  p.heads = req_int(g, "heads");
+  p.kv_heads = req_int(g, "kv_heads");
+  p.head_dim = req_int(g, "head_dim");
+  g.finish();
+  if (p.kv_heads > 0 && p.heads % p.kv_heads != 0) {
+    d.add(g.path(), "heads (" + std::to_string(p.heads) + ") must be a multiple of kv_heads (" +
+                             std::to_string(p.kv_heads) + ")");
+  }
+  return p;
+}
+
+LinearParams read_linear(ObjectReader& l) {
+  LinearParams p;
+  p.heads = req_int(l, "heads");
+  p.key_head_dim = req_int(l, "key_head_dim");
+  p.value_head_dim = req_int(l, "value_head_dim");
+  p.conv_kernel = static_cast<int>(l.integer("conv_kernel", false, 0, 64).value_or(0));
+  auto rank = [&l](const char* key) -> std::optional<int> {
+    const auto v = l.integer(key, false, 0, 1 << 20);
+    return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+  };
+  p.decay_gate_rank = rank("decay_gate_rank");
+  p.output_gate_rank = rank("output_gate_rank");
+  l.finish();
+  return p;
+}
+
+// The routed experts: count, top-k (at most the count), shared experts and
+// the matrices' sizes.
+MoeParams read_moe(ObjectReader& m, Diagnostics& d) {
+  MoeParams p;
+  p.experts = req_int(m, "experts");
+  p.active = req_int(m, "active");
+  p.shared = static_cast<int>(m.integer("shared", false, 0, 64).value_or(0));
+  p.expert_dim = req_int(m, "expert_dim");
+  p.expert_intermediate = req_int(m, "expert_intermediate");
+  p.shared_intermediate = static_cast<int>(m.integer("shared_intermediate", p.shared > 0, 1, 1 << 30).value_or(0));
+  m.finish();
+  if (p.active > p.experts && p.experts > 0) {
+    d.add(m.path_of("active"), "top-k " + std::to_string(p.active) + " exceeds the " + std::to_string(p.experts) +
+                                   " experts per layer");
+  }
+  return p;
+}
+
 }  // namespace
 
 std::optional<ModelCard> load_model_card(const Json& j, Diagnostics& d) {
@@ -526,124 +649,34 @@ std::optional<ModelCard> load_model_card(const Json& j, Diagnostics& d) {
   c.name = r.string("name", true).value_or("");
   c.description = r.string("description", false).value_or("");
   c.geometry_approximate =
-      r.enumeration("geometry", true, {"exact", "approximate"}, "geometry provenance")
-          .value_or("exact") == "approximate";
-  if (const Json* src = r.array("sources", false, false)) {
-    for (std::size_t i = 0; i < src->size(); ++i) {
-      ObjectReader s((*src)[i], json_pointer_append(r.path_of("sources"), i), d);
-      SourceNote note{s.string("fact", true).value_or(""), s.string("source", true).value_or("")};
-      s.finish();
-      c.sources.push_back(std::move(note));
-    }
-  }
+      r.enumeration("geometry", true, {"exact", "approximate"}, "geometry provenance").value_or("exact") ==
+      "approximate";
+  read_sources(r, c, d);
   c.hidden_size = req_int(r, "hidden_size");
   c.vocab_size = req_int(r, "vocab_size");
   c.tied_embeddings = r.boolean("tied_embeddings", false).value_or(false);
   const std::vector<std::string> qnames = quant_names();
   c.expert_quant = r.enumeration("expert_quant", true, qnames, "quant").value_or("");
   c.trunk_quant = r.enumeration("trunk_quant", true, qnames, "quant").value_or("");
-  c.kv_dtype = r.enumeration("kv_dtype", false, {"f32", "f16", "bf16", "q8_0"}, "KV dtype")
-                   .value_or("bf16");
-
-  bool uses[3] = {false, false, false};
-  bool uses_dense = false;
-  if (const Json* groups = r.array("layers", true, true)) {
-    for (std::size_t i = 0; i < groups->size(); ++i) {
-      ObjectReader g((*groups)[i], json_pointer_append(r.path_of("layers"), i), d);
-      LayerGroup lg;
-      lg.count = req_int(g, "count");
-      const auto att = g.enumeration("attention", true, kAttentionNames, "attention kind");
-      const auto ffn = g.enumeration("ffn", true, kFfnNames, "ffn kind");
-      const auto window = g.integer("window", false, 1, std::int64_t{1} << 40);
-      g.finish();
-      if (att) {
-        lg.attention = *att == "mla" ? AttentionKind::kMla
-                       : *att == "gqa" ? AttentionKind::kGqa : AttentionKind::kLinear;
-        uses[static_cast<int>(lg.attention)] = true;
-      }
-      if (window) {
-        if (lg.attention != AttentionKind::kGqa) {
-          d.add(g.path_of("window"), "a sliding window applies to \"gqa\" layers only; remove it from this group");
-        } else {
-          lg.window = static_cast<u64>(*window);
-        }
-      }
-      if (ffn) {
-        lg.ffn = *ffn == "moe" ? FfnKind::kMoe : FfnKind::kDense;
-        uses_dense = uses_dense || lg.ffn == FfnKind::kDense;
-      }
-      c.layers.push_back(lg);
-    }
-  }
-  // Attention parameter blocks: required exactly when a layer uses the kind.
-  auto block = [&](const char* key, bool used) -> const Json* {
-    const Json* b = r.object(key, used);
-    if (b != nullptr && !used) {
-      d.add(r.path_of(key), std::string("no layer uses \"") + key +
-                                "\" attention; remove this block or add such layers");
-    }
-    return b;
-  };
-  if (const Json* b = block("mla", uses[0])) {
+  c.kv_dtype = r.enumeration("kv_dtype", false, {"f32", "f16", "bf16", "q8_0"}, "KV dtype").value_or("bf16");
+  const KindsUsed used = read_layer_groups(r, c, d);
+  if (const Json* b = attention_block(r, "mla", used.attention[0], d)) {
     ObjectReader m(*b, r.path_of("mla"), d);
-    MlaParams p;
-    p.heads = req_int(m, "heads");
-    p.q_lora_rank = static_cast<int>(m.integer("q_lora_rank", false, 0, 1 << 20).value_or(0));
-    p.kv_lora_rank = req_int(m, "kv_lora_rank");
-    p.qk_nope_head_dim = req_int(m, "qk_nope_head_dim");
-    p.qk_rope_head_dim = req_int(m, "qk_rope_head_dim");
-    p.v_head_dim = req_int(m, "v_head_dim");
-    p.output_gate = m.boolean("output_gate", false).value_or(false);
-    m.finish();
-    c.mla = p;
+    c.mla = read_mla(m);
   }
-  if (const Json* b = block("gqa", uses[1])) {
+  if (const Json* b = attention_block(r, "gqa", used.attention[1], d)) {
     ObjectReader g(*b, r.path_of("gqa"), d);
-    GqaParams p;
-    p.heads = req_int(g, "heads");
-    p.kv_heads = req_int(g, "kv_heads");
-    p.head_dim = req_int(g, "head_dim");
-    g.finish();
-    if (p.kv_heads > 0 && p.heads % p.kv_heads != 0) {
-      d.add(r.path_of("gqa"), "heads (" + std::to_string(p.heads) +
-                                  ") must be a multiple of kv_heads (" +
-                                  std::to_string(p.kv_heads) + ")");
-    }
-    c.gqa = p;
+    c.gqa = read_gqa(g, d);
   }
-  if (const Json* b = block("linear", uses[2])) {
+  if (const Json* b = attention_block(r, "linear", used.attention[2], d)) {
     ObjectReader l(*b, r.path_of("linear"), d);
-    LinearParams p;
-    p.heads = req_int(l, "heads");
-    p.key_head_dim = req_int(l, "key_head_dim");
-    p.value_head_dim = req_int(l, "value_head_dim");
-    p.conv_kernel = static_cast<int>(l.integer("conv_kernel", false, 0, 64).value_or(0));
-    auto rank = [&l](const char* key) -> std::optional<int> {
-      const auto v = l.integer(key, false, 0, 1 << 20);
-      return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
-    };
-    p.decay_gate_rank = rank("decay_gate_rank");
-    p.output_gate_rank = rank("output_gate_rank");
-    l.finish();
-    c.linear = p;
+    c.linear = read_linear(l);
   }
   if (const Json* b = r.object("moe", true)) {
     ObjectReader m(*b, r.path_of("moe"), d);
-    c.moe.experts = req_int(m, "experts");
-    c.moe.active = req_int(m, "active");
-    c.moe.shared = static_cast<int>(m.integer("shared", false, 0, 64).value_or(0));
-    c.moe.expert_dim = req_int(m, "expert_dim");
-    c.moe.expert_intermediate = req_int(m, "expert_intermediate");
-    c.moe.shared_intermediate = static_cast<int>(
-        m.integer("shared_intermediate", c.moe.shared > 0, 1, 1 << 30).value_or(0));
-    m.finish();
-    if (c.moe.active > c.moe.experts && c.moe.experts > 0) {
-      d.add(r.path_of("moe") + "/active", "top-k " + std::to_string(c.moe.active) +
-                                              " exceeds the " + std::to_string(c.moe.experts) +
-                                              " experts per layer");
-    }
+    c.moe = read_moe(m, d);
   }
-  if (const Json* b = r.object("dense_ffn", uses_dense)) {
+  if (const Json* b = r.object("dense_ffn", used.dense)) {
     ObjectReader f(*b, r.path_of("dense_ffn"), d);
     c.dense_ffn = DenseFfnParams{req_int(f, "intermediate")};
     f.finish();

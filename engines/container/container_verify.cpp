@@ -117,55 +117,54 @@ Expected<ContainerChecksums> read_container_checksums(const GgufFile& f) {
   return out;
 }
 
-Expected<VerifyReport> verify_container(const std::string& path, Progress& progress) {
-  auto file = read_gguf(path);
-  if (!file) return file.error();
-  if (file->get_string("general.architecture").value_or("") != "moebench") {
-    return make_error(path + ": not a moebench container (general.architecture is not \"moebench\"); "
-                      "`container inspect` reads any GGUF");
-  }
-  auto sums = read_container_checksums(*file);
-  if (!sums) return sums.error();
-  VerifyReport report;
-  const std::string part = file->get_string("moebench.part").value_or("");
+namespace {
+
+// What the file is: a trunk file, or an expert file that pairs with the
+// trunk file beside it (when it is there).
+void check_part(const GgufFile& file, const std::string& path, VerifyReport& report) {
+  const std::string part = file.get_string("moebench.part").value_or("");
   if (part == "trunk") {
     report.notes.push_back("trunk file (every non-routed-expert tensor; shared by every quant of its card, scale and "
                            "seed)");
-  } else if (part == "experts") {
-    const std::string trunk_name = file->get_string("moebench.trunk_file").value_or("");
-    const bool plain = !trunk_name.empty() && trunk_name.find('/') == std::string::npos && trunk_name != "." &&
-                       trunk_name != "..";
-    if (!plain) {
-      report.mismatches.push_back("metadata moebench.trunk_file (\"" + gguf_printable(trunk_name) +
-                                  "\") is not the file name of a trunk file");
-    } else {
-      const std::string trunk_path = (std::filesystem::path(path).parent_path() / trunk_name).string();
-      std::error_code ec;
-      if (!std::filesystem::exists(trunk_path, ec)) {
-        report.notes.push_back("expert file; its trunk file " + trunk_name +
-                               " is not beside it (the trunk lives on drive 0 only): pairing not checked here");
-      } else if (auto trunk = read_gguf(trunk_path); !trunk) {
-        report.mismatches.push_back("trunk file " + trunk_name + ": " + trunk.error().message);
-      } else if (Status st = check_trunk_pairing(*file, *trunk); !st) {
-        report.mismatches.push_back("trunk pairing: " + st.error().message);
-      } else {
-        report.notes.push_back("expert file; pairs with the trunk file " + trunk_name +
-                               " beside it (identity and checksum table match; verify it too)");
-      }
-    }
+    return;
   }
-  const GgufKv* record_kv = file->find("moebench.expert_record_bytes");
-  const std::uint64_t record_bytes = file->get_uint("moebench.expert_record_bytes").value_or(0);
-  // Expert tensors: their layout, checked before any byte is read.
-  struct Walk {
-    int layer = -1;
-    int split_matrix = -1;   // 0..2 for split expert tensors
-    bool packed = false;
-    std::uint64_t unit = 0;  // bytes per held expert
-  };
+  if (part != "experts") return;
+  const std::string trunk_name = file.get_string("moebench.trunk_file").value_or("");
+  const bool plain = !trunk_name.empty() && trunk_name.find('/') == std::string::npos && trunk_name != "." &&
+                     trunk_name != "..";
+  if (!plain) {
+    report.mismatches.push_back("metadata moebench.trunk_file (\"" + gguf_printable(trunk_name) +
+                                "\") is not the file name of a trunk file");
+    return;
+  }
+  const std::string trunk_path = (std::filesystem::path(path).parent_path() / trunk_name).string();
+  std::error_code ec;
+  if (!std::filesystem::exists(trunk_path, ec)) {
+    report.notes.push_back("expert file; its trunk file " + trunk_name +
+                           " is not beside it (the trunk lives on drive 0 only): pairing not checked here");
+  } else if (auto trunk = read_gguf(trunk_path); !trunk) {
+    report.mismatches.push_back("trunk file " + trunk_name + ": " + trunk.error().message);
+  } else if (Status st = check_trunk_pairing(file, *trunk); !st) {
+    report.mismatches.push_back("trunk pairing: " + st.error().message);
+  } else {
+    report.notes.push_back("expert file; pairs with the trunk file " + trunk_name +
+                           " beside it (identity and checksum table match; verify it too)");
+  }
+}
+
+// One tensor's place in the expert layout.
+struct Walk {
+  int layer = -1;
+  int split_matrix = -1;   // 0..2 for split expert tensors
+  bool packed = false;
+  std::uint64_t unit = 0;  // bytes per held expert (0: a trunk tensor)
+};
+
+// The expert layout of every tensor, checked before any byte is read.
+Expected<std::vector<Walk>> expert_layout(const GgufFile& file, const std::string& path, std::uint64_t record_bytes) {
+  const GgufKv* record_kv = file.find("moebench.expert_record_bytes");
   std::vector<Walk> walks;
-  std::uint64_t total = 0;
-  for (const GgufTensorInfo& t : file->tensors) {
+  for (const GgufTensorInfo& t : file.tensors) {
     Walk w;
     for (int m = 0; m < 3 && w.layer < 0; ++m) {
       w.layer = layer_of(t.name, expert_tensor_name(0, m).substr(5));  // ".ffn_gate_exps.weight" etc.
@@ -190,61 +189,57 @@ Expected<VerifyReport> verify_container(const std::string& path, Progress& progr
                           "-byte records; " + kRemake);
       }
     }
-    total += t.bytes;
     walks.push_back(w);
   }
+  return walks;
+}
+
+// Reads a container's tensors once, in 16 MiB chunks, and hashes them: a
+// trunk tensor's bytes whole; an expert tensor per held expert and matrix
+// (a packed record's padding is not hashed), each slice's digest kept per
+// layer for the record table.
+class TensorHasher {
+ public:
+  TensorHasher(const GgufFile& file, const std::string& path, std::uint64_t record_bytes, Progress& progress)
+      : file_(file), path_(path), record_bytes_(record_bytes), progress_(progress) {
+    for (const GgufTensorInfo& t : file.tensors) total_ += t.bytes;
+  }
+  ~TensorHasher() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  TensorHasher(const TensorHasher&) = delete;
+  TensorHasher& operator=(const TensorHasher&) = delete;
+
   // O_DIRECT where allowed: a verify reads the whole file once, and the
   // page cache would only evict what the engines keep there. Tensors start
   // 4096-aligned and the file ends aligned, so reads round up safely.
   // A file that is not 4096-aligned throughout (not one `container make`
   // wrote) is read buffered: O_DIRECT would refuse its reads.
-  bool aligned = file->data_offset % 4096 == 0;
-  for (const GgufTensorInfo& t : file->tensors) aligned = aligned && t.offset % 4096 == 0;
-  bool direct = false;
-  const int fd = aligned ? open_read_uncached(path, direct) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return make_error(path + ": cannot open: " + std::strerror(errno));
-  std::map<int, LayerSlices> layers;
-  constexpr std::size_t kBuffer = 16u << 20;
-  const AlignedBytes storage = aligned_bytes(kBuffer);
-  unsigned char* const data = storage.get();
-  for (std::size_t ti = 0; ti < file->tensors.size(); ++ti) {
-    const GgufTensorInfo& t = file->tensors[ti];
-    const Walk& w = walks[ti];
+  Status open() {
+    bool aligned = file_.data_offset % 4096 == 0;
+    for (const GgufTensorInfo& t : file_.tensors) aligned = aligned && t.offset % 4096 == 0;
+    fd_ = aligned ? open_read_uncached(path_, direct_) : ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) return make_error(path_ + ": cannot open: " + std::strerror(errno));
+    return Status::success();
+  }
+
+  // The tensor's digest: its bytes' for a trunk tensor, the digest of its
+  // slices' digests for an expert tensor.
+  Expected<std::uint64_t> hash(const GgufTensorInfo& t, const Walk& w, VerifyReport& report) {
+    const std::vector<Segment> segments = segments_of(w);
     const bool experts = w.unit > 0;
-    // The slices of one held expert's unit, as (end, matrix) with matrix -1
-    // for the packed record's padding (not hashed). Split: one slice.
-    struct Segment {
-      std::uint64_t end;
-      int matrix;
-    };
-    std::vector<Segment> segments;
-    if (w.packed) {
-      const std::uint64_t mb = record_bytes / 3;
-      segments = {{mb, 0}, {2 * mb, 1}, {record_bytes, 2}};
-      if (w.unit > record_bytes) segments.push_back({w.unit, -1});
-    } else if (experts) {
-      segments = {{w.unit, w.split_matrix}};
-    }
     Xxh64 tensor_hash;                      // trunk tensors: their bytes
     std::vector<std::uint64_t> slice_list;  // expert tensors: their slices' hashes
     Xxh64 slice;
     std::size_t segment = 0;
-    std::uint64_t in_unit = 0;
-    std::uint64_t index = 0;  // held expert
-    std::uint64_t done = 0;
-    while (done < t.bytes) {
-      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kBuffer, t.bytes - done));
-      const std::size_t want_bytes = direct ? (n + 4095) / 4096 * 4096 : n;
-      const ssize_t r = ::pread(fd, data, want_bytes, static_cast<off_t>(file->data_offset + t.offset + done));
-      if (r < static_cast<ssize_t>(n)) {
-        ::close(fd);
-        return make_error(path + ": tensor \"" + gguf_printable(t.name) + "\": read failed at byte " +
-                          std::to_string(file->data_offset + t.offset + done) +
-                          (r < 0 ? std::string(": ") + std::strerror(errno) : " (short read)"));
-      }
+    std::uint64_t in_unit = 0, index = 0;  // index: the held expert
+    for (std::uint64_t done = 0; done < t.bytes;) {
+      auto got = read_chunk(t, done);
+      if (!got) return got.error();
+      const std::size_t n = *got;
+      const unsigned char* data = buffer_.get();
       if (!experts) tensor_hash.update(data, n);
-      std::size_t p = 0;
-      while (experts && p < n) {
+      for (std::size_t p = 0; experts && p < n;) {
         const Segment& s = segments[segment];
         const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(s.end - in_unit, n - p));
         if (s.matrix >= 0) slice.update(data + p, take);
@@ -252,11 +247,10 @@ Expected<VerifyReport> verify_container(const std::string& path, Progress& progr
         in_unit += take;
         if (in_unit < s.end) continue;
         if (s.matrix >= 0) {
-          const std::uint64_t digest = slice.digest();
-          slice_list.push_back(digest);
-          auto& d = layers[w.layer].digests;
+          slice_list.push_back(slice.digest());
+          auto& d = layers_[w.layer].digests;
           if (d.size() <= index) d.resize(index + 1, {0, 0, 0});
-          d[index][static_cast<std::size_t>(s.matrix)] = digest;
+          d[index][static_cast<std::size_t>(s.matrix)] = slice_list.back();
           slice = Xxh64();
         }
         if (++segment == segments.size()) {
@@ -267,25 +261,66 @@ Expected<VerifyReport> verify_container(const std::string& path, Progress& progr
       }
       done += n;
       report.bytes_verified += n;
-      progress.phase("verifying " + gguf_printable(t.name),
-                     total > 0 ? static_cast<double>(report.bytes_verified) / static_cast<double>(total) : 1.0);
+      progress_.phase("verifying " + gguf_printable(t.name),
+                      total_ > 0 ? static_cast<double>(report.bytes_verified) / static_cast<double>(total_) : 1.0);
     }
-    const auto it = sums->tensors.find(t.name);
-    const std::string want = it == sums->tensors.end() ? std::string() : it->second;
-    ++report.tensors;
-    const std::uint64_t got = experts ? xxh64(slice_list.data(), slice_list.size() * sizeof(std::uint64_t))
-                                      : tensor_hash.digest();
-    if (want != hex64(got)) {
-      report.mismatches.push_back("tensor " + gguf_printable(t.name) + (want.empty() ? " (no checksum recorded)" : ""));
-    }
+    return experts ? xxh64(slice_list.data(), slice_list.size() * sizeof(std::uint64_t)) : tensor_hash.digest();
   }
-  ::close(fd);
-  const GgufKv* held_kv = file->find("moebench.experts_held");
+
+  const std::map<int, LayerSlices>& layers() const { return layers_; }
+
+ private:
+  static constexpr std::size_t kBuffer = 16u << 20;
+  // The slices of one held expert's unit, as (end, matrix) with matrix -1
+  // for the packed record's padding (not hashed). Split: one slice.
+  struct Segment {
+    std::uint64_t end;
+    int matrix;
+  };
+  std::vector<Segment> segments_of(const Walk& w) const {
+    if (w.packed) {
+      const std::uint64_t mb = record_bytes_ / 3;
+      std::vector<Segment> s = {{mb, 0}, {2 * mb, 1}, {record_bytes_, 2}};
+      if (w.unit > record_bytes_) s.push_back({w.unit, -1});
+      return s;
+    }
+    if (w.unit > 0) return {{w.unit, w.split_matrix}};
+    return {};
+  }
+  // The next chunk of tensor t from byte `done` into the buffer: its size.
+  Expected<std::size_t> read_chunk(const GgufTensorInfo& t, std::uint64_t done) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kBuffer, t.bytes - done));
+    const std::size_t want_bytes = direct_ ? (n + 4095) / 4096 * 4096 : n;
+    const std::uint64_t at = file_.data_offset + t.offset + done;
+    const ssize_t r = ::pread(fd_, buffer_.get(), want_bytes, static_cast<off_t>(at));
+    if (r < static_cast<ssize_t>(n)) {
+      return make_error(path_ + ": tensor \"" + gguf_printable(t.name) + "\": read failed at byte " + std::to_string(at) +
+                        (r < 0 ? std::string(": ") + std::strerror(errno) : " (short read)"));
+    }
+    return n;
+  }
+
+  const GgufFile& file_;
+  const std::string& path_;
+  const std::uint64_t record_bytes_;
+  Progress& progress_;
+  std::uint64_t total_ = 0;
+  int fd_ = -1;
+  bool direct_ = false;
+  const AlignedBytes buffer_ = aligned_bytes(kBuffer);
+  std::map<int, LayerSlices> layers_;
+};
+
+// Each held expert's record checksum (its three slices' digests) against
+// the stored table; a mismatch names the expert by its original id.
+void compare_records(const GgufFile& file, const std::map<int, LayerSlices>& layers, const ContainerChecksums& sums,
+                     VerifyReport& report) {
+  const GgufKv* held_kv = file.find("moebench.experts_held");
   const Json held = held_kv != nullptr && held_kv->value.is_array() ? held_kv->value : Json::array();
-  for (auto& [layer, slices] : layers) {
-    const auto it = sums->records.find(layer);
+  for (const auto& [layer, slices] : layers) {
+    const auto it = sums.records.find(layer);
     const std::vector<std::string> none;
-    const std::vector<std::string>& want = it == sums->records.end() ? none : it->second;
+    const std::vector<std::string>& want = it == sums.records.end() ? none : it->second;
     for (std::size_t j = 0; j < slices.digests.size(); ++j) {
       ++report.expert_records;
       const std::string got = hex64(xxh64(slices.digests[j].data(), 3 * sizeof(std::uint64_t)));
@@ -296,6 +331,38 @@ Expected<VerifyReport> verify_container(const std::string& path, Progress& progr
       }
     }
   }
+}
+
+}  // namespace
+
+Expected<VerifyReport> verify_container(const std::string& path, Progress& progress) {
+  auto file = read_gguf(path);
+  if (!file) return file.error();
+  if (file->get_string("general.architecture").value_or("") != "moebench") {
+    return make_error(path + ": not a moebench container (general.architecture is not \"moebench\"); "
+                      "`container inspect` reads any GGUF");
+  }
+  auto sums = read_container_checksums(*file);
+  if (!sums) return sums.error();
+  VerifyReport report;
+  check_part(*file, path, report);
+  const std::uint64_t record_bytes = file->get_uint("moebench.expert_record_bytes").value_or(0);
+  auto walks = expert_layout(*file, path, record_bytes);
+  if (!walks) return walks.error();
+  TensorHasher hasher(*file, path, record_bytes, progress);
+  if (Status st = hasher.open(); !st) return st.error();
+  for (std::size_t ti = 0; ti < file->tensors.size(); ++ti) {
+    const GgufTensorInfo& t = file->tensors[ti];
+    auto got = hasher.hash(t, (*walks)[ti], report);
+    if (!got) return got.error();
+    const auto it = sums->tensors.find(t.name);
+    const std::string want = it == sums->tensors.end() ? std::string() : it->second;
+    ++report.tensors;
+    if (want != hex64(*got)) {
+      report.mismatches.push_back("tensor " + gguf_printable(t.name) + (want.empty() ? " (no checksum recorded)" : ""));
+    }
+  }
+  compare_records(*file, hasher.layers(), *sums, report);
   return report;
 }
 
