@@ -126,6 +126,82 @@ RegimeInputs regime_inputs(const std::vector<PublishedFigure>& published) {
   return in;
 }
 
+namespace {
+
+// One figure under the fit that left its group out.
+struct HeldOut {
+  const RegimeFigure* f = nullptr;
+  std::string group;
+  CaseRange range;
+  RegimeDistance distance;
+  FigureTerms terms;
+};
+
+// Where one fold's fitted values fall: each parameter's lowest and highest
+// value over the folds, and which group's absence gave it.
+void record_fold(RegimeValidation& v, const RegimeFit& fit, const std::string& without) {
+  for (const FittedParam& p : fit.fitted) {
+    if (p.prior) continue;
+    RegimeValidation::FoldRange& r = v.fold_range[fold_key(p)];
+    if (r.folds == 0 || p.value < r.low) {
+      r.low = p.value;
+      r.low_without = without;
+      r.low_folds = 0;
+    }
+    if (p.value == r.low) ++r.low_folds;
+    if (r.folds == 0 || p.value > r.high) {
+      r.high = p.value;
+      r.high_without = without;
+      r.high_folds = 0;
+    }
+    if (p.value == r.high) ++r.high_folds;
+    ++r.folds;
+  }
+}
+
+// A held-out figure's row: its prediction, and its band widened by `spread`
+// (the other groups' spread of its regime), in log terms.
+RegimeRow held_out_row(const HeldOut& h, double spread) {
+  const RegimeFigure& f = *h.f;
+  RegimeRow r;
+  r.id = f.id;
+  r.source = f.source;
+  r.family = f.family;
+  r.kind = f.kind;
+  r.regime = h.distance.regime;
+  r.measured_tok_s = f.measured_tok_s;
+  r.predicted_tok_s = h.range.tok_s;
+  r.low_tok_s = h.range.low * std::exp(-spread);
+  r.high_tok_s = h.range.high * std::exp(spread);
+  r.judged = h.range.tok_s > 0;
+  if (h.terms.parts) r.median_case = RegimeRow::MedianCase{*h.terms.parts, h.terms.terms};
+  r.error = r.judged ? h.range.tok_s / f.measured_tok_s - 1 : 0;
+  r.in_band = r.judged && f.measured_tok_s >= r.low_tok_s * 0.999 && f.measured_tok_s <= r.high_tok_s * 1.001;
+  if (!r.judged) r.why_not = "the model gives no time for its cases";
+  return r;
+}
+
+// The summaries: overall, per figure kind, per regime (in the regimes'
+// order), per engine family.
+void summarize_rows(RegimeValidation& v) {
+  std::vector<const RegimeRow*> all;
+  std::map<std::string, std::vector<const RegimeRow*>> regimes, families, kinds;
+  for (const RegimeRow& r : v.rows) {
+    all.push_back(&r);
+    kinds[r.kind].push_back(&r);
+    if (r.judged) regimes[r.regime].push_back(&r);
+    families[r.family].push_back(&r);
+  }
+  v.overall = summarize("all", all);
+  for (const auto& [name, rows] : kinds) v.per_kind.push_back(summarize(name, rows));
+  for (const std::string& name : regime_names()) {
+    if (regimes.count(name)) v.per_regime.push_back(summarize(name, regimes[name]));
+  }
+  for (const auto& [name, rows] : families) v.per_family.push_back(summarize(name, rows));
+}
+
+}  // namespace
+
 RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& left_out) {
   RegimeValidation v;
   v.left_out = left_out;
@@ -134,13 +210,6 @@ RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& lef
   for (const RegimeFigure& f : in.figures) groups.insert(key(f));
   // Pass 1: each group's figures under the fit on every other group: their
   // plausible range, regime and distance outside it.
-  struct HeldOut {
-    const RegimeFigure* f = nullptr;
-    std::string group;
-    CaseRange range;
-    RegimeDistance distance;
-    FigureTerms terms;
-  };
   std::vector<HeldOut> held;
   for (const std::string& g : groups) {
     std::vector<const RegimeFigure*> train;
@@ -154,23 +223,7 @@ RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& lef
       if (key(f) == g) held.push_back({&f, g, case_range(f, fit.params), regime_distance(f, fit.params), figure_terms(f, fit.params)});
     }
     if (fit.settled) ++v.folds_settled;
-    for (const FittedParam& p : fit.fitted) {
-      if (p.prior) continue;
-      RegimeValidation::FoldRange& r = v.fold_range[fold_key(p)];
-      if (r.folds == 0 || p.value < r.low) {
-        r.low = p.value;
-        r.low_without = g;
-        r.low_folds = 0;
-      }
-      if (p.value == r.low) ++r.low_folds;
-      if (r.folds == 0 || p.value > r.high) {
-        r.high = p.value;
-        r.high_without = g;
-        r.high_folds = 0;
-      }
-      if (p.value == r.high) ++r.high_folds;
-      ++r.folds;
-    }
+    record_fold(v, fit, g);
   }
   // Pass 2: a group's bands are widened by the spreads of the other
   // groups' held-out distances (never its own), so a band is as wide as
@@ -189,44 +242,14 @@ RegimeValidation validate_regimes(const RegimeInputs& in, const std::string& lef
       }
       set_spreads(spreads[h.group], rest);
     }
-    const RegimeFigure& f = *h.f;
-    const double s = spreads[h.group].spread_of(h.distance.regime);
-    RegimeRow r;
-    r.id = f.id;
-    r.source = f.source;
-    r.family = f.family;
-    r.kind = f.kind;
-    r.regime = h.distance.regime;
-    r.measured_tok_s = f.measured_tok_s;
-    r.predicted_tok_s = h.range.tok_s;
-    r.low_tok_s = h.range.low * std::exp(-s);
-    r.high_tok_s = h.range.high * std::exp(s);
-    r.judged = h.range.tok_s > 0;
-    if (h.terms.parts) r.median_case = RegimeRow::MedianCase{*h.terms.parts, h.terms.terms};
-    r.error = r.judged ? h.range.tok_s / f.measured_tok_s - 1 : 0;
-    r.in_band = r.judged && f.measured_tok_s >= r.low_tok_s * 0.999 && f.measured_tok_s <= r.high_tok_s * 1.001;
-    if (!r.judged) r.why_not = "the model gives no time for its cases";
-    by_id[r.id] = r;
+    by_id[h.f->id] = held_out_row(h, spreads[h.group].spread_of(h.distance.regime));
   }
   for (const RegimeFigure& f : in.figures) {
     auto it = by_id.find(f.id);
     if (it != by_id.end()) v.rows.push_back(it->second);
   }
   for (const RegimeRow& r : in.unanswered) v.rows.push_back(r);
-  std::vector<const RegimeRow*> all;
-  std::map<std::string, std::vector<const RegimeRow*>> regimes, families, kinds;
-  for (const RegimeRow& r : v.rows) {
-    all.push_back(&r);
-    kinds[r.kind].push_back(&r);
-    if (r.judged) regimes[r.regime].push_back(&r);
-    families[r.family].push_back(&r);
-  }
-  v.overall = summarize("all", all);
-  for (const auto& [name, rows] : kinds) v.per_kind.push_back(summarize(name, rows));
-  for (const std::string& name : regime_names()) {
-    if (regimes.count(name)) v.per_regime.push_back(summarize(name, regimes[name]));
-  }
-  for (const auto& [name, rows] : families) v.per_family.push_back(summarize(name, rows));
+  summarize_rows(v);
   std::vector<const RegimeFigure*> every;
   for (const RegimeFigure& f : in.figures) every.push_back(&f);
   v.full = fit_regimes(every);

@@ -437,20 +437,18 @@ std::string comparison_to_markdown(const Comparison& c) {
 }
 
 // Handed over in pieces of about 64 KiB (10^5 rows make 240 MB of table).
-void comparison_to_markdown_to(const Comparison& c, const TextSink& emit) {
+namespace {
+
+// The report's head: the two files, the rule that judges them, machine
+// differences and notes.
+std::string compare_header(const Comparison& c) {
   const CompareOptions& o = c.options;
-  std::string out;
-  auto flush = [&out, &emit](std::size_t at_least) {
-    if (out.size() < at_least) return;
-    emit(out);
-    out.clear();
-  };
   std::string floors;
   for (const MetricRule& r : compared_metrics()) {
     if (r.min_abs_change > 0) floors += (floors.empty() ? "" : ", ") + r.name + " " + fmt_value(r.name, r.min_abs_change);
   }
   if (!floors.empty()) floors = " and by at least " + floors + " absolute";
-  out = "# moebench compare\n\n";
+  std::string out = "# moebench compare\n\n";
   out += "Base: `" + c.base.path + "` — sweep **" + c.base.sweep + "** (" + c.base.digest + "), " +
          std::to_string(c.base.rows) + " rows; " + c.base.summary + "\n";
   out += "New: `" + c.now.path + "` — sweep **" + c.now.sweep + "** (" + c.now.digest + "), " +
@@ -470,8 +468,12 @@ void comparison_to_markdown_to(const Comparison& c, const TextSink& emit) {
   }
   for (const std::string& n : c.notes) out += "Note: " + n + "\n";
   if (!c.notes.empty()) out += "\n";
+  return out;
+}
 
-  out += std::string("**") +
+// The verdict in one line with its counts; the metrics the new file lacks.
+std::string compare_headline(const Comparison& c) {
+  std::string out = std::string("**") +
          (c.regressed() ? "REGRESSED" : c.incomplete() ? "INCOMPLETE" : c.inconclusive() ? "INCONCLUSIVE" : "NO REGRESSION") +
          "** — " + std::to_string(c.rows.size()) + " rows compared: " + std::to_string(c.rows_regressed) + " regressed, " +
          std::to_string(c.rows_improved) + " improved, " + std::to_string(c.rows_unchanged) + " unchanged, " +
@@ -491,54 +493,74 @@ void comparison_to_markdown_to(const Comparison& c, const TextSink& emit) {
            " metric(s) the base measured (missing is not unchanged):\n\n";
     for (const std::string& m : c.missing) out += "- " + m + "\n";
   }
+  return out;
+}
 
-  auto list = [&](Verdict v, const char* title) {
-    std::string s;
-    for (const RowComparison& r : c.rows) {
-      if (!r.status_change.empty() && r.verdict == v) s += "- " + r.label + ": status " + r.status_change + "\n";
-      for (const MetricComparison& m : r.metrics) {
-        if (m.verdict != v) continue;
-        s += "- " + r.label + ": " + m.metric + " " + fmt_value(m.metric, m.median_base) + " → " +
-             fmt_value(m.metric, m.median_new) + " (" + pct(m.rel_change) + ", p = " + fmt_p(m.test.p_value) +
-             ", ratio " + fmt_interval(m.ratio_ci) + ")\n";
-      }
+// Every row and metric with verdict `v`, one bullet each.
+std::string verdict_list(const Comparison& c, Verdict v) {
+  std::string s;
+  for (const RowComparison& r : c.rows) {
+    if (!r.status_change.empty() && r.verdict == v) s += "- " + r.label + ": status " + r.status_change + "\n";
+    for (const MetricComparison& m : r.metrics) {
+      if (m.verdict != v) continue;
+      s += "- " + r.label + ": " + m.metric + " " + fmt_value(m.metric, m.median_base) + " → " +
+           fmt_value(m.metric, m.median_new) + " (" + pct(m.rel_change) + ", p = " + fmt_p(m.test.p_value) +
+           ", ratio " + fmt_interval(m.ratio_ci) + ")\n";
     }
-    if (!s.empty()) {
-      out += std::string("\n## ") + title + "\n\n";
-      flush(0);
-      emit(s);
-    }
+  }
+  return s;
+}
+
+// One row of the "All rows" table per metric (one line saying why for a
+// row without metrics).
+std::string all_rows_lines(const RowComparison& r) {
+  const std::string status = r.status_base == r.status_new
+                                 ? std::string(to_string(r.status_base))
+                                 : std::string(to_string(r.status_base)) + " → " + to_string(r.status_new);
+  if (r.metrics.empty()) {
+    const std::string why = !r.status_change.empty() ? r.status_change
+                            : r.status_base != RowStatus::kOk ? "still " + std::string(to_string(r.status_base)) +
+                                                                    (r.reason_new.empty() ? "" : ": " + r.reason_new)
+                                                              : "no metric with samples";
+    return "| " + r.label + " | " + status + " | - | - | - | - | - | - | " + to_string(r.verdict) + ": " + why + " |\n";
+  }
+  std::string out;
+  for (const MetricComparison& m : r.metrics) {
+    const bool no_test = m.n_base == 0 || m.n_new == 0;
+    const bool says_why = m.verdict == Verdict::kUnchanged || m.verdict == Verdict::kInsufficient ||
+                          m.verdict == Verdict::kInconclusive;
+    out += "| " + r.label + " | " + status + " | " + m.metric + " | " + fmt_value(m.metric, m.median_base) +
+           " (n=" + std::to_string(m.n_base) + ") | " + fmt_value(m.metric, m.median_new) + " (n=" +
+           std::to_string(m.n_new) + ") | " + (std::isnan(m.rel_change) ? "-" : pct(m.rel_change)) + " | " +
+           fmt_interval(m.ratio_ci) + " | " +
+           (no_test ? "-" : fmt_p(m.test.p_value) + (m.test.exact ? "" : " (normal)")) + " | " +
+           to_string(m.verdict) + (says_why ? ": " + m.reason : "") + " |\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+void comparison_to_markdown_to(const Comparison& c, const TextSink& emit) {
+  // Written in pieces of at most about 64 KiB: a comparison of many rows is
+  // never held whole.
+  std::string out = compare_header(c) + compare_headline(c);
+  auto flush = [&out, &emit](std::size_t at_least) {
+    if (out.size() < at_least) return;
+    emit(out);
+    out.clear();
   };
-  list(Verdict::kRegressed, "Regressions");
-  list(Verdict::kImproved, "Improvements");
-
-  out += "\n## All rows\n\n| point | status | metric | base | new | change | " + format_fixed(100 * o.confidence, 0) +
+  for (const auto& [v, title] : {std::pair{Verdict::kRegressed, "Regressions"}, std::pair{Verdict::kImproved, "Improvements"}}) {
+    const std::string s = verdict_list(c, v);
+    if (s.empty()) continue;
+    out += std::string("\n## ") + title + "\n\n";
+    flush(0);
+    emit(s);
+  }
+  out += "\n## All rows\n\n| point | status | metric | base | new | change | " + format_fixed(100 * c.options.confidence, 0) +
          " % CI new/base | p | verdict |\n|---|---|---|---:|---:|---:|---|---:|---|\n";
   for (const RowComparison& r : c.rows) {
-    const std::string status = r.status_base == r.status_new
-                                   ? std::string(to_string(r.status_base))
-                                   : std::string(to_string(r.status_base)) + " → " + to_string(r.status_new);
-    if (r.metrics.empty()) {
-      const std::string why = !r.status_change.empty() ? r.status_change
-                              : r.status_base != RowStatus::kOk ? "still " + std::string(to_string(r.status_base)) +
-                                                                      (r.reason_new.empty() ? "" : ": " + r.reason_new)
-                                                                : "no metric with samples";
-      out += "| " + r.label + " | " + status + " | - | - | - | - | - | - | " + to_string(r.verdict) + ": " + why +
-             " |\n";
-      continue;
-    }
-    for (const MetricComparison& m : r.metrics) {
-      const bool no_test = m.n_base == 0 || m.n_new == 0;
-      out += "| " + r.label + " | " + status + " | " + m.metric + " | " + fmt_value(m.metric, m.median_base) +
-             " (n=" + std::to_string(m.n_base) + ") | " + fmt_value(m.metric, m.median_new) + " (n=" +
-             std::to_string(m.n_new) + ") | " + (std::isnan(m.rel_change) ? "-" : pct(m.rel_change)) + " | " +
-             fmt_interval(m.ratio_ci) + " | " +
-             (no_test ? "-" : fmt_p(m.test.p_value) + (m.test.exact ? "" : " (normal)")) + " | " +
-             to_string(m.verdict) + (m.verdict == Verdict::kUnchanged || m.verdict == Verdict::kInsufficient ||
-                                             m.verdict == Verdict::kInconclusive
-                                         ? ": " + m.reason : "") +
-             " |\n";
-    }
+    out += all_rows_lines(r);
     flush(1 << 16);
   }
   if (!c.only_in_base.empty()) {
