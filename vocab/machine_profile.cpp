@@ -488,6 +488,111 @@ void read_probe_sections(ObjectReader& r, MachineProfile& m) {
   }
 }
 
+// Power under load and idle (idle no higher than load).
+std::optional<PowerInfo> read_power(ObjectReader& r) {
+  const Json* pw = r.object("power", false);
+  if (pw == nullptr) return std::nullopt;
+  Diagnostics& d = r.diagnostics();
+  ObjectReader pr(*pw, r.path_of("power"), d);
+  const auto load = read_figure(pr, "load_w", true, FigureKind::kWatts);
+  const auto idle = read_figure(pr, "idle_w", true, FigureKind::kWatts);
+  pr.finish();
+  if (!load || !idle) return std::nullopt;
+  if (idle->value > load->value) {
+    d.add(pr.path_of("idle_w"), "idle power " + format_fixed(idle->value, 0) + " W is above the load power " +
+                                    format_fixed(load->value, 0) + " W: check which figure is which");
+  }
+  return PowerInfo{*load, *idle};
+}
+
+// A calibration's factors, each in its range, and what it was fitted on.
+std::optional<CalibrationInfo> read_calibration(ObjectReader& r) {
+  const Json* cal = r.object("calibration", false);
+  if (cal == nullptr) return std::nullopt;
+  Diagnostics& d = r.diagnostics();
+  ObjectReader c(*cal, r.path_of("calibration"), d);
+  CalibrationInfo info;
+  auto factor = [&](const char* key, double lo, double hi) {
+    const auto v = c.number(key, true);
+    if (v && (*v < lo || *v > hi)) {
+      d.add(c.path_of(key), "expected a factor in [" + format_fixed(lo, 1) + ", " + format_fixed(hi, 1) +
+                                "]; recalibrate with `moebench calibrate`");
+    }
+    return v.value_or(1.0);
+  };
+  info.io_efficiency = factor("io_efficiency", 0.01, 100);
+  info.compute_efficiency = factor("compute_efficiency", 0.01, 100);
+  info.overlap = factor("overlap", 0, 1);
+  info.fit_error = factor("fit_error", 0, 100);
+  if (c.get("holdout_error", false)) info.holdout_error = factor("holdout_error", 0, 100);
+  info.rows = static_cast<int>(c.integer("rows", true, 1, 1000000).value_or(0));
+  info.source = c.string("source", true).value_or("");
+  c.finish();
+  return info;
+}
+
+// The drives: name, sequential rate, read curve, device, repeatability.
+std::vector<DriveProfile> read_drives(ObjectReader& r) {
+  std::vector<DriveProfile> out;
+  const Json* drives = r.array("drives", true, false);
+  if (drives == nullptr) return out;
+  for (std::size_t i = 0; i < drives->size(); ++i) {
+    ObjectReader dr((*drives)[i], json_pointer_append(r.path_of("drives"), i), r.diagnostics());
+    DriveProfile p;
+    p.name = dr.string("name", true).value_or("");
+    p.path = dr.string("path", false);
+    p.capacity_bytes = read_figure(dr, "capacity", false, FigureKind::kSize);
+    p.seq_read_bytes_s = read_figure(dr, "seq_read_bw", true, FigureKind::kRate).value_or(Figure{});
+    p.read_curve = read_curve(dr, "read_curve");
+    p.device = read_device(dr);
+    p.repeatability = read_repeatability(dr);
+    dr.finish();
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+// Sets of drives read at once, each naming drives the profile lists.
+std::vector<DriveSetProfile> read_drive_sets(ObjectReader& r, const std::vector<DriveProfile>& drives) {
+  std::vector<DriveSetProfile> out;
+  const Json* sets = r.array("drive_sets", false, false);
+  if (sets == nullptr) return out;
+  for (std::size_t i = 0; i < sets->size(); ++i) {
+    ObjectReader s((*sets)[i], json_pointer_append(r.path_of("drive_sets"), i), r.diagnostics());
+    DriveSetProfile set;
+    set.drives = strings(s, "drives");
+    set.read_curve = read_curve(s, "read_curve");
+    s.finish();
+    for (const std::string& name : set.drives) {
+      bool known = false;
+      for (const DriveProfile& p : drives) known = known || p.name == name;
+      if (!known) r.diagnostics().add(s.path_of("drives"), "drive \"" + name + "\" is not listed in /drives");
+    }
+    out.push_back(std::move(set));
+  }
+  return out;
+}
+
+// The measured kernel rates: quant, shape, threads, batch, weight bytes/s.
+std::vector<KernelFigure> read_kernels(ObjectReader& r) {
+  std::vector<KernelFigure> out;
+  const Json* kernels = r.array("kernels", false, false);
+  if (kernels == nullptr) return out;
+  for (std::size_t i = 0; i < kernels->size(); ++i) {
+    ObjectReader k((*kernels)[i], json_pointer_append(r.path_of("kernels"), i), r.diagnostics());
+    KernelFigure kf;
+    kf.quant = k.enumeration("quant", true, quant_names(), "quant").value_or("");
+    kf.shape = k.enumeration("shape", true, {"matvec", "matmul"}, "kernel shape").value_or("");
+    kf.threads = static_cast<int>(k.integer("threads", true, 1, 1 << 20).value_or(1));
+    kf.batch = static_cast<int>(k.integer("batch", false, 1, 1 << 20).value_or(1));
+    kf.weight_bytes_s = read_figure(k, "weight_bw", true, FigureKind::kRate).value_or(Figure{});
+    kf.gflop_s = nonneg(k, "gflop_s", false);
+    k.finish();
+    out.push_back(std::move(kf));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<MachineProfile> load_machine_profile(const Json& j, Diagnostics& d) {
@@ -518,87 +623,13 @@ std::optional<MachineProfile> load_machine_profile(const Json& j, Diagnostics& d
   m.sockets = static_cast<int>(r.integer("sockets", false, 1, 64).value_or(1));
   m.interconnect_bytes_s = read_figure(r, "interconnect_bw", m.nodes > 1, FigureKind::kRate);
   m.sync_s_per_token = read_figure(r, "sync_s_per_token", false, FigureKind::kSeconds);
-  if (const Json* pw = r.object("power", false)) {
-    ObjectReader pr(*pw, r.path_of("power"), d);
-    const auto load = read_figure(pr, "load_w", true, FigureKind::kWatts);
-    const auto idle = read_figure(pr, "idle_w", true, FigureKind::kWatts);
-    pr.finish();
-    if (load && idle) {
-      if (idle->value > load->value) {
-        d.add(pr.path_of("idle_w"), "idle power " + format_fixed(idle->value, 0) + " W is above the load power " +
-                                        format_fixed(load->value, 0) + " W: check which figure is which");
-      }
-      m.power = PowerInfo{*load, *idle};
-    }
-  }
+  m.power = read_power(r);
   m.price_usd = read_figure(r, "price_usd", false, FigureKind::kMoney);
   m.price_basis = r.enumeration("price_basis", m.price_usd.has_value(), {"purchase", "hourly"}, "price basis");
-  if (const Json* cal = r.object("calibration", false)) {
-    ObjectReader c(*cal, r.path_of("calibration"), d);
-    CalibrationInfo info;
-    auto factor = [&](const char* key, double lo, double hi) {
-      const auto v = c.number(key, true);
-      if (v && (*v < lo || *v > hi)) {
-        d.add(c.path_of(key), "expected a factor in [" + format_fixed(lo, 1) + ", " + format_fixed(hi, 1) +
-                                  "]; recalibrate with `moebench calibrate`");
-      }
-      return v.value_or(1.0);
-    };
-    info.io_efficiency = factor("io_efficiency", 0.01, 100);
-    info.compute_efficiency = factor("compute_efficiency", 0.01, 100);
-    info.overlap = factor("overlap", 0, 1);
-    info.fit_error = factor("fit_error", 0, 100);
-    if (c.get("holdout_error", false)) info.holdout_error = factor("holdout_error", 0, 100);
-    info.rows = static_cast<int>(c.integer("rows", true, 1, 1000000).value_or(0));
-    info.source = c.string("source", true).value_or("");
-    c.finish();
-    m.calibration = info;
-  }
-
-  if (const Json* drives = r.array("drives", true, false)) {
-    for (std::size_t i = 0; i < drives->size(); ++i) {
-      ObjectReader dr((*drives)[i], json_pointer_append(r.path_of("drives"), i), d);
-      DriveProfile p;
-      p.name = dr.string("name", true).value_or("");
-      p.path = dr.string("path", false);
-      p.capacity_bytes = read_figure(dr, "capacity", false, FigureKind::kSize);
-      p.seq_read_bytes_s = read_figure(dr, "seq_read_bw", true, FigureKind::kRate).value_or(Figure{});
-      p.read_curve = read_curve(dr, "read_curve");
-      p.device = read_device(dr);
-      p.repeatability = read_repeatability(dr);
-      dr.finish();
-      m.drives.push_back(std::move(p));
-    }
-  }
-  if (const Json* sets = r.array("drive_sets", false, false)) {
-    for (std::size_t i = 0; i < sets->size(); ++i) {
-      ObjectReader s((*sets)[i], json_pointer_append(r.path_of("drive_sets"), i), d);
-      DriveSetProfile set;
-      set.drives = strings(s, "drives");
-      set.read_curve = read_curve(s, "read_curve");
-      s.finish();
-      for (const std::string& name : set.drives) {
-        bool known = false;
-        for (const DriveProfile& p : m.drives) known = known || p.name == name;
-        if (!known) d.add(s.path_of("drives"), "drive \"" + name + "\" is not listed in /drives");
-      }
-      m.drive_sets.push_back(std::move(set));
-    }
-  }
-  if (const Json* kernels = r.array("kernels", false, false)) {
-    for (std::size_t i = 0; i < kernels->size(); ++i) {
-      ObjectReader k((*kernels)[i], json_pointer_append(r.path_of("kernels"), i), d);
-      KernelFigure kf;
-      kf.quant = k.enumeration("quant", true, quant_names(), "quant").value_or("");
-      kf.shape = k.enumeration("shape", true, {"matvec", "matmul"}, "kernel shape").value_or("");
-      kf.threads = static_cast<int>(k.integer("threads", true, 1, 1 << 20).value_or(1));
-      kf.batch = static_cast<int>(k.integer("batch", false, 1, 1 << 20).value_or(1));
-      kf.weight_bytes_s = read_figure(k, "weight_bw", true, FigureKind::kRate).value_or(Figure{});
-      kf.gflop_s = nonneg(k, "gflop_s", false);
-      k.finish();
-      m.kernels.push_back(std::move(kf));
-    }
-  }
+  m.calibration = read_calibration(r);
+  m.drives = read_drives(r);
+  m.drive_sets = read_drive_sets(r, m.drives);
+  m.kernels = read_kernels(r);
   read_probe_sections(r, m);
   r.finish();
   if (!d.ok()) return std::nullopt;
