@@ -55,13 +55,15 @@ Expected<MergeInput> read_merge_input(const std::string& path) {
   return MergeInput{path, std::move(*results)};
 }
 
-Expected<MergeReport> merge_runs(std::vector<MergeInput> inputs, const std::optional<Environment>& merge_env) {
-  if (inputs.empty()) return make_error("nothing to merge: name the shards' results directories");
+namespace {
+
+// The inputs are shards of one sweep, one build and one partition, each
+// shard given once; the shards the partition has but nobody gave.
+Status check_shards(const std::vector<MergeInput>& inputs, MergeReport& rep) {
   const MergeInput& first = inputs.front();
   const std::set<std::string> build = builds_of(first.results);
   std::map<int, std::string> shard_given;  // index → label
   std::string partition, partition_label;
-  MergeReport rep;
   for (const MergeInput& in : inputs) {
     const SweepInfo& s = in.results.sweep;
     if (s.digest != first.results.sweep.digest) {
@@ -76,83 +78,99 @@ Expected<MergeReport> merge_runs(std::vector<MergeInput> inputs, const std::opti
                                     in.label, join(std::vector<std::string>(b.begin(), b.end()), " + "), first.label,
                                     join(std::vector<std::string>(build.begin(), build.end()), " + ")));
     }
-    if (s.shard) {
-      if (rep.shard_count != 0 && s.shard->count != rep.shard_count) {
-        return make_error(fmt::format("{} is shard {} but an earlier input is one of {} shards: merge the shards "
-                                      "of one partition",
-                                      in.label, s.shard->label(), rep.shard_count));
-      }
-      if (!partition.empty() && s.shard->partition_digest != partition) {
-        return make_error(fmt::format("{} (shard {}) was cut from another partition of the sweep than {} (digest {} "
-                                      "against {}): the machines read different configs (--configs, or the working "
-                                      "directory's configs/), so points would be lost or run twice; run every shard "
-                                      "with the same configs",
-                                      in.label, s.shard->label(), partition_label, s.shard->partition_digest,
-                                      partition));
-      }
-      partition = s.shard->partition_digest;
-      partition_label = in.label;
-      rep.shard_count = s.shard->count;
-      auto [it, fresh] = shard_given.emplace(s.shard->index, in.label);
-      if (!fresh) {
-        return make_error(fmt::format("shard {} is given twice: {} and {}", s.shard->label(), it->second, in.label));
-      }
+    if (!s.shard) continue;
+    if (rep.shard_count != 0 && s.shard->count != rep.shard_count) {
+      return make_error(fmt::format("{} is shard {} but an earlier input is one of {} shards: merge the shards "
+                                    "of one partition",
+                                    in.label, s.shard->label(), rep.shard_count));
+    }
+    if (!partition.empty() && s.shard->partition_digest != partition) {
+      return make_error(fmt::format("{} (shard {}) was cut from another partition of the sweep than {} (digest {} "
+                                    "against {}): the machines read different configs (--configs, or the working "
+                                    "directory's configs/), so points would be lost or run twice; run every shard "
+                                    "with the same configs",
+                                    in.label, s.shard->label(), partition_label, s.shard->partition_digest,
+                                    partition));
+    }
+    partition = s.shard->partition_digest;
+    partition_label = in.label;
+    rep.shard_count = s.shard->count;
+    auto [it, fresh] = shard_given.emplace(s.shard->index, in.label);
+    if (!fresh) {
+      return make_error(fmt::format("shard {} is given twice: {} and {}", s.shard->label(), it->second, in.label));
     }
   }
   for (int k = 1; k <= rep.shard_count; ++k) {
     if (shard_given.count(k) == 0) rep.absent_shards.push_back(k);
   }
+  return Status::success();
+}
 
+// A point's kept row (in `inputs`, moved out at the end) and every input
+// that holds it.
+struct Held {
+  ResultRow* row;
+  std::vector<std::string> labels;
+};
+
+// One input's rows into `by_id` (the better of two measurements of a point
+// kept), its unfinished shard points and its environments.
+Status take_rows(MergeInput& in, std::map<std::string, Held>& by_id, std::set<std::string>& env_ids, MergeReport& rep) {
+  MergeInputStatus st{in.label, in.results.sweep.shard, in.results.rows.size(), {}};
+  std::set<std::string> here;
+  const std::set<std::string> shard_ids =
+      st.shard ? std::set<std::string>(st.shard->point_ids.begin(), st.shard->point_ids.end()) : std::set<std::string>();
+  for (ResultRow& row : in.results.rows) {
+    const std::string id = row.point.id();
+    // A results.json is not checked line by line as a journal is: a row of
+    // another sweep is refused here, before it is counted.
+    if (row.point.index >= in.results.sweep.points_total || (st.shard && shard_ids.count(id) == 0)) {
+      return make_error(fmt::format("{}: row of point {} (#{}) is not one of {} (\"{}\", {} points): rows of "
+                                    "another sweep were added to it; remove them and merge again",
+                                    in.label, id, row.point.index + 1,
+                                    st.shard ? "shard " + st.shard->label() + " of sweep" : std::string("sweep"),
+                                    in.results.sweep.name, in.results.sweep.points_total));
+    }
+    here.insert(id);
+    auto [it, fresh] = by_id.emplace(id, Held{&row, {in.label}});
+    if (fresh) continue;
+    // The same measurement reached twice (an earlier merge given with its shards) is one row.
+    if (it->second.row->run_id == row.run_id) continue;
+    it->second.labels.push_back(in.label);
+    if (better(row, *it->second.row)) {
+      it->second.row = &row;
+      std::rotate(it->second.labels.begin(), it->second.labels.end() - 1, it->second.labels.end());
+    }
+  }
+  if (st.shard) {
+    for (const std::string& id : st.shard->point_ids) {
+      if (here.count(id) == 0) st.unfinished_ids.push_back(id);
+    }
+  }
+  for (const Environment& e : in.results.environments) {
+    if (env_ids.insert(e.run_id).second) rep.merged.environments.push_back(e);
+  }
+  rep.inputs.push_back(std::move(st));
+  return Status::success();
+}
+
+}  // namespace
+
+Expected<MergeReport> merge_runs(std::vector<MergeInput> inputs, const std::optional<Environment>& merge_env) {
+  if (inputs.empty()) return make_error("nothing to merge: name the shards' results directories");
+  MergeReport rep;
+  if (Status st = check_shards(inputs, rep); !st) return st.error();
   // The rows: by point id, the kept one and every holder.
-  struct Held {
-    ResultRow* row;  // in `inputs`, moved out at the end
-    std::vector<std::string> labels;
-  };
   std::map<std::string, Held> by_id;
   std::set<std::string> env_ids;
-  rep.merged.sweep = first.results.sweep;
+  rep.merged.sweep = inputs.front().results.sweep;
   rep.merged.sweep.shard.reset();
   if (merge_env) {
     rep.merged.environments.push_back(*merge_env);
     env_ids.insert(merge_env->run_id);
   }
   for (MergeInput& in : inputs) {
-    MergeInputStatus st{in.label, in.results.sweep.shard, in.results.rows.size(), {}};
-    std::set<std::string> here;
-    const std::set<std::string> shard_ids =
-        st.shard ? std::set<std::string>(st.shard->point_ids.begin(), st.shard->point_ids.end())
-                 : std::set<std::string>();
-    for (ResultRow& row : in.results.rows) {
-      const std::string id = row.point.id();
-      // A results.json is not checked line by line as a journal is: a row of
-      // another sweep is refused here, before it is counted.
-      if (row.point.index >= in.results.sweep.points_total || (st.shard && shard_ids.count(id) == 0)) {
-        return make_error(fmt::format("{}: row of point {} (#{}) is not one of {} (\"{}\", {} points): rows of "
-                                      "another sweep were added to it; remove them and merge again",
-                                      in.label, id, row.point.index + 1,
-                                      st.shard ? "shard " + st.shard->label() + " of sweep" : std::string("sweep"),
-                                      in.results.sweep.name, in.results.sweep.points_total));
-      }
-      here.insert(id);
-      auto [it, fresh] = by_id.emplace(id, Held{&row, {in.label}});
-      if (fresh) continue;
-      // The same measurement reached twice (an earlier merge given with its shards) is one row.
-      if (it->second.row->run_id == row.run_id) continue;
-      it->second.labels.push_back(in.label);
-      if (better(row, *it->second.row)) {
-        it->second.row = &row;
-        std::rotate(it->second.labels.begin(), it->second.labels.end() - 1, it->second.labels.end());
-      }
-    }
-    if (st.shard) {
-      for (const std::string& id : st.shard->point_ids) {
-        if (here.count(id) == 0) st.unfinished_ids.push_back(id);
-      }
-    }
-    for (const Environment& e : in.results.environments) {
-      if (env_ids.insert(e.run_id).second) rep.merged.environments.push_back(e);
-    }
-    rep.inputs.push_back(std::move(st));
+    if (Status st = take_rows(in, by_id, env_ids, rep); !st) return st.error();
   }
   rep.merged.rows.reserve(by_id.size());
   for (const auto& [id, held] : by_id) {
