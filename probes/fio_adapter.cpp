@@ -279,45 +279,38 @@ std::string fio_job_text(const FioCell& cell) {
   return t;
 }
 
-Expected<FioResult> parse_fio_json(const std::string& json_text, const std::string& label) {
+namespace {
+
+// fio's JSON object from its output: leading warnings blanked out (their
+// newlines kept, so a syntax error's line:column points into the original
+// output) and text after the last '}' ignored.
+Expected<Json> fio_json_root(const std::string& json_text, const std::string& label) {
   if (trim(std::string_view(json_text)).empty()) {
     return make_error(label + ": fio's output is empty; fio printed no JSON (did it start? "
                       "check its stderr and that it was run with --output-format=json)");
   }
   const std::size_t start = json_start(json_text);
   if (start == std::string::npos) {
-    return make_error(label + ": no JSON object in fio's output (it begins \"" +
-                      first_line_excerpt(json_text) +
+    return make_error(label + ": no JSON object in fio's output (it begins \"" + first_line_excerpt(json_text) +
                       "\"); run fio with --output-format=json and check its stderr");
   }
-  // Blank out leading warnings but keep their newlines, so a syntax error's
-  // line:column points into the original output. Text after the last '}' is
-  // ignored too.
   const std::size_t last_brace = json_text.rfind('}');
-  std::string body = (last_brace == std::string::npos || last_brace < start)
-                         ? json_text
-                         : json_text.substr(0, last_brace + 1);
+  std::string body =
+      (last_brace == std::string::npos || last_brace < start) ? json_text : json_text.substr(0, last_brace + 1);
   for (std::size_t i = 0; i < start; ++i) {
     if (body[i] != '\n') body[i] = ' ';
   }
   auto parsed = parse_json_text(body, label);
   if (!parsed) {
-    return make_error(parsed.error().message +
-                      " (fio's JSON output is incomplete or damaged; was fio killed? rerun it)");
+    return make_error(parsed.error().message + " (fio's JSON output is incomplete or damaged; was fio killed? rerun it)");
   }
-  const Json& root = *parsed;
-  if (!root.is_object()) {
-    return field_error(label, "", "expected fio's JSON object, got " + json_type_phrase(root));
-  }
+  if (!parsed->is_object()) return field_error(label, "", "expected fio's JSON object, got " + json_type_phrase(*parsed));
+  return std::move(*parsed);
+}
 
-  FioResult r;
-  auto version = child(root, "", "fio version", label);
-  if (!version) return version.error();
-  if (!(*version)->is_string()) {
-    return field_error(label, "/fio version", "expected a string, got " + json_type_phrase(**version));
-  }
-  r.fio_version = (*version)->get<std::string>();
-
+// The first job, which must have run without an error (the error named
+// with its meaning).
+Expected<const Json*> first_job(const Json& root, const std::string& label) {
   auto jobs = child(root, "", "jobs", label);
   if (!jobs) return jobs.error();
   if (!(*jobs)->is_array()) {
@@ -330,50 +323,33 @@ Expected<FioResult> parse_fio_json(const std::string& json_text, const std::stri
   }
   const Json& job = (**jobs)[0];
   const std::string job_path = "/jobs/0";
-  if (!job.is_object()) {
-    return field_error(label, job_path, "expected an object, got " + json_type_phrase(job));
-  }
+  if (!job.is_object()) return field_error(label, job_path, "expected an object, got " + json_type_phrase(job));
   auto job_error = child(job, job_path, "error", label);
   if (!job_error) return job_error.error();
   if (!(*job_error)->is_number_integer()) {
-    return field_error(label, job_path + "/error",
-                       "expected an integer, got " + json_type_phrase(**job_error));
+    return field_error(label, job_path + "/error", "expected an integer, got " + json_type_phrase(**job_error));
   }
   const std::int64_t err = (*job_error)->get<std::int64_t>();
-  if (err != 0) {
-    std::string name;
-    if (auto it = job.find("jobname"); it != job.end() && it->is_string()) name = it->get<std::string>();
-    const std::string meaning =
-        (err > 0 && err < 4096) ? " (" + std::string(std::strerror(static_cast<int>(err))) + ")" : "";
-    return field_error(label, job_path + "/error",
-                       "fio job \"" + name + "\" failed with error " + std::to_string(err) + meaning +
-                           "; its figures are not valid — check the file path, permissions, block "
-                           "size and ioengine, and fio's stderr");
-  }
+  if (err == 0) return &job;
+  std::string name;
+  if (auto it = job.find("jobname"); it != job.end() && it->is_string()) name = it->get<std::string>();
+  const std::string meaning = (err > 0 && err < 4096) ? " (" + std::string(std::strerror(static_cast<int>(err))) + ")" : "";
+  return field_error(label, job_path + "/error",
+                     "fio job \"" + name + "\" failed with error " + std::to_string(err) + meaning +
+                         "; its figures are not valid — check the file path, permissions, block "
+                         "size and ioengine, and fio's stderr");
+}
 
-  const std::string read_path = job_path + "/read";
-  auto read = object_at(job, job_path, "read", label);
-  if (!read) return read.error();
-  const Json& rd = **read;
-
-  auto bw = number_at(rd, read_path, "bw_bytes", label);
-  if (!bw) return bw.error();
-  auto iops = number_at(rd, read_path, "iops", label);
-  if (!iops) return iops.error();
-  auto io_bytes = unsigned_at(rd, read_path, "io_bytes", label);
-  if (!io_bytes) return io_bytes.error();
-  auto runtime_ms = number_at(rd, read_path, "runtime", label);
-  if (!runtime_ms) return runtime_ms.error();
-
+// The completion-latency percentiles of a read: their absence explained
+// (no read completed, or not fio's output).
+Status read_latency(const Json& rd, const std::string& read_path, const std::string& label, FioResult& r) {
   const std::string clat_path = read_path + "/clat_ns";
   auto clat = object_at(rd, read_path, "clat_ns", label);
   if (!clat) return clat.error();
   auto mean = number_at(**clat, clat_path, "mean", label);
   if (!mean) return mean.error();
-
   const std::string pct_path = clat_path + "/percentile";
-  auto pct_it = (*clat)->find("percentile");
-  if (pct_it == (*clat)->end()) {
+  if ((*clat)->find("percentile") == (*clat)->end()) {
     std::string why = std::string("missing from fio's JSON output") + kNotFioHint;
     if (auto n = (*clat)->find("N"); n != (*clat)->end() && n->is_number() && n->get<double>() == 0) {
       why = "missing because no read completed (" + clat_path +
@@ -387,15 +363,44 @@ Expected<FioResult> parse_fio_json(const std::string& json_text, const std::stri
   if (!p50) return p50.error();
   auto p99 = number_at(**pct, pct_path, "99.000000", label);
   if (!p99) return p99.error();
+  r.clat_mean_ns = *mean;
+  r.clat_p50_ns = *p50;
+  r.clat_p99_ns = *p99;
+  return Status::success();
+}
 
+}  // namespace
+
+Expected<FioResult> parse_fio_json(const std::string& json_text, const std::string& label) {
+  auto root = fio_json_root(json_text, label);
+  if (!root) return root.error();
+  FioResult r;
+  auto version = child(*root, "", "fio version", label);
+  if (!version) return version.error();
+  if (!(*version)->is_string()) {
+    return field_error(label, "/fio version", "expected a string, got " + json_type_phrase(**version));
+  }
+  r.fio_version = (*version)->get<std::string>();
+  auto job = first_job(*root, label);
+  if (!job) return job.error();
+  const std::string read_path = "/jobs/0/read";
+  auto read = object_at(**job, "/jobs/0", "read", label);
+  if (!read) return read.error();
+  const Json& rd = **read;
+  auto bw = number_at(rd, read_path, "bw_bytes", label);
+  if (!bw) return bw.error();
+  auto iops = number_at(rd, read_path, "iops", label);
+  if (!iops) return iops.error();
+  auto io_bytes = unsigned_at(rd, read_path, "io_bytes", label);
+  if (!io_bytes) return io_bytes.error();
+  auto runtime_ms = number_at(rd, read_path, "runtime", label);
+  if (!runtime_ms) return runtime_ms.error();
+  if (Status st = read_latency(rd, read_path, label, r); !st) return st.error();
   r.read_bytes_s = *bw;
   r.iops = *iops;
   r.io_bytes = *io_bytes;
   r.runtime_s = *runtime_ms / 1000.0;
   if (auto t = rd.find("total_ios"); t != rd.end() && t->is_number_unsigned()) r.total_ios = t->get<std::uint64_t>();
-  r.clat_mean_ns = *mean;
-  r.clat_p50_ns = *p50;
-  r.clat_p99_ns = *p99;
   return r;
 }
 
