@@ -310,38 +310,10 @@ class Cursor {
   std::string context_;
 };
 
-Expected<GgufFile> parse(Source& src, const std::string& label, const GgufLimits& limits) {
-  Cursor c(src, label, limits);
-  GgufFile f;
-  f.label = label;
-  f.file_bytes = src.size();
-  c.context("header");
-  auto magic = c.scalar<std::uint32_t>();
-  if (!magic) return magic.error();
-  if (*magic != kGgufMagic) {
-    return make_error(label + ": not a GGUF file (magic bytes are not \"GGUF\"); check the path");
-  }
-  auto version = c.scalar<std::uint32_t>();
-  if (!version) return version.error();
-  if (*version != 3) {
-    return make_error(label + ": GGUF version " + std::to_string(*version) +
-                      " is not supported (moebench reads version 3; convert the file with a current llama.cpp)");
-  }
-  f.version = *version;
-  auto n_tensors = c.scalar<std::uint64_t>();
-  if (!n_tensors) return n_tensors.error();
-  auto n_kvs = c.scalar<std::uint64_t>();
-  if (!n_kvs) return n_kvs.error();
-  if (*n_tensors > limits.max_tensors) {
-    return c.fail("tensor count " + std::to_string(*n_tensors) + " exceeds the limit of " +
-                  std::to_string(limits.max_tensors) + " (corrupt or hostile header)");
-  }
-  if (*n_kvs > limits.max_kvs) {
-    return c.fail("metadata count " + std::to_string(*n_kvs) + " exceeds the limit of " +
-                  std::to_string(limits.max_kvs) + " (corrupt or hostile header)");
-  }
+// The metadata entries: unique keys, known value types.
+Status read_metadata(Cursor& c, std::uint64_t n_kvs, GgufFile& f) {
   std::set<std::string> keys;
-  for (std::uint64_t i = 0; i < *n_kvs; ++i) {
+  for (std::uint64_t i = 0; i < n_kvs; ++i) {
     c.context("metadata entry " + std::to_string(i));
     auto key = c.string();
     if (!key) return key.error();
@@ -367,50 +339,53 @@ Expected<GgufFile> parse(Source& src, const std::string& label, const GgufLimits
     }
     f.alignment = static_cast<std::uint64_t>(al);
   }
-  std::set<std::string> names;
-  for (std::uint64_t i = 0; i < *n_tensors; ++i) {
-    c.context("tensor info " + std::to_string(i));
-    GgufTensorInfo t;
-    auto name = c.string();
-    if (!name) return name.error();
-    t.name = *name;
-    c.context("tensor \"" + gguf_printable(t.name) + "\"");
-    if (t.name.empty() || t.name.size() >= 64) {
-      return c.fail("tensor name length " + std::to_string(t.name.size()) + " is outside 1..63 (ggml's limit)");
-    }
-    if (!names.insert(t.name).second) return c.fail("duplicate tensor name");
-    auto n_dims = c.scalar<std::uint32_t>();
-    if (!n_dims) return n_dims.error();
-    if (*n_dims == 0 || *n_dims > 4) return c.fail(std::to_string(*n_dims) + " dimensions (ggml allows 1 to 4)");
-    std::uint64_t elements = 1;
-    for (std::uint32_t d = 0; d < *n_dims; ++d) {
-      auto ne = c.scalar<std::uint64_t>();
-      if (!ne) return ne.error();
-      if (*ne == 0 || *ne > (1ull << 40) || elements > (1ull << 62) / *ne) {
-        return c.fail("dimension " + std::to_string(d) + " = " + std::to_string(*ne) + " is zero or absurdly large");
-      }
-      elements *= *ne;
-      t.ne.push_back(*ne);
-    }
-    auto type = c.scalar<std::uint32_t>();
-    if (!type) return type.error();
-    t.ggml_type = *type;
-    auto ggml = find_ggml_type(t.ggml_type);
-    if (!ggml) return c.fail("unknown ggml type id " + std::to_string(t.ggml_type) + " (a newer llama.cpp format?)");
-    if (t.ne[0] % ggml->block_weights != 0) {
-      return c.fail(std::string(ggml->name) + " stores blocks of " + std::to_string(ggml->block_weights) +
-                    " weights, which does not divide the row length " + std::to_string(t.ne[0]));
-    }
-    t.bytes = elements / ggml->block_weights * ggml->block_bytes;
-    auto offset = c.scalar<std::uint64_t>();
-    if (!offset) return offset.error();
-    t.offset = *offset;
-    f.tensors.push_back(std::move(t));
+  return Status::success();
+}
+
+// One tensor's info: a name ggml allows and not seen before (`names`), 1 to
+// 4 sane dimensions, a known type whose blocks divide the row, its data
+// offset.
+Expected<GgufTensorInfo> read_tensor_info(Cursor& c, std::set<std::string>& names) {
+  GgufTensorInfo t;
+  auto name = c.string();
+  if (!name) return name.error();
+  t.name = *name;
+  c.context("tensor \"" + gguf_printable(t.name) + "\"");
+  if (t.name.empty() || t.name.size() >= 64) {
+    return c.fail("tensor name length " + std::to_string(t.name.size()) + " is outside 1..63 (ggml's limit)");
   }
-  c.context("tensor data");
-  const std::uint64_t header_end = c.pos();
-  f.data_offset = (header_end + f.alignment - 1) / f.alignment * f.alignment;
-  // Offsets: aligned, inside the file, not overlapping.
+  if (!names.insert(t.name).second) return c.fail("duplicate tensor name");
+  auto n_dims = c.scalar<std::uint32_t>();
+  if (!n_dims) return n_dims.error();
+  if (*n_dims == 0 || *n_dims > 4) return c.fail(std::to_string(*n_dims) + " dimensions (ggml allows 1 to 4)");
+  std::uint64_t elements = 1;
+  for (std::uint32_t d = 0; d < *n_dims; ++d) {
+    auto ne = c.scalar<std::uint64_t>();
+    if (!ne) return ne.error();
+    if (*ne == 0 || *ne > (1ull << 40) || elements > (1ull << 62) / *ne) {
+      return c.fail("dimension " + std::to_string(d) + " = " + std::to_string(*ne) + " is zero or absurdly large");
+    }
+    elements *= *ne;
+    t.ne.push_back(*ne);
+  }
+  auto type = c.scalar<std::uint32_t>();
+  if (!type) return type.error();
+  t.ggml_type = *type;
+  auto ggml = find_ggml_type(t.ggml_type);
+  if (!ggml) return c.fail("unknown ggml type id " + std::to_string(t.ggml_type) + " (a newer llama.cpp format?)");
+  if (t.ne[0] % ggml->block_weights != 0) {
+    return c.fail(std::string(ggml->name) + " stores blocks of " + std::to_string(ggml->block_weights) +
+                  " weights, which does not divide the row length " + std::to_string(t.ne[0]));
+  }
+  t.bytes = elements / ggml->block_weights * ggml->block_bytes;
+  auto offset = c.scalar<std::uint64_t>();
+  if (!offset) return offset.error();
+  t.offset = *offset;
+  return t;
+}
+
+// Tensor data offsets: aligned, inside the file, not overlapping.
+Status check_tensor_data(const GgufFile& f, const std::string& label) {
   std::vector<const GgufTensorInfo*> by_offset;
   for (const GgufTensorInfo& t : f.tensors) by_offset.push_back(&t);
   std::sort(by_offset.begin(), by_offset.end(),
@@ -426,8 +401,8 @@ Expected<GgufFile> parse(Source& src, const std::string& label, const GgufLimits
     if (f.data_offset > f.file_bytes || t->offset > f.file_bytes - f.data_offset ||
         t->bytes > f.file_bytes - f.data_offset - t->offset) {
       return make_error(where + ": data [" + std::to_string(f.data_offset + t->offset) + ", +" +
-                        std::to_string(t->bytes) + ") runs past the end of the file (" +
-                        std::to_string(f.file_bytes) + " bytes; truncated?)");
+                        std::to_string(t->bytes) + ") runs past the end of the file (" + std::to_string(f.file_bytes) +
+                        " bytes; truncated?)");
     }
     if (prev != nullptr && t->offset < prev_end) {
       return make_error(where + ": data overlaps tensor \"" + gguf_printable(prev->name) + "\"");
@@ -435,6 +410,49 @@ Expected<GgufFile> parse(Source& src, const std::string& label, const GgufLimits
     prev_end = t->offset + t->bytes;
     prev = t;
   }
+  return Status::success();
+}
+
+Expected<GgufFile> parse(Source& src, const std::string& label, const GgufLimits& limits) {
+  Cursor c(src, label, limits);
+  GgufFile f;
+  f.label = label;
+  f.file_bytes = src.size();
+  c.context("header");
+  auto magic = c.scalar<std::uint32_t>();
+  if (!magic) return magic.error();
+  if (*magic != kGgufMagic) return make_error(label + ": not a GGUF file (magic bytes are not \"GGUF\"); check the path");
+  auto version = c.scalar<std::uint32_t>();
+  if (!version) return version.error();
+  if (*version != 3) {
+    return make_error(label + ": GGUF version " + std::to_string(*version) +
+                      " is not supported (moebench reads version 3; convert the file with a current llama.cpp)");
+  }
+  f.version = *version;
+  auto n_tensors = c.scalar<std::uint64_t>();
+  if (!n_tensors) return n_tensors.error();
+  auto n_kvs = c.scalar<std::uint64_t>();
+  if (!n_kvs) return n_kvs.error();
+  if (*n_tensors > limits.max_tensors) {
+    return c.fail("tensor count " + std::to_string(*n_tensors) + " exceeds the limit of " +
+                  std::to_string(limits.max_tensors) + " (corrupt or hostile header)");
+  }
+  if (*n_kvs > limits.max_kvs) {
+    return c.fail("metadata count " + std::to_string(*n_kvs) + " exceeds the limit of " + std::to_string(limits.max_kvs) +
+                  " (corrupt or hostile header)");
+  }
+  if (Status st = read_metadata(c, *n_kvs, f); !st) return st.error();
+  std::set<std::string> names;
+  for (std::uint64_t i = 0; i < *n_tensors; ++i) {
+    c.context("tensor info " + std::to_string(i));
+    auto t = read_tensor_info(c, names);
+    if (!t) return t.error();
+    f.tensors.push_back(std::move(*t));
+  }
+  c.context("tensor data");
+  const std::uint64_t header_end = c.pos();
+  f.data_offset = (header_end + f.alignment - 1) / f.alignment * f.alignment;
+  if (Status st = check_tensor_data(f, label); !st) return st.error();
   return f;
 }
 
