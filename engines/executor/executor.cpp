@@ -308,25 +308,120 @@ void Executor::dense(const TrunkLayer& L, std::size_t batch, const float* h, flo
   ops_.matmul(L.down, g_.data(), batch, out);
 }
 
-Status Executor::moe(const TrunkLayer& L, std::size_t batch, const float* h, float* out) {
-  const std::size_t hidden = static_cast<std::size_t>(card_.hidden_size);
+Executor::Users Executor::route(const TrunkLayer& L, std::size_t batch, const float* h) {
   const std::size_t experts = static_cast<std::size_t>(card_.moe.experts);
   const std::size_t k = static_cast<std::size_t>(card_.moe.active);
-  const int l = L.moe_index;
   // Router: logits, softmax, top-k (real work; the routing model picks).
   router_.resize(batch * experts);
   ops_.matmul(L.router, h, batch, router_.data());
   std::vector<int> top;
-  std::map<int, std::vector<std::pair<std::size_t, float>>> users;  // expert → (token, weight)
+  Users users;
   for (std::size_t b = 0; b < batch; ++b) {
     float* p = router_.data() + b * experts;
     softmax(p, experts);
     top_k(p, experts, k, top);
-    const int* ids = token_routes_[b].data() + static_cast<std::size_t>(l) * k;
+    const int* ids = token_routes_[b].data() + static_cast<std::size_t>(L.moe_index) * k;
     float sum = 0;
     for (std::size_t j = 0; j < k; ++j) sum += p[ids[j]];
     for (std::size_t j = 0; j < k; ++j) users[ids[j]].push_back({b, sum > 0 ? p[ids[j]] / sum : 1.0f / static_cast<float>(k)});
   }
+  return users;
+}
+
+void Executor::shared_experts(const TrunkLayer& L, std::size_t batch, const float* h, float* out) {
+  if (!L.gate_sh.valid()) return;
+  const std::size_t si = static_cast<std::size_t>(L.gate_sh.rows);
+  sh_g_.resize(batch * si);
+  sh_u_.resize(batch * si);
+  ops_.matmul(L.gate_sh, h, batch, sh_g_.data());
+  ops_.matmul(L.up_sh, h, batch, sh_u_.data());
+  silu_mul(sh_g_.data(), sh_u_.data(), sh_g_.size());
+  ops_.matmul(L.down_sh, sh_g_.data(), batch, out);
+}
+
+const float* Executor::expert_input(const TrunkLayer& L, std::size_t batch, const float* h) {
+  if (!L.latent_in.valid()) return h;
+  const std::size_t ed = static_cast<std::size_t>(card_.moe.expert_dim);
+  z_.resize(batch * ed);
+  ops_.matmul(L.latent_in, h, batch, z_.data());
+  std::vector<float> g(ed);
+  if (L.latent_norm.valid()) ops_.load_vector(L.latent_norm, g.data());
+  for (std::size_t b = 0; b < batch; ++b) rms_norm(z_.data() + b * ed, ed, L.latent_norm.valid() ? g.data() : nullptr);
+  return z_.data();
+}
+
+std::vector<int> Executor::ready_group(int l, std::vector<int>& remaining) {
+  std::vector<int> group;
+  for (int ready; !remaining.empty() && (ready = experts_.pick_ready(l, remaining)) >= 0;) {
+    group.push_back(remaining[static_cast<std::size_t>(ready)]);
+    remaining.erase(remaining.begin() + ready);
+  }
+  if (group.empty()) {
+    group.push_back(remaining.front());
+    remaining.erase(remaining.begin());
+  }
+  return group;
+}
+
+Status Executor::compute_group(int l, const std::vector<int>& group, Users& users, const float* zin) {
+  const std::size_t ed = static_cast<std::size_t>(card_.moe.expert_dim);
+  std::vector<ExpertWeights> weights;
+  std::vector<std::size_t> first;  // per group member: its first row in the stacked buffers
+  std::size_t rows = 0, inter = 0;
+  for (const int e : group) {
+    auto w = experts_.acquire(l, e);
+    if (!w) return w.error();
+    weights.push_back(*w);
+    first.push_back(rows);
+    rows += users[e].size();
+    inter = std::max<std::size_t>(inter, static_cast<std::size_t>(w->gate.rows));
+  }
+  zin_.resize(rows * ed);
+  g_.resize(rows * inter);
+  u_.resize(rows * inter);
+  y_.resize(rows * ed);
+  // Each expert's input rows: a single token's row in place (then every
+  // expert of a decode step reads one input, quantized once), several
+  // tokens' rows gathered.
+  std::vector<TensorOps::Product> products;
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    const auto& us = users[group[i]];
+    const float* in = zin + us[0].first * ed;
+    if (us.size() > 1) {
+      for (std::size_t j = 0; j < us.size(); ++j) {
+        std::copy_n(zin + us[j].first * ed, ed, zin_.data() + (first[i] + j) * ed);
+      }
+      in = zin_.data() + first[i] * ed;
+    }
+    products.push_back({&weights[i].gate, in, us.size(), g_.data() + first[i] * inter});
+    products.push_back({&weights[i].up, in, us.size(), u_.data() + first[i] * inter});
+  }
+  ops_.matmul_many(products);
+  silu_mul(g_.data(), u_.data(), rows * inter);
+  products.clear();
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    const std::size_t n = users[group[i]].size();
+    products.push_back({&weights[i].down, g_.data() + first[i] * inter, n, y_.data() + first[i] * ed});
+  }
+  ops_.matmul_many(products);
+  // Each token's output: the sum of its experts' outputs, by their weights.
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    experts_.release(l, group[i]);
+    const auto& us = users[group[i]];
+    for (std::size_t j = 0; j < us.size(); ++j) {
+      float* dst = acc_.data() + us[j].first * ed;
+      const float wt = us[j].second;
+      const float* src = y_.data() + (first[i] + j) * ed;
+      for (std::size_t c = 0; c < ed; ++c) dst[c] += wt * src[c];
+    }
+  }
+  return Status::success();
+}
+
+Status Executor::moe(const TrunkLayer& L, std::size_t batch, const float* h, float* out) {
+  const std::size_t hidden = static_cast<std::size_t>(card_.hidden_size);
+  const int l = L.moe_index;
+  Users users = route(L, batch, h);
   std::vector<int> distinct;
   for (const auto& [e, u] : users) distinct.push_back(e);
   const auto routed_at = std::chrono::steady_clock::now();
@@ -334,94 +429,14 @@ Status Executor::moe(const TrunkLayer& L, std::size_t batch, const float* h, flo
   if (l + 1 < card_.moe_layers()) experts_.layer_upcoming(l + 1, distinct_of(l + 1, batch));
   // Shared experts while the routed experts' reads are in flight.
   std::fill(out, out + batch * hidden, 0.0f);
-  if (L.gate_sh.valid()) {
-    const std::size_t si = static_cast<std::size_t>(L.gate_sh.rows);
-    sh_g_.resize(batch * si);
-    sh_u_.resize(batch * si);
-    ops_.matmul(L.gate_sh, h, batch, sh_g_.data());
-    ops_.matmul(L.up_sh, h, batch, sh_u_.data());
-    silu_mul(sh_g_.data(), sh_u_.data(), sh_g_.size());
-    ops_.matmul(L.down_sh, sh_g_.data(), batch, out);
-  }
-  // Expert input: the hidden state, or its latent projection.
-  const std::size_t ed = static_cast<std::size_t>(card_.moe.expert_dim);
-  const float* zin = h;
-  if (L.latent_in.valid()) {
-    z_.resize(batch * ed);
-    ops_.matmul(L.latent_in, h, batch, z_.data());
-    std::vector<float> g(ed);
-    if (L.latent_norm.valid()) ops_.load_vector(L.latent_norm, g.data());
-    for (std::size_t b = 0; b < batch; ++b) rms_norm(z_.data() + b * ed, ed, L.latent_norm.valid() ? g.data() : nullptr);
-    zin = z_.data();
-  }
-  acc_.assign(batch * ed, 0.0f);
-  std::vector<int> remaining = distinct, group;
-  std::vector<ExpertWeights> weights;
-  std::vector<std::size_t> first;  // per group member: its first row in the stacked buffers
-  std::vector<TensorOps::Product> products;
-  while (!remaining.empty()) {
-    // Every expert whose weights are in memory now, computed together in
-    // one dispatch per matrix kind; when none is, the first listed (acquire
-    // then waits for it). A resident source has them all at once.
-    group.clear();
-    for (int ready; !remaining.empty() && (ready = experts_.pick_ready(l, remaining)) >= 0;) {
-      group.push_back(remaining[static_cast<std::size_t>(ready)]);
-      remaining.erase(remaining.begin() + ready);
-    }
-    if (group.empty()) {
-      group.push_back(remaining.front());
-      remaining.erase(remaining.begin());
-    }
-    weights.clear();
-    first.clear();
-    std::size_t rows = 0, inter_rows = 0;
-    for (const int e : group) {
-      auto w = experts_.acquire(l, e);
-      if (!w) return w.error();
-      weights.push_back(*w);
-      first.push_back(rows);
-      rows += users[e].size();
-      inter_rows = std::max<std::size_t>(inter_rows, static_cast<std::size_t>(w->gate.rows));
-    }
-    const std::size_t inter = inter_rows;
-    zin_.resize(rows * ed);
-    g_.resize(rows * inter);
-    u_.resize(rows * inter);
-    y_.resize(rows * ed);
-    // Each expert's input rows: a single token's row in place (then every
-    // expert of a decode step reads one input, quantized once), several
-    // tokens' rows gathered.
-    products.clear();
-    for (std::size_t i = 0; i < group.size(); ++i) {
-      const auto& us = users[group[i]];
-      const float* in = zin + us[0].first * ed;
-      if (us.size() > 1) {
-        for (std::size_t j = 0; j < us.size(); ++j) {
-          std::copy_n(zin + us[j].first * ed, ed, zin_.data() + (first[i] + j) * ed);
-        }
-        in = zin_.data() + first[i] * ed;
-      }
-      products.push_back({&weights[i].gate, in, us.size(), g_.data() + first[i] * inter});
-      products.push_back({&weights[i].up, in, us.size(), u_.data() + first[i] * inter});
-    }
-    ops_.matmul_many(products);
-    silu_mul(g_.data(), u_.data(), rows * inter);
-    products.clear();
-    for (std::size_t i = 0; i < group.size(); ++i) {
-      const std::size_t n = users[group[i]].size();
-      products.push_back({&weights[i].down, g_.data() + first[i] * inter, n, y_.data() + first[i] * ed});
-    }
-    ops_.matmul_many(products);
-    for (std::size_t i = 0; i < group.size(); ++i) {
-      experts_.release(l, group[i]);
-      const auto& us = users[group[i]];
-      for (std::size_t j = 0; j < us.size(); ++j) {
-        float* dst = acc_.data() + us[j].first * ed;
-        const float wt = us[j].second;
-        const float* src = y_.data() + (first[i] + j) * ed;
-        for (std::size_t c = 0; c < ed; ++c) dst[c] += wt * src[c];
-      }
-    }
+  shared_experts(L, batch, h, out);
+  const float* zin = expert_input(L, batch, h);
+  acc_.assign(batch * static_cast<std::size_t>(card_.moe.expert_dim), 0.0f);
+  // Every expert whose weights are in memory now, computed together in one
+  // dispatch per matrix kind; when none is, the first listed (acquire then
+  // waits for it). A resident source has them all at once.
+  for (std::vector<int> remaining = distinct; !remaining.empty();) {
+    if (Status st = compute_group(l, ready_group(l, remaining), users, zin); !st) return st;
   }
   routed_phase_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - routed_at).count();
   if (L.latent_out.valid()) {

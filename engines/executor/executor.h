@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -157,7 +158,21 @@ class Executor {
   double head_s() const { return head_s_; }
 
  private:
+  // expert → the batch tokens routed to it, with their normalized weights
+  using Users = std::map<int, std::vector<std::pair<std::size_t, float>>>;
+  // A MoE layer: route, the shared experts, the routed experts in groups
+  // of those already in memory, the weighted sum.
   Status moe(const TrunkLayer& L, std::size_t batch, const float* h, float* out);
+  Users route(const TrunkLayer& L, std::size_t batch, const float* h);
+  void shared_experts(const TrunkLayer& L, std::size_t batch, const float* h, float* out);
+  // The experts' input: the hidden state, or its normalized latent projection.
+  const float* expert_input(const TrunkLayer& L, std::size_t batch, const float* h);
+  // The next group: every listed expert whose weights are in memory now, or
+  // the first listed (acquire then waits for it); taken off `remaining`.
+  std::vector<int> ready_group(int moe_layer, std::vector<int>& remaining);
+  // One group's gate/up, SiLU, down in one dispatch per matrix kind, added
+  // into acc_ by each token's weights.
+  Status compute_group(int moe_layer, const std::vector<int>& group, Users& users, const float* zin);
   void dense(const TrunkLayer& L, std::size_t batch, const float* h, float* out);
   std::vector<int> distinct_of(int moe_layer, std::size_t batch) const;
 
