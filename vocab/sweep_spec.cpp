@@ -110,168 +110,218 @@ std::optional<Json> int_value(const Json& j, const std::string& path, Diagnostic
   return v ? std::optional<Json>(*v) : std::nullopt;
 }
 
-std::map<std::string, AxisParser> make_parsers(const SweepContext& ctx) {
-  std::map<std::string, AxisParser> p;
-  p["engine"] = [&ctx](const Json& j, const std::string& path, Diagnostics& d) -> std::optional<Json> {
-    auto s = read_string(j, path, d);
-    if (!s) return std::nullopt;
-    auto spec = parse_engine_spec(*s);
-    if (!spec) {
-      d.add(path, spec.error().message);
-      return std::nullopt;
-    }
-    bool known = false;
-    for (const std::string& n : ctx.engine_names) known = known || n == spec->name;
-    if (!known) {
-      d.add(path, "unknown engine \"" + spec->name + "\"" + did_you_mean(spec->name, ctx.engine_names) +
-                      "; available engines: " + join(ctx.engine_names, ", "));
-      return std::nullopt;
-    }
-    if (ctx.check_engine_options) {
-      const std::string msg = ctx.check_engine_options(*spec);
-      if (!msg.empty()) {
-        d.add(path, msg);
-        return std::nullopt;
-      }
-    }
-    return Json(spec->to_string());
-  };
-  p["model"] = [&ctx](const Json& j, const std::string& path, Diagnostics& d) -> std::optional<Json> {
-    std::string name;
-    Scale scale;
-    if (j.is_string()) {
-      name = j.get<std::string>();
-    } else if (j.is_object()) {
-      ObjectReader r(j, path, d);
-      name = r.string("card", true).value_or("");
-      if (auto l = r.integer("layers", false, 1, 100000)) scale.layers = static_cast<int>(*l);
-      if (auto e = r.integer("experts", false, 1, 1 << 20)) scale.experts = static_cast<int>(*e);
-      r.finish();
-      if (name.empty()) return std::nullopt;
-    } else {
-      d.add(path, "expected a card name or {\"card\": NAME, \"layers\": N, \"experts\": E}, got " +
-                      json_type_phrase(j));
-      return std::nullopt;
-    }
-    auto card = ctx.find_card(name);
-    if (!card) {
-      d.add(path, card.error().message);
-      return std::nullopt;
-    }
-    auto scaled = apply_scale(*card, scale);
-    if (!scaled) {
-      d.add(path, scaled.error().message);
-      return std::nullopt;
-    }
-    return Json{{"card", name}, {"scale", scale.to_string()}};
-  };
-  p["quant"] = [](const Json& j, const std::string& path, Diagnostics& d) -> std::optional<Json> {
-    std::vector<std::string> names = quant_names();
-    names.push_back("native");
-    auto s = read_enum(j, path, d, names, "quant");
-    return s ? std::optional<Json>(*s) : std::nullopt;
-  };
-  p["trunk_quant"] = [](const Json& j, const std::string& path, Diagnostics& d) -> std::optional<Json> {
-    std::vector<std::string> names = quant_names();
-    names.push_back("native");
-    auto s = read_enum(j, path, d, names, "trunk quant");
-    return s ? std::optional<Json>(*s) : std::nullopt;
-  };
-  p["ram_budget"] = [](const Json& j, const std::string& path, Diagnostics& d) -> std::optional<Json> {
-    if (j.is_string() && j.get<std::string>() == "unlimited") return Json("unlimited");
-    auto v = read_size(j, path, d);
-    return v ? std::optional<Json>(*v) : std::nullopt;
-  };
-  p["drives"] = [](const Json& j, const std::string& path, Diagnostics& d) -> std::optional<Json> {
-    DriveSpec s;
-    if (j.is_number_integer() || j.is_number_unsigned()) {
-      auto c = read_integer(j, path, d, 1, kMaxDrives);
-      if (!c) return std::nullopt;
-      s.count = static_cast<int>(*c);
-    } else if (j.is_object()) {
-      ObjectReader r(j, path, d);
-      s.count = static_cast<int>(r.integer("count", true, 1, kMaxDrives).value_or(0));
-      s.layout = r.enumeration("layout", false, {"replicate", "stripe"}, "drive layout").value_or("?");
-      if (!r.has("layout")) s.layout = "replicate";
-      s.throttle_bytes_s = r.rate("throttle", false);
-      const bool had_throttle = r.has("throttle");
-      r.finish();
-      if (s.count == 0 || s.layout == "?" || (had_throttle && !s.throttle_bytes_s)) return std::nullopt;
-    } else {
-      d.add(path, "expected a drive count or {\"count\": N, \"layout\": \"replicate\"|\"stripe\", "
-                  "\"throttle\": \"200MB/s\"}, got " + json_type_phrase(j));
-      return std::nullopt;
-    }
-    Json out = {{"count", s.count}, {"layout", s.layout}};
-    out["throttle_bytes_s"] = s.throttle_bytes_s ? Json(*s.throttle_bytes_s) : Json(nullptr);
-    return out;
-  };
-  p["context_tokens"] = [](const Json& j, const std::string& path, Diagnostics& d) {
-    return int_value(j, path, d, 0, kMaxTokens, nullptr);
-  };
-  p["prompt_tokens"] = [](const Json& j, const std::string& path, Diagnostics& d) {
-    return int_value(j, path, d, 1, kMaxTokens, "TTFT needs a prompt");
-  };
-  p["gen_tokens"] = [](const Json& j, const std::string& path, Diagnostics& d) {
-    return int_value(j, path, d, 2, kMaxTokens, "decode rate excludes the first token, so at least 2");
-  };
-  p["threads"] = [](const Json& j, const std::string& path, Diagnostics& d) -> std::optional<Json> {
-    if (j.is_string() && j.get<std::string>() == "all") return Json("all");
-    if (!(j.is_number_integer() || j.is_number_unsigned())) {
-      d.add(path, "expected a thread count or \"all\", got " + json_type_phrase(j));
-      return std::nullopt;
-    }
-    return int_value(j, path, d, 1, kMaxThreads, nullptr);
-  };
-  p["routing"] = [&ctx](const Json& j, const std::string& path, Diagnostics& d) -> std::optional<Json> {
-    auto s = read_string(j, path, d);
-    if (!s) return std::nullopt;
-    const std::string msg = check_routing(*s, ctx.base_dir);
+// An engine spec ("resident", "streaming:cache=lru"): a known engine whose
+// options its table accepts.
+std::optional<Json> parse_engine_axis(const SweepContext& ctx, const Json& j, const std::string& path, Diagnostics& d) {
+  auto s = read_string(j, path, d);
+  if (!s) return std::nullopt;
+  auto spec = parse_engine_spec(*s);
+  if (!spec) {
+    d.add(path, spec.error().message);
+    return std::nullopt;
+  }
+  bool known = false;
+  for (const std::string& n : ctx.engine_names) known = known || n == spec->name;
+  if (!known) {
+    d.add(path, "unknown engine \"" + spec->name + "\"" + did_you_mean(spec->name, ctx.engine_names) +
+                    "; available engines: " + join(ctx.engine_names, ", "));
+    return std::nullopt;
+  }
+  if (ctx.check_engine_options) {
+    const std::string msg = ctx.check_engine_options(*spec);
     if (!msg.empty()) {
       d.add(path, msg);
       return std::nullopt;
     }
-    return Json(*s);
-  };
-  p["cache_policy"] = [](const Json& j, const std::string& path, Diagnostics& d) -> std::optional<Json> {
-    auto s = read_enum(j, path, d, {"lru", "lfu"}, "cache policy");
-    return s ? std::optional<Json>(*s) : std::nullopt;
-  };
-  p["prefetch"] = [](const Json& j, const std::string& path, Diagnostics& d) -> std::optional<Json> {
-    // "pregate:P": a simulated pre-gating predictor that names each of the
-    // next layer's experts correctly with probability P.
-    if (j.is_string() && j.get<std::string>().rfind("pregate:", 0) == 0) {
-      const std::string arg = j.get<std::string>().substr(8);
-      double v = -1;
-      const auto [ptr, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), v);
-      if (ec != std::errc() || ptr != arg.data() + arg.size() || !(v >= 0 && v <= 1)) {
-        d.add(path, "pregate needs an accuracy in [0, 1], e.g. \"pregate:0.9\"");
-        return std::nullopt;
-      }
-      return Json(j.get<std::string>());
-    }
-    auto s = read_enum(j, path, d, {"off", "next-layer"}, "prefetch mode (or pregate:P)");
-    return s ? std::optional<Json>(*s) : std::nullopt;
-  };
-  p["hot_set"] = [&ctx](const Json& j, const std::string& path, Diagnostics& d) -> std::optional<Json> {
-    auto s = read_string(j, path, d);
-    if (!s) return std::nullopt;
-    auto h = parse_hot_set(*s);
-    if (!h) {
-      d.add(path, h.error().message);
+  }
+  return Json(spec->to_string());
+}
+
+// A card name, or {"card": NAME, "layers": N, "experts": E}: a card the store
+// has, scaled as asked.
+std::optional<Json> parse_model_axis(const SweepContext& ctx, const Json& j, const std::string& path, Diagnostics& d) {
+  std::string name;
+  Scale scale;
+  if (j.is_string()) {
+    name = j.get<std::string>();
+  } else if (j.is_object()) {
+    ObjectReader r(j, path, d);
+    name = r.string("card", true).value_or("");
+    if (auto l = r.integer("layers", false, 1, 100000)) scale.layers = static_cast<int>(*l);
+    if (auto e = r.integer("experts", false, 1, 1 << 20)) scale.experts = static_cast<int>(*e);
+    r.finish();
+    if (name.empty()) return std::nullopt;
+  } else {
+    d.add(path, "expected a card name or {\"card\": NAME, \"layers\": N, \"experts\": E}, got " +
+                    json_type_phrase(j));
+    return std::nullopt;
+  }
+  auto card = ctx.find_card(name);
+  if (!card) {
+    d.add(path, card.error().message);
+    return std::nullopt;
+  }
+  auto scaled = apply_scale(*card, scale);
+  if (!scaled) {
+    d.add(path, scaled.error().message);
+    return std::nullopt;
+  }
+  return Json{{"card", name}, {"scale", scale.to_string()}};
+}
+
+// An expert quant moebench computes with, or "native" (the card's).
+std::optional<Json> parse_quant_axis(const Json& j, const std::string& path, Diagnostics& d) {
+  std::vector<std::string> names = quant_names();
+  names.push_back("native");
+  auto s = read_enum(j, path, d, names, "quant");
+  return s ? std::optional<Json>(*s) : std::nullopt;
+}
+
+// A trunk quant, or "native" (the card's).
+std::optional<Json> parse_trunk_quant_axis(const Json& j, const std::string& path, Diagnostics& d) {
+  std::vector<std::string> names = quant_names();
+  names.push_back("native");
+  auto s = read_enum(j, path, d, names, "trunk quant");
+  return s ? std::optional<Json>(*s) : std::nullopt;
+}
+
+// A size ("32GiB"), or "unlimited".
+std::optional<Json> parse_ram_budget_axis(const Json& j, const std::string& path, Diagnostics& d) {
+  if (j.is_string() && j.get<std::string>() == "unlimited") return Json("unlimited");
+  auto v = read_size(j, path, d);
+  return v ? std::optional<Json>(*v) : std::nullopt;
+}
+
+// A drive count, or {"count": N, "layout": "replicate"|"stripe", "throttle":
+// RATE}.
+std::optional<Json> parse_drives_axis(const Json& j, const std::string& path, Diagnostics& d) {
+  DriveSpec s;
+  if (j.is_number_integer() || j.is_number_unsigned()) {
+    auto c = read_integer(j, path, d, 1, kMaxDrives);
+    if (!c) return std::nullopt;
+    s.count = static_cast<int>(*c);
+  } else if (j.is_object()) {
+    ObjectReader r(j, path, d);
+    s.count = static_cast<int>(r.integer("count", true, 1, kMaxDrives).value_or(0));
+    s.layout = r.enumeration("layout", false, {"replicate", "stripe"}, "drive layout").value_or("?");
+    if (!r.has("layout")) s.layout = "replicate";
+    s.throttle_bytes_s = r.rate("throttle", false);
+    const bool had_throttle = r.has("throttle");
+    r.finish();
+    if (s.count == 0 || s.layout == "?" || (had_throttle && !s.throttle_bytes_s)) return std::nullopt;
+  } else {
+    d.add(path, "expected a drive count or {\"count\": N, \"layout\": \"replicate\"|\"stripe\", "
+                "\"throttle\": \"200MB/s\"}, got " + json_type_phrase(j));
+    return std::nullopt;
+  }
+  Json out = {{"count", s.count}, {"layout", s.layout}};
+  out["throttle_bytes_s"] = s.throttle_bytes_s ? Json(*s.throttle_bytes_s) : Json(nullptr);
+  return out;
+}
+
+// Tokens already in the KV cache (0 or more).
+std::optional<Json> parse_context_tokens_axis(const Json& j, const std::string& path, Diagnostics& d) {
+  return int_value(j, path, d, 0, kMaxTokens, nullptr);
+}
+
+// Prompt tokens (at least 1: TTFT needs a prompt).
+std::optional<Json> parse_prompt_tokens_axis(const Json& j, const std::string& path, Diagnostics& d) {
+  return int_value(j, path, d, 1, kMaxTokens, "TTFT needs a prompt");
+}
+
+// Generated tokens (at least 2: the decode rate excludes the first).
+std::optional<Json> parse_gen_tokens_axis(const Json& j, const std::string& path, Diagnostics& d) {
+  return int_value(j, path, d, 2, kMaxTokens, "decode rate excludes the first token, so at least 2");
+}
+
+// A thread count, or "all".
+std::optional<Json> parse_threads_axis(const Json& j, const std::string& path, Diagnostics& d) {
+  if (j.is_string() && j.get<std::string>() == "all") return Json("all");
+  if (!(j.is_number_integer() || j.is_number_unsigned())) {
+    d.add(path, "expected a thread count or \"all\", got " + json_type_phrase(j));
+    return std::nullopt;
+  }
+  return int_value(j, path, d, 1, kMaxThreads, nullptr);
+}
+
+// A routing model the run can build (check_routing: uniform, zipf, sticky,
+// locality, a trace file).
+std::optional<Json> parse_routing_axis(const SweepContext& ctx, const Json& j, const std::string& path, Diagnostics& d) {
+  auto s = read_string(j, path, d);
+  if (!s) return std::nullopt;
+  const std::string msg = check_routing(*s, ctx.base_dir);
+  if (!msg.empty()) {
+    d.add(path, msg);
+    return std::nullopt;
+  }
+  return Json(*s);
+}
+
+// The expert cache's eviction: "lru" or "lfu".
+std::optional<Json> parse_cache_policy_axis(const Json& j, const std::string& path, Diagnostics& d) {
+  auto s = read_enum(j, path, d, {"lru", "lfu"}, "cache policy");
+  return s ? std::optional<Json>(*s) : std::nullopt;
+}
+
+// "off", "next-layer", or "pregate:P": a simulated pre-gating predictor that
+// names each of the next layer's experts correctly with probability P.
+std::optional<Json> parse_prefetch_axis(const Json& j, const std::string& path, Diagnostics& d) {
+  if (j.is_string() && j.get<std::string>().rfind("pregate:", 0) == 0) {
+    const std::string arg = j.get<std::string>().substr(8);
+    double v = -1;
+    const auto [ptr, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), v);
+    if (ec != std::errc() || ptr != arg.data() + arg.size() || !(v >= 0 && v <= 1)) {
+      d.add(path, "pregate needs an accuracy in [0, 1], e.g. \"pregate:0.9\"");
       return std::nullopt;
     }
-    if (h->kind == HotSetSpec::Kind::kTrace) {
-      // The file as a routing trace names it (relative to the sweep file's directory).
-      const std::string msg = check_routing("trace:" + h->path, ctx.base_dir);
-      if (!msg.empty()) {
-        d.add(path, "hot_set " + msg);
-        return std::nullopt;
-      }
+    return Json(j.get<std::string>());
+  }
+  auto s = read_enum(j, path, d, {"off", "next-layer"}, "prefetch mode (or pregate:P)");
+  return s ? std::optional<Json>(*s) : std::nullopt;
+}
+
+// A hot-set spec; a trace file must be readable as a routing trace.
+std::optional<Json> parse_hot_set_axis(const SweepContext& ctx, const Json& j, const std::string& path, Diagnostics& d) {
+  auto s = read_string(j, path, d);
+  if (!s) return std::nullopt;
+  auto h = parse_hot_set(*s);
+  if (!h) {
+    d.add(path, h.error().message);
+    return std::nullopt;
+  }
+  if (h->kind == HotSetSpec::Kind::kTrace) {
+    // The file as a routing trace names it (relative to the sweep file's directory).
+    const std::string msg = check_routing("trace:" + h->path, ctx.base_dir);
+    if (!msg.empty()) {
+      d.add(path, "hot_set " + msg);
+      return std::nullopt;
     }
-    return Json(*s);
+  }
+  return Json(*s);
+}
+
+// The axes a sweep may vary, each with the parser that checks and
+// normalizes one value: the table the sweep loader reads.
+std::map<std::string, AxisParser> make_parsers(const SweepContext& ctx) {
+  auto with_context = [&ctx](std::optional<Json> (*f)(const SweepContext&, const Json&, const std::string&, Diagnostics&)) {
+    return AxisParser([&ctx, f](const Json& j, const std::string& path, Diagnostics& d) { return f(ctx, j, path, d); });
   };
-  return p;
+  return {
+      {"engine", with_context(parse_engine_axis)},
+      {"model", with_context(parse_model_axis)},
+      {"quant", parse_quant_axis},
+      {"trunk_quant", parse_trunk_quant_axis},
+      {"ram_budget", parse_ram_budget_axis},
+      {"drives", parse_drives_axis},
+      {"context_tokens", parse_context_tokens_axis},
+      {"prompt_tokens", parse_prompt_tokens_axis},
+      {"gen_tokens", parse_gen_tokens_axis},
+      {"threads", parse_threads_axis},
+      {"routing", with_context(parse_routing_axis)},
+      {"cache_policy", parse_cache_policy_axis},
+      {"prefetch", parse_prefetch_axis},
+      {"hot_set", with_context(parse_hot_set_axis)},
+  };
 }
 
 const std::map<std::string, Json>& axis_defaults() {
