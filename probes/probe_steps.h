@@ -19,7 +19,8 @@
 
 #include "vocab/machine_profile.h"
 #include "vocab/progress.h"
-#include "probes/machine_probe.h"
+#include "probes/probe_options.h"
+#include "probes/read_engine.h"
 
 namespace moebench {
 
@@ -52,6 +53,9 @@ Figure measured_figure(double value, std::string source);
 // every drive at once where there are several. One lap per drive.
 void probe_storage(MachineProfile& m, const ProbeOptions& o, const Topology* topo, Progress& progress,
                    ProbeNotes& notes, PhaseClock& clock);
+
+// The storage cells the probe measures (documented in machine_probe.h).
+std::vector<ReadCellSpec> probe_cells(bool quick, const std::vector<std::uint64_t>& record_bytes);
 
 // The storage phase's expected seconds per drive (estimated_probe_seconds).
 double storage_seconds_per_drive(const ProbeOptions& o);
