@@ -88,86 +88,16 @@ class StreamingEngine final : public Engine {
     const TensorOps::DotMode dot_mode = *TensorOps::parse_dot_mode(EngineOptions(streaming_engine_options(), spec_).text("kernels"));  // a choice option: always valid
     ops.set_dot_mode(dot_mode);
 
-    // Slot size: the largest aligned footprint of any expert.
     std::vector<const ExpertTable*> tables;
     for (const auto& t : tables_) tables.push_back(t.get());
     const bool stripe = point.drives.layout == "stripe";
-    std::uint64_t slot_bytes = 0;
-    const int layers = ctx.card.moe_layers(), experts = ctx.card.moe.experts, k = ctx.card.moe.active;
-    for (int l = 0; l < layers; ++l) {
-      for (int e = 0; e < experts; ++e) slot_bytes = std::max(slot_bytes, plan_expert_read(tables, stripe, l, e).span);
-    }
-    slot_bytes = (slot_bytes + 4095) / 4096 * 4096;
+    const std::uint64_t slot_bytes = slot_bytes_of(ctx.card, tables, stripe);
+    auto planned = plan_memory(point, ctx, ops, **routing, slot_bytes, m);
+    if (!planned) return planned.error();
+    const TrunkPlan plan = *planned;
+    if (!plan.fits) return m;
+    if (Status st = pin_layers(plan, ctx, m); !st) return st.error();
     const int total_layers = static_cast<int>(layout_.layers.size());
-
-    // A placeholder source lets the executor be built (and its KV/state
-    // allocated) before the split is planned from what is then resident.
-    struct NoExperts final : ExpertSource {
-      Status layer_routed(int, const std::vector<int>&) override { return Status::success(); }
-      Expected<ExpertWeights> acquire(int, int) override { return make_error("no expert source"); }
-    } none;
-    TrunkPlan plan;
-    {
-      auto sizing_trunk = bind_views(ctx.card, pinned_loaded_, nullptr);
-      if (!sizing_trunk) return sizing_trunk.error();
-      Executor sizing(ctx.card, *sizing_trunk, none, **routing, ops);
-      sizing.prepare(point.context_tokens, point.prompt_tokens + point.gen_tokens, ctx.seed);
-      // The memory plan (engines/cache/memory_plan.h): fixed = what is
-      // resident now (head tensors, KV/state, the process) less the pinned
-      // layers a previous run left loaded.
-      TrunkPlanInput in;
-      const std::uint64_t rss = current_rss_bytes();
-      const std::uint64_t held = pinned_range_ ? pinned_range_->arena.size() : 0;
-      in.fixed_bytes = rss > held ? rss - held : 0;
-      in.budget_bytes = point.ram_budget_bytes;
-      in.usable_bytes = point.ram_budget_bytes ? 0 : usable_memory_bytes() + held;
-      for (const FileSpan& sp : layout_.layers) in.layer_bytes.push_back(sp.bytes);
-      in.slot_bytes = slot_bytes;
-      in.moe_layers = layers;
-      in.experts = experts;
-      in.k = k;
-      in.placement = placement_;
-      in.split = split_;
-      plan = plan_trunk_split(in);
-      if (!plan.fits) {
-        m.status = RowStatus::kInfeasible;
-        const std::string fixed = format_bytes(static_cast<double>(in.fixed_bytes));
-        const std::string trunk_how =
-            placement_ == TrunkPlacement::kResident
-                ? "the whole per-layer trunk pinned (trunk=resident), " + format_bytes(static_cast<double>(plan.pinned_bytes))
-                : "the per-layer trunk streamed through " + format_bytes(static_cast<double>(plan.buffer_bytes)) +
-                      " of staging buffers" + (plan.pinned_layers ? " beside " + std::to_string(plan.pinned_layers) + " pinned layers" : "");
-        if (point.ram_budget_bytes) {
-          m.min_budget_bytes = plan.min_budget_bytes;
-          m.reason = "budget " + format_bytes(static_cast<double>(*point.ram_budget_bytes)) + " leaves room for " +
-                     std::to_string(plan.slots) + " expert slots but one layer's top-" + std::to_string(k) + " needs " +
-                     std::to_string(k) + ": minimum budget " + format_bytes(static_cast<double>(plan.min_budget_bytes)) +
-                     " (resident " + fixed + " incl. embedding, lm_head and KV/state; " + trunk_how +
-                     "; margin 24 MiB + 1 % of the budget; " + std::to_string(k) + " x " +
-                     format_bytes(static_cast<double>(slot_bytes)) + ")";
-        } else {
-          m.reason = "usable memory " + format_bytes(static_cast<double>(in.usable_bytes)) + " holds fewer than " +
-                     std::to_string(k) + " expert slots beside the resident " + fixed + " and " + trunk_how;
-        }
-        return m;
-      }
-    }
-    // Pin the planned prefix of layers (reused while the plan keeps it).
-    if (plan.pinned_layers != pinned_loaded_) {
-      pinned_range_.reset();
-      pinned_il_.reset();  // a new range: nothing in it is rewritten yet
-      pinned_loaded_ = 0;
-      if (plan.pinned_layers > 0) {
-        ctx.progress.phase("loading pinned trunk layers", -1);
-        auto r = load_range(trunk_gguf_->label, layout_.layers[0].offset,
-                            layout_.layers[static_cast<std::size_t>(plan.pinned_layers) - 1].end(), false);
-        if (!r) return r.error();
-        m.load_s += r->load_s;
-        m.load_reused = false;
-        pinned_range_ = std::make_unique<LoadedRange>(std::move(*r));
-      }
-      pinned_loaded_ = plan.pinned_layers;
-    }
     const int streamed = total_layers - plan.pinned_layers;
     const int nbuf = streamed >= 2 ? 2 : 1;
     const std::uint64_t buf_bytes = streamed > 0 ? plan.buffer_bytes / static_cast<std::uint64_t>(nbuf) : 0;
@@ -183,43 +113,14 @@ class StreamingEngine final : public Engine {
     auto views1 = bind_views(ctx.card, pinned_loaded_, streamed > 0 ? bufs[1] : nullptr);
     if (!views1) return views1.error();
     if (dot_mode != TensorOps::DotMode::kFloat) {
-      // The integer kernels' 8-row layout for what stays in RAM: the output
-      // head (once per head load) and the pinned layers (once per pin);
-      // views1 aliases views0 there and is only marked. Streamed layers
-      // arrive in the row layout every token and are computed as they are.
-      if (!head_il_) head_il_ = std::make_unique<Rows8Interleaver>();
-      if (!pinned_il_) pinned_il_ = std::make_unique<Rows8Interleaver>();
-      const double before_s = head_il_->seconds() + pinned_il_->seconds();
-      for (TrunkWeights* v : {&*views0, &*views1}) {
-        if (Status st = head_il_->apply_trunk(*v, true, 0); !st) return st.error();
-        if (Status st = pinned_il_->apply_trunk(*v, false, pinned_loaded_); !st) return st.error();
-      }
-      m.load_s += head_il_->seconds() + pinned_il_->seconds() - before_s;  // what this run rewrote
-      const std::uint64_t n = head_il_->matrices() + pinned_il_->matrices();
-      if (n > 0) {
-        m.notes.push_back("trunk: " + std::to_string(n) + " q4_0/q8_0/mxfp4/q4_k matrices of the head and pinned layers "
-                          "rewritten into 8-row groups at load (" +
-                          format_bytes(static_cast<double>(head_il_->bytes() + pinned_il_->bytes())) + ")");
-      }
+      if (Status st = interleave_resident(*views0, *views1, m); !st) return st.error();
     }
 
     auto cache = ExpertCache::create(static_cast<std::size_t>(plan.slots), slot_bytes, *parse_cache_policy(point.cache_policy));
     if (!cache) return cache.error();
-    IoOptions io_opt;
-    io_opt.paths = paths_;
-    io_opt.throttle_bytes_s = point.drives.throttle_bytes_s;
-    io_opt.queue_depth = qd_;
-    io_opt.backend = backend_;
-    io_opt.buffers = {{cache->arena().data(), static_cast<std::size_t>(cache->arena().size())}};
-    if (streamed > 0) {
-      io_opt.buffers.push_back({staging.data(), static_cast<std::size_t>(staging.size())});
-      io_opt.side_files.push_back({0, trunk_gguf_->label});  // the trunk lives on drive 0
-    }
-    io_opt.fault = fault_;
-    io_opt.record_reads = !read_log_.empty();
-    auto io = ExpertIo::open(io_opt);
+    auto io = open_io(point, *cache, streamed > 0 ? &staging : nullptr);
     if (!io) return io.error();
-    StreamingSource source(tables, stripe, *cache, **io, point.prefetch, layers,
+    StreamingSource source(tables, stripe, *cache, **io, point.prefetch, ctx.card.moe_layers(),
                            source_seed(ctx.seed, ctx.repetition));
     if (Status st = hold_hot_set(point, ctx, shape, plan.slots, source, m); !st) return st.error();
     TrunkStreamer streamer(**io, 0, layout_, pinned_loaded_, bufs, {&*views0, &*views1});
@@ -234,71 +135,207 @@ class StreamingEngine final : public Engine {
     // fewer readings and writes no log.
     std::vector<std::size_t> read_marks;
     auto counters = [&] {
-      if (read_marks.size() == 1) (*io)->clear_recorded();
-      read_marks.push_back((*io)->recorded().size());
+      if (read_marks.size() == 1) io_ref.clear_recorded();
+      read_marks.push_back(io_ref.recorded().size());
       EngineCounters c;
-      c.read_bytes = (*io)->counters().bytes;
+      c.read_bytes = io_ref.counters().bytes;
       c.hits = source.counts().hits;
       c.misses = source.counts().misses;
       c.misses_hidden = source.counts().misses_hidden;
       c.io_wait_s = source.io_wait_s + streamer.io_wait_s;
-      c.io_busy_s = (*io)->counters().busy_s;
+      c.io_busy_s = io_ref.counters().busy_s;
       c.trunk_read_bytes = streamer.bytes_read();
       return c;
     };
     const std::uint64_t trunk_before_prefill = streamer.bytes_read();
     Status st = run_tokens(ex, point, ctx, chunk_, counters, m);
-    (*io)->drain();
+    io_ref.drain();
     if (!st) return st.error();
-    if (!read_log_.empty() && read_marks.size() == 3) {
-      auto log = fio_read_iolog((*io)->file_paths(), (*io)->recorded(), read_marks[1], read_marks[2]);
-      if (!log) return make_error("streaming: read_log " + read_log_ + ": " + log.error().message);
-      if (Status w = write_file_atomic(read_log_, *log); !w) return make_error("streaming: read_log " + read_log_ + ": " + w.error().message);
-      m.notes.push_back("decode reads written as a fio iolog: " + read_log_ + " (" + std::to_string(read_marks[2] - read_marks[1]) + " reads)");
-    }
+    if (Status w = write_read_log(io_ref, read_marks, m); !w) return w.error();
     m.peak_rss_bytes = peak_rss_bytes();
     m.trunk_pinned_bytes = plan.pinned_bytes;
+    m.cache_slots = static_cast<std::uint64_t>(plan.slots);
     if (m.io_busy_s_decode > 0) {
       m.notes.push_back("decode reads: " + format_rate(static_cast<double>(m.read_bytes_decode) / m.io_busy_s_decode) +
                         " while reads were outstanding (" + format_fixed(100 * m.io_busy_s_decode /
                         std::max(1e-9, m.token_times_s.back() - m.token_times_s.front()), 0) + " % of decode)");
     }
-    {
-      std::string t = "trunk split " + split_.to_string() + " (trunk=" + to_string(placement_) + "): " +
-                      std::to_string(pinned_loaded_) + " of " + std::to_string(total_layers) + " layers pinned (" +
-                      format_bytes(static_cast<double>(plan.pinned_bytes)) + ")";
-      if (streamed > 0) {
-        t += ", " + std::to_string(streamed) + " streamed every token (" +
-             format_bytes(static_cast<double>(plan.streamed_bytes_per_token)) + " per token through " +
-             std::to_string(nbuf) + " staging buffer" + (nbuf > 1 ? "s" : "") + " of " +
-             format_bytes(static_cast<double>(buf_bytes)) + "; prefill read " +
-             format_bytes(static_cast<double>(streamer.bytes_read() - trunk_before_prefill -
-                                              m.trunk_read_bytes_decode.value_or(0))) +
-             " of trunk)";
-      }
-      m.notes.push_back(t);
+    std::string split = "trunk split " + split_.to_string() + " (trunk=" + to_string(placement_) + "): " +
+                        std::to_string(pinned_loaded_) + " of " + std::to_string(total_layers) + " layers pinned (" +
+                        format_bytes(static_cast<double>(plan.pinned_bytes)) + ")";
+    if (streamed > 0) {
+      split += ", " + std::to_string(streamed) + " streamed every token (" +
+               format_bytes(static_cast<double>(plan.streamed_bytes_per_token)) + " per token through " +
+               std::to_string(nbuf) + " staging buffer" + (nbuf > 1 ? "s" : "") + " of " +
+               format_bytes(static_cast<double>(buf_bytes)) + "; prefill read " +
+               format_bytes(static_cast<double>(streamer.bytes_read() - trunk_before_prefill -
+                                                m.trunk_read_bytes_decode.value_or(0))) +
+               " of trunk)";
     }
-    m.cache_slots = static_cast<std::uint64_t>(plan.slots);
-    {
-      // The decode window is the trace's last (gen − 1) forward passes, one
-      // routed step per MoE layer each.
-      const std::size_t steps = source.trace().steps();
-      const std::size_t decode_steps = static_cast<std::size_t>(std::max<std::int64_t>(0, point.gen_tokens - 1)) *
-                                       static_cast<std::size_t>(ctx.card.moe_layers());
-      if (decode_steps > 0 && decode_steps <= steps) {
-        const OptimalCounts opt = optimal_hits(source.trace(), plan.slots, steps - decode_steps, steps);
-        if (opt.needs == m.expert_hits_decode + m.expert_misses_decode) m.expert_hits_optimal_decode = opt.hits;
-      }
-    }
+    m.notes.push_back(split);
+    optimal_decode_hits(source, plan.slots, point, ctx.card, m);
     m.notes.push_back("cache " + std::to_string(plan.slots) + " slots x " + format_bytes(static_cast<double>(cache->slot_bytes())) +
                       " (" + point.cache_policy + "), " + std::to_string(cache->evictions()) + " evictions; I/O " +
-                      (*io)->backend() + ", qd " + std::to_string(qd_) + (packed_ ? ", packed records" : ", split tensors"));
+                      io_ref.backend() + ", qd " + std::to_string(qd_) + (packed_ ? ", packed records" : ", split tensors"));
     m.notes.push_back("routing " + (*routing)->describe() + ", " + std::to_string(threads) + " threads, kernels " +
                       simd_description() + ": " + ops.kernel_description());
     return m;
   }
 
  private:
+  // A cache slot: the largest aligned footprint of any expert.
+  static std::uint64_t slot_bytes_of(const ModelCard& card, const std::vector<const ExpertTable*>& tables, bool stripe) {
+    std::uint64_t slot = 0;
+    for (int l = 0; l < card.moe_layers(); ++l) {
+      for (int e = 0; e < card.moe.experts; ++e) slot = std::max(slot, plan_expert_read(tables, stripe, l, e).span);
+    }
+    return (slot + 4095) / 4096 * 4096;
+  }
+
+  // The memory plan (engines/cache/memory_plan.h) from what is resident once
+  // an executor exists (head tensors, KV/state, the process) less the pinned
+  // layers a previous run left loaded. A plan that does not fit marks the
+  // row infeasible with its minimum budget and why.
+  Expected<TrunkPlan> plan_memory(const Point& point, RunContext& ctx, TensorOps& ops, RoutingGenerator& routing,
+                                  std::uint64_t slot_bytes, Measurement& m) {
+    // A placeholder source lets the executor be built (and its KV/state
+    // allocated) before the split is planned from what is then resident.
+    struct NoExperts final : ExpertSource {
+      Status layer_routed(int, const std::vector<int>&) override { return Status::success(); }
+      Expected<ExpertWeights> acquire(int, int) override { return make_error("no expert source"); }
+    } none;
+    auto sizing_trunk = bind_views(ctx.card, pinned_loaded_, nullptr);
+    if (!sizing_trunk) return sizing_trunk.error();
+    Executor sizing(ctx.card, *sizing_trunk, none, routing, ops);
+    sizing.prepare(point.context_tokens, point.prompt_tokens + point.gen_tokens, ctx.seed);
+    TrunkPlanInput in;
+    const std::uint64_t rss = current_rss_bytes();
+    const std::uint64_t held = pinned_range_ ? pinned_range_->arena.size() : 0;
+    in.fixed_bytes = rss > held ? rss - held : 0;
+    in.budget_bytes = point.ram_budget_bytes;
+    in.usable_bytes = point.ram_budget_bytes ? 0 : usable_memory_bytes() + held;
+    for (const FileSpan& sp : layout_.layers) in.layer_bytes.push_back(sp.bytes);
+    in.slot_bytes = slot_bytes;
+    in.moe_layers = ctx.card.moe_layers();
+    in.experts = ctx.card.moe.experts;
+    in.k = ctx.card.moe.active;
+    in.placement = placement_;
+    in.split = split_;
+    const TrunkPlan plan = plan_trunk_split(in);
+    if (!plan.fits) {
+      m.status = RowStatus::kInfeasible;
+      if (point.ram_budget_bytes) m.min_budget_bytes = plan.min_budget_bytes;
+      m.reason = infeasible_reason(plan, in, point, slot_bytes);
+    }
+    return plan;
+  }
+
+  // Why no expert cache fits: the budget's minimum and what it holds, or
+  // usable memory's shortfall.
+  std::string infeasible_reason(const TrunkPlan& plan, const TrunkPlanInput& in, const Point& point,
+                                std::uint64_t slot_bytes) const {
+    const int k = in.k;
+    const std::string fixed = format_bytes(static_cast<double>(in.fixed_bytes));
+    const std::string trunk_how =
+        placement_ == TrunkPlacement::kResident
+            ? "the whole per-layer trunk pinned (trunk=resident), " + format_bytes(static_cast<double>(plan.pinned_bytes))
+            : "the per-layer trunk streamed through " + format_bytes(static_cast<double>(plan.buffer_bytes)) +
+                  " of staging buffers" + (plan.pinned_layers ? " beside " + std::to_string(plan.pinned_layers) + " pinned layers" : "");
+    if (!point.ram_budget_bytes) {
+      return "usable memory " + format_bytes(static_cast<double>(in.usable_bytes)) + " holds fewer than " +
+             std::to_string(k) + " expert slots beside the resident " + fixed + " and " + trunk_how;
+    }
+    return "budget " + format_bytes(static_cast<double>(*point.ram_budget_bytes)) + " leaves room for " +
+           std::to_string(plan.slots) + " expert slots but one layer's top-" + std::to_string(k) + " needs " +
+           std::to_string(k) + ": minimum budget " + format_bytes(static_cast<double>(plan.min_budget_bytes)) +
+           " (resident " + fixed + " incl. embedding, lm_head and KV/state; " + trunk_how +
+           "; margin 24 MiB + 1 % of the budget; " + std::to_string(k) + " x " +
+           format_bytes(static_cast<double>(slot_bytes)) + ")";
+  }
+
+  // Pin the planned prefix of layers (reused while the plan keeps it).
+  Status pin_layers(const TrunkPlan& plan, RunContext& ctx, Measurement& m) {
+    if (plan.pinned_layers == pinned_loaded_) return Status::success();
+    pinned_range_.reset();
+    pinned_il_.reset();  // a new range: nothing in it is rewritten yet
+    pinned_loaded_ = 0;
+    if (plan.pinned_layers > 0) {
+      ctx.progress.phase("loading pinned trunk layers", -1);
+      auto r = load_range(trunk_gguf_->label, layout_.layers[0].offset,
+                          layout_.layers[static_cast<std::size_t>(plan.pinned_layers) - 1].end(), false);
+      if (!r) return r.error();
+      m.load_s += r->load_s;
+      m.load_reused = false;
+      pinned_range_ = std::make_unique<LoadedRange>(std::move(*r));
+    }
+    pinned_loaded_ = plan.pinned_layers;
+    return Status::success();
+  }
+
+  // The integer kernels' 8-row layout for what stays in RAM: the output
+  // head (once per head load) and the pinned layers (once per pin); views1
+  // aliases views0 there and is only marked. Streamed layers arrive in the
+  // row layout every token and are computed as they are.
+  Status interleave_resident(TrunkWeights& views0, TrunkWeights& views1, Measurement& m) {
+    if (!head_il_) head_il_ = std::make_unique<Rows8Interleaver>();
+    if (!pinned_il_) pinned_il_ = std::make_unique<Rows8Interleaver>();
+    const double before_s = head_il_->seconds() + pinned_il_->seconds();
+    for (TrunkWeights* v : {&views0, &views1}) {
+      if (Status st = head_il_->apply_trunk(*v, true, 0); !st) return st;
+      if (Status st = pinned_il_->apply_trunk(*v, false, pinned_loaded_); !st) return st;
+    }
+    m.load_s += head_il_->seconds() + pinned_il_->seconds() - before_s;  // what this run rewrote
+    const std::uint64_t n = head_il_->matrices() + pinned_il_->matrices();
+    if (n > 0) {
+      m.notes.push_back("trunk: " + std::to_string(n) + " q4_0/q8_0/mxfp4/q4_k matrices of the head and pinned layers "
+                        "rewritten into 8-row groups at load (" +
+                        format_bytes(static_cast<double>(head_il_->bytes() + pinned_il_->bytes())) + ")");
+    }
+    return Status::success();
+  }
+
+  // The reads' engine over the drives: the cache's arena and the staging
+  // buffers registered, the trunk file beside drive 0's experts.
+  Expected<std::unique_ptr<ExpertIo>> open_io(const Point& point, ExpertCache& cache, HugeArena* staging) const {
+    IoOptions io_opt;
+    io_opt.paths = paths_;
+    io_opt.throttle_bytes_s = point.drives.throttle_bytes_s;
+    io_opt.queue_depth = qd_;
+    io_opt.backend = backend_;
+    io_opt.buffers = {{cache.arena().data(), static_cast<std::size_t>(cache.arena().size())}};
+    if (staging != nullptr) {
+      io_opt.buffers.push_back({staging->data(), static_cast<std::size_t>(staging->size())});
+      io_opt.side_files.push_back({0, trunk_gguf_->label});  // the trunk lives on drive 0
+    }
+    io_opt.fault = fault_;
+    io_opt.record_reads = !read_log_.empty();
+    return ExpertIo::open(io_opt);
+  }
+
+  // read_log: the decode's reads (between the second and third counter
+  // readings) as a fio iolog.
+  Status write_read_log(ExpertIo& io, const std::vector<std::size_t>& marks, Measurement& m) const {
+    if (read_log_.empty() || marks.size() != 3) return Status::success();
+    auto log = fio_read_iolog(io.file_paths(), io.recorded(), marks[1], marks[2]);
+    if (!log) return make_error("streaming: read_log " + read_log_ + ": " + log.error().message);
+    if (Status w = write_file_atomic(read_log_, *log); !w) return make_error("streaming: read_log " + read_log_ + ": " + w.error().message);
+    m.notes.push_back("decode reads written as a fio iolog: " + read_log_ + " (" + std::to_string(marks[2] - marks[1]) + " reads)");
+    return Status::success();
+  }
+
+  // Belady's hits over the decode window (the trace's last (gen − 1)
+  // forward passes, one routed step per MoE layer each), where the window
+  // is the one the cache counted.
+  static void optimal_decode_hits(const StreamingSource& source, std::size_t slots, const Point& point,
+                                  const ModelCard& card, Measurement& m) {
+    const std::size_t steps = source.trace().steps();
+    const std::size_t decode_steps = static_cast<std::size_t>(std::max<std::int64_t>(0, point.gen_tokens - 1)) *
+                                     static_cast<std::size_t>(card.moe_layers());
+    if (decode_steps == 0 || decode_steps > steps) return;
+    const OptimalCounts opt = optimal_hits(source.trace(), slots, steps - decode_steps, steps);
+    if (opt.needs == m.expert_hits_decode + m.expert_misses_decode) m.expert_hits_optimal_decode = opt.hits;
+  }
+
   // hot_set (engines/cache/hot_set.h): the learned experts loaded and pinned
   // before the first token; their reads are load time, not the run's.
   static Status hold_hot_set(const Point& point, RunContext& ctx, const RoutingShape& shape, std::size_t slots,
