@@ -90,85 +90,10 @@ class ResidentEngine final : public Engine {
     double load_s = 0;
     if (point.setup_key() + ":" + spec_.to_string() != setup_key_) {
       release();
-      auto use = ensure_container(point, ctx, packed_);
-      if (!use) return use.error();
-      if (use->make_s > 0) m.notes.push_back("container made in " + format_duration_s(use->make_s) + " (not in load_s)");
-      // Replicas are identical: one copy in RAM. A stripe needs every part.
-      // The trunk file is loaded whole beside the expert files.
-      if (point.drives.layout != "stripe") use->files.resize(1);
-      std::uint64_t file_bytes = use->trunk.bytes;
-      for (const ContainerFile& f : use->files) file_bytes += f.bytes;
-      const std::uint64_t state = ctx.card.cache_bytes(static_cast<std::uint64_t>(
-          point.context_tokens + point.prompt_tokens + point.gen_tokens));
-      ResidentPlanInput in;
-      in.budget_bytes = point.ram_budget_bytes;
-      in.usable_bytes = usable_memory_bytes();
-      in.file_bytes = file_bytes;
-      in.state_bytes = state;
-      const ResidentPlan plan = plan_resident(in);
-      const std::uint64_t working = plan.working_bytes, need = plan.need_bytes;
-      if (!plan.within_budget) {
-        m.status = RowStatus::kInfeasible;
-        m.min_budget_bytes = plan.min_budget_bytes();
-        m.reason = "the resident engine holds every weight: it needs " + format_bytes(static_cast<double>(need)) +
-                   " (container " + format_bytes(static_cast<double>(file_bytes)) + " + KV/state " +
-                   format_bytes(static_cast<double>(state)) + " + working memory " + format_bytes(static_cast<double>(working)) + ") but the budget is " +
-                   format_bytes(static_cast<double>(*point.ram_budget_bytes));
-        return m;
-      }
-      if (!plan.within_usable) {
-        m.status = RowStatus::kInfeasible;
-        m.min_budget_bytes = plan.min_budget_bytes();  // more than this machine can hold
-        m.reason = "the resident engine needs " + format_bytes(static_cast<double>(need)) + " (container " +
-                   format_bytes(static_cast<double>(file_bytes)) + " + KV/state " + format_bytes(static_cast<double>(state)) +
-                   " + working memory " + format_bytes(static_cast<double>(working)) + ") but usable memory is " + format_bytes(static_cast<double>(in.usable_bytes));
-        return m;
-      }
-      for (const ContainerFile& f : use->files) {
-        ctx.progress.phase("loading " + f.path, -1);
-        auto g = read_gguf(f.path);
-        if (!g) return g.error();
-        // A reused file's tensor table must be the card's before anything binds to it.
-        if (Status st = check_tensor_table(*g, use->spec, ContainerPart::kExperts, f.drive); !st) return st.error();
-        auto r = load_range(f.path, 0, f.bytes, mlock_);
-        if (!r) return r.error();
-        load_s += r->load_s;
-        method_ = r->method;
-        auto t = expert_table(ctx.card, *g);
-        if (!t) return t.error();
-        ggufs_.push_back(std::make_unique<GgufFile>(std::move(*g)));
-        loaded_.push_back(std::make_unique<LoadedRange>(std::move(*r)));
-        tables_.push_back(std::make_unique<ExpertTable>(std::move(*t)));
-      }
-      std::vector<const GgufFile*> experts;
-      for (const auto& g : ggufs_) experts.push_back(g.get());
-      ctx.progress.phase("loading " + use->trunk.path, -1);
-      auto trunk_file = open_trunk(*use, experts);
-      if (!trunk_file) return trunk_file.error();
-      auto tr = load_range(use->trunk.path, 0, use->trunk.bytes, mlock_);
-      if (!tr) return tr.error();
-      load_s += tr->load_s;
-      trunk_gguf_ = std::make_unique<GgufFile>(std::move(*trunk_file));
-      trunk_range_ = std::make_unique<LoadedRange>(std::move(*tr));
-      auto trunk = bind_trunk(ctx.card, *trunk_gguf_, *trunk_range_);
-      if (!trunk) return trunk.error();
-      container_notes_ = container_notes(*use);
-      trunk_ = std::make_unique<TrunkWeights>(std::move(*trunk));
-      // The integer kernels' 8-row layout: the experts come so from their
-      // .rows8 container (apply_experts skips them), the trunk is rewritten
-      // once per load. The float kernels read the row layout: kernels=float
-      // keeps it, from a row-layout container.
-      rows8_ = dot_mode_ != TensorOps::DotMode::kFloat;
-      if (rows8_) {
-        ctx.progress.phase("rewriting q4_0/q8_0/mxfp4/q4_k matrices into 8-row groups", -1);
-        Rows8Interleaver il;
-        if (Status st = il.apply_trunk(*trunk_); !st) return st.error();
-        for (std::size_t i = 0; i < loaded_.size(); ++i) {
-          if (Status st = il.apply_experts(*tables_[i], *loaded_[i]); !st) return st.error();
-        }
-        load_s += il.seconds();
-        if (il.matrices() > 0) layout_note_ = il.note();
-      }
+      auto loaded = set_up(point, ctx, m);
+      if (!loaded) return loaded.error();
+      if (m.status == RowStatus::kInfeasible) return m;
+      load_s = *loaded;
       setup_key_ = point.setup_key() + ":" + spec_.to_string();
     } else {
       m.load_reused = true;
@@ -203,6 +128,92 @@ class ResidentEngine final : public Engine {
   }
 
  private:
+  // Loads the point's container whole (one copy of replicas; every part of
+  // a stripe; the trunk file beside them) where the plan says it fits, and
+  // rewrites it for the integer kernels: the load's seconds. A plan that
+  // does not fit marks the row infeasible and loads nothing.
+  Expected<double> set_up(const Point& point, RunContext& ctx, Measurement& m) {
+    auto use = ensure_container(point, ctx, packed_);
+    if (!use) return use.error();
+    if (use->make_s > 0) m.notes.push_back("container made in " + format_duration_s(use->make_s) + " (not in load_s)");
+    if (point.drives.layout != "stripe") use->files.resize(1);
+    if (!fits(point, ctx.card, *use, m)) return 0.0;
+    double load_s = 0;
+    for (const ContainerFile& f : use->files) {
+      ctx.progress.phase("loading " + f.path, -1);
+      auto g = read_gguf(f.path);
+      if (!g) return g.error();
+      // A reused file's tensor table must be the card's before anything binds to it.
+      if (Status st = check_tensor_table(*g, use->spec, ContainerPart::kExperts, f.drive); !st) return st.error();
+      auto r = load_range(f.path, 0, f.bytes, mlock_);
+      if (!r) return r.error();
+      load_s += r->load_s;
+      method_ = r->method;
+      auto t = expert_table(ctx.card, *g);
+      if (!t) return t.error();
+      ggufs_.push_back(std::make_unique<GgufFile>(std::move(*g)));
+      loaded_.push_back(std::make_unique<LoadedRange>(std::move(*r)));
+      tables_.push_back(std::make_unique<ExpertTable>(std::move(*t)));
+    }
+    std::vector<const GgufFile*> experts;
+    for (const auto& g : ggufs_) experts.push_back(g.get());
+    ctx.progress.phase("loading " + use->trunk.path, -1);
+    auto trunk_file = open_trunk(*use, experts);
+    if (!trunk_file) return trunk_file.error();
+    auto tr = load_range(use->trunk.path, 0, use->trunk.bytes, mlock_);
+    if (!tr) return tr.error();
+    load_s += tr->load_s;
+    trunk_gguf_ = std::make_unique<GgufFile>(std::move(*trunk_file));
+    trunk_range_ = std::make_unique<LoadedRange>(std::move(*tr));
+    auto trunk = bind_trunk(ctx.card, *trunk_gguf_, *trunk_range_);
+    if (!trunk) return trunk.error();
+    container_notes_ = container_notes(*use);
+    trunk_ = std::make_unique<TrunkWeights>(std::move(*trunk));
+    // The integer kernels' 8-row layout: the experts come so from their
+    // .rows8 container (apply_experts skips them), the trunk is rewritten
+    // once per load. The float kernels read the row layout: kernels=float
+    // keeps it, from a row-layout container.
+    rows8_ = dot_mode_ != TensorOps::DotMode::kFloat;
+    if (rows8_) {
+      ctx.progress.phase("rewriting q4_0/q8_0/mxfp4/q4_k matrices into 8-row groups", -1);
+      Rows8Interleaver il;
+      if (Status st = il.apply_trunk(*trunk_); !st) return st.error();
+      for (std::size_t i = 0; i < loaded_.size(); ++i) {
+        if (Status st = il.apply_experts(*tables_[i], *loaded_[i]); !st) return st.error();
+      }
+      load_s += il.seconds();
+      if (il.matrices() > 0) layout_note_ = il.note();
+    }
+    return load_s;
+  }
+
+  // The resident plan: the files, KV/state and working memory within the
+  // budget and usable memory; a row that does not fit says what it needs.
+  static bool fits(const Point& point, const ModelCard& card, const ContainerUse& use, Measurement& m) {
+    std::uint64_t file_bytes = use.trunk.bytes;
+    for (const ContainerFile& f : use.files) file_bytes += f.bytes;
+    const std::uint64_t state =
+        card.cache_bytes(static_cast<std::uint64_t>(point.context_tokens + point.prompt_tokens + point.gen_tokens));
+    ResidentPlanInput in;
+    in.budget_bytes = point.ram_budget_bytes;
+    in.usable_bytes = usable_memory_bytes();
+    in.file_bytes = file_bytes;
+    in.state_bytes = state;
+    const ResidentPlan plan = plan_resident(in);
+    if (plan.within_budget && plan.within_usable) return true;
+    const std::string needs = format_bytes(static_cast<double>(plan.need_bytes)) + " (container " +
+                              format_bytes(static_cast<double>(file_bytes)) + " + KV/state " +
+                              format_bytes(static_cast<double>(state)) + " + working memory " +
+                              format_bytes(static_cast<double>(plan.working_bytes)) + ")";
+    m.status = RowStatus::kInfeasible;
+    m.min_budget_bytes = plan.min_budget_bytes();  // past usable memory: more than this machine can hold
+    m.reason = !plan.within_budget ? "the resident engine holds every weight: it needs " + needs + " but the budget is " +
+                                         format_bytes(static_cast<double>(*point.ram_budget_bytes))
+                                   : "the resident engine needs " + needs + " but usable memory is " +
+                                         format_bytes(static_cast<double>(in.usable_bytes));
+    return false;
+  }
+
   EngineSpec spec_;
   bool packed_ = false, mlock_ = false, rows8_ = false;
   TensorOps::DotMode dot_mode_ = TensorOps::DotMode::kAuto;
