@@ -283,9 +283,12 @@ Expected<HistoryAddResult> HistoryDb::add(const RunResults& results, const std::
   }
 }
 
-Expected<HistoryAddResult> HistoryDb::add_once(const RunResults& results, const std::string& file_path,
-                                               const HistoryAddOptions& options) {
-  SqlConnection& c = *conn_;
+namespace {
+
+// The run's identity from its first environment: run id, commit, and
+// warnings for segments of other builds and rows of several machines; the
+// machine it is filed under.
+Expected<HistoryAddResult> run_identity(const RunResults& results, const std::string& file_path, std::string& machine) {
   HistoryAddResult out;
   if (results.environments.empty()) {
     return make_error(file_path + ": no /environments: history needs the run's commit and start time; add the "
@@ -304,7 +307,7 @@ Expected<HistoryAddResult> HistoryDb::add_once(const RunResults& results, const 
     }
   }
   if (!env.build_warning().empty()) out.warnings.push_back(env.build_warning());
-  std::string machine = results.rows.empty() ? env.machine_profile : results.rows.front().machine;
+  machine = results.rows.empty() ? env.machine_profile : results.rows.front().machine;
   for (const ResultRow& row : results.rows) {
     if (row.machine != machine) {
       out.warnings.push_back("rows of several machines (" + machine + ", " + row.machine +
@@ -312,44 +315,52 @@ Expected<HistoryAddResult> HistoryDb::add_once(const RunResults& results, const 
       break;
     }
   }
-  const std::string digest = content_digest(results);
+  return out;
+}
 
-  Transaction tx(c);
-  if (!tx.began()) return db_error(path_, "cannot start a transaction (database locked or read-only?)", tx.began().error());
-
+// A run already stored under this id: the same content is already there
+// (true: nothing to write); other content is an error unless replacing,
+// when the old run is deleted.
+Expected<bool> settle_existing(SqlConnection& c, const std::string& db, const std::string& digest,
+                               const std::string& file_path, bool replace, HistoryAddResult& out) {
   auto existing = c.prepare("SELECT content_digest, file_path, added_at FROM runs WHERE run_id = ?1");
-  if (!existing) return db_error(path_, "cannot query runs", existing.error());
+  if (!existing) return db_error(db, "cannot query runs", existing.error());
   (*existing)->text(1, out.run_id);
   auto found = (*existing)->next();
-  if (!found) return db_error(path_, "cannot query runs", found.error());
-  if (*found) {
-    out.existing_file = (*existing)->col_text(1);
-    out.existing_added_at = (*existing)->col_text(2);
-    const bool same = (*existing)->col_text(0) == digest;
-    (*existing)->reset();
-    if (same) {
-      out.outcome = HistoryAddOutcome::kAlreadyPresent;
-      return out;  // nothing written; the transaction rolls back
-    }
-    if (!options.replace) {
-      return make_error(path_ + ": run " + out.run_id + " is already stored (added " + out.existing_added_at +
-                        " from " + out.existing_file + ") with other rows than " + file_path +
-                        " (a resumed or re-written run?); pass --replace to replace it");
-    }
-    auto del = c.prepare("DELETE FROM runs WHERE run_id = ?1");
-    if (!del) return db_error(path_, "cannot remove the old run " + out.run_id, del.error());
-    if (Status st = (*del)->text(1, out.run_id).run(); !st) return db_error(path_, "cannot remove the old run " + out.run_id, st.error());
-    out.outcome = HistoryAddOutcome::kReplaced;
-  }
+  if (!found) return db_error(db, "cannot query runs", found.error());
+  if (!*found) return false;
+  out.existing_file = (*existing)->col_text(1);
+  out.existing_added_at = (*existing)->col_text(2);
+  const bool same = (*existing)->col_text(0) == digest;
   (*existing)->reset();
+  if (same) {
+    out.outcome = HistoryAddOutcome::kAlreadyPresent;
+    return true;
+  }
+  if (!replace) {
+    return make_error(db + ": run " + out.run_id + " is already stored (added " + out.existing_added_at + " from " +
+                      out.existing_file + ") with other rows than " + file_path +
+                      " (a resumed or re-written run?); pass --replace to replace it");
+  }
+  auto del = c.prepare("DELETE FROM runs WHERE run_id = ?1");
+  if (!del) return db_error(db, "cannot remove the old run " + out.run_id, del.error());
+  if (Status st = (*del)->text(1, out.run_id).run(); !st) return db_error(db, "cannot remove the old run " + out.run_id, st.error());
+  out.outcome = HistoryAddOutcome::kReplaced;
+  return false;
+}
 
+// The runs table's row.
+Status insert_run(SqlConnection& c, const std::string& db, const RunResults& results, const std::string& machine,
+                  const std::string& file_path, const std::string& digest, const HistoryAddOptions& options,
+                  const HistoryAddResult& out) {
+  const Environment& env = results.environments.front();
   Json envs = Json::array();
   for (const Environment& e : results.environments) envs.push_back(environment_to_json(e));
   auto run = c.prepare(
       "INSERT INTO runs (run_id, sweep_name, sweep_digest, points_total, repetitions, git_commit, build_label, "
       "build_type, machine, host, started_at, file_path, content_digest, added_at, segments, environments_json) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
-  if (!run) return db_error(path_, "cannot prepare the run insert", run.error());
+  if (!run) return db_error(db, "cannot prepare the run insert", run.error());
   (*run)->text(1, out.run_id)
       .text(2, results.sweep.name)
       .text(3, results.sweep.digest)
@@ -366,8 +377,97 @@ Expected<HistoryAddResult> HistoryDb::add_once(const RunResults& results, const 
       .text(14, options.added_at.empty() ? rfc3339_now_utc() : options.added_at)
       .integer(15, static_cast<std::int64_t>(results.environments.size()))
       .text(16, envs.dump());
-  if (Status st = (*run)->run(); !st) return db_error(path_, "cannot store run " + out.run_id + " from " + file_path, st.error());
+  if (Status st = (*run)->run(); !st) return db_error(db, "cannot store run " + out.run_id + " from " + file_path, st.error());
+  return Status::success();
+}
 
+// The prepared inserts of a row, its metrics and their samples.
+struct RowInserts {
+  SqlStatement& row;
+  SqlStatement& metric;
+  SqlStatement& sample;
+};
+
+// One result row, its metrics and its samples; counted in `out`.
+Status insert_row(RowInserts& ins, const std::string& db, const ResultRow& row, const std::string& file_path,
+                  HistoryAddResult& out) {
+  const Point& p = row.point;
+  std::optional<std::int64_t> budget;
+  if (p.ram_budget_bytes) budget = static_cast<std::int64_t>(*p.ram_budget_bytes);
+  ins.row.text(1, out.run_id)
+      .text(2, row.run_id)
+      .integer(3, static_cast<std::int64_t>(p.index))
+      .text(4, p.id())
+      .text(5, p.key_json().dump())
+      .text(6, p.engine.name)
+      .text(7, p.engine.to_string())
+      .text(8, p.model)
+      .text(9, p.scale.to_string())
+      .text(10, p.quant)
+      .integer_or_null(11, budget)
+      .integer(12, p.drives.count)
+      .text(13, p.drives.layout)
+      .integer(14, p.context_tokens)
+      .text(15, to_string(row.status))
+      .text(16, row.reason)
+      .text(17, row.provenance)
+      .text(18, row.machine)
+      .text(19, row.build)
+      .integer(20, row.repetitions);
+  auto inserted = ins.row.next();
+  if (!inserted || !*inserted) {
+    return db_error(db, "cannot store point " + p.id() + " (row " + std::to_string(p.index) + ") of " + file_path +
+                            "; nothing was added",
+                    inserted ? make_error("no row id returned") : inserted.error());
+  }
+  const std::int64_t row_id = ins.row.col_int(0);
+  ins.row.reset();
+  ++out.rows;
+  for (const auto& [name, s] : row.metrics) {
+    ins.metric.integer(1, row_id)
+        .text(2, name)
+        .real(3, s.median)
+        .real(4, s.mad)
+        .integer(5, static_cast<std::int64_t>(s.n))
+        .real(6, s.min)
+        .real(7, s.max)
+        .real(8, s.mean)
+        .real(9, s.stddev)
+        .real(10, s.p10)
+        .real(11, s.p90);
+    if (Status st = ins.metric.run(); !st) {
+      return db_error(db, "cannot store metric " + name + " of point " + p.id() + "; nothing was added", st.error());
+    }
+    ++out.metrics;
+  }
+  for (const auto& [name, xs] : row.samples) {
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      ins.sample.integer(1, row_id).text(2, name).integer(3, static_cast<std::int64_t>(i)).real(4, xs[i]);
+      if (Status st = ins.sample.run(); !st) {
+        return db_error(db, "cannot store samples of " + name + " of point " + p.id() + "; nothing was added", st.error());
+      }
+      ++out.samples;
+    }
+  }
+  return Status::success();
+}
+
+}  // namespace
+
+Expected<HistoryAddResult> HistoryDb::add_once(const RunResults& results, const std::string& file_path,
+                                               const HistoryAddOptions& options) {
+  SqlConnection& c = *conn_;
+  std::string machine;
+  auto identity = run_identity(results, file_path, machine);
+  if (!identity) return identity.error();
+  HistoryAddResult out = std::move(*identity);
+  const std::string digest = content_digest(results);
+  Transaction tx(c);
+  if (!tx.began()) return db_error(path_, "cannot start a transaction (database locked or read-only?)", tx.began().error());
+  auto present = settle_existing(c, path_, digest, file_path, options.replace, out);
+  if (!present) return present.error();
+  if (*present) return out;  // nothing written; the transaction rolls back
+  if (Status st = insert_run(c, path_, results, machine, file_path, digest, options, out); !st) return st.error();
   auto row_ins = c.prepare(
       "INSERT INTO rows (run_id, segment_run_id, point_index, point_id, point_key_json, engine, engine_spec, "
       "model, scale, quant, ram_budget_bytes, drives, drive_layout, context_tokens, status, reason, "
@@ -382,69 +482,9 @@ Expected<HistoryAddResult> HistoryDb::add_once(const RunResults& results, const 
     return db_error(path_, "cannot prepare the row inserts",
                     !row_ins ? row_ins.error() : !metric_ins ? metric_ins.error() : sample_ins.error());
   }
-  SqlStatement& ri = **row_ins;
-  SqlStatement& mi = **metric_ins;
-  SqlStatement& si = **sample_ins;
+  RowInserts ins{**row_ins, **metric_ins, **sample_ins};
   for (const ResultRow& row : results.rows) {
-    const Point& p = row.point;
-    std::optional<std::int64_t> budget;
-    if (p.ram_budget_bytes) budget = static_cast<std::int64_t>(*p.ram_budget_bytes);
-    ri.text(1, out.run_id)
-        .text(2, row.run_id)
-        .integer(3, static_cast<std::int64_t>(p.index))
-        .text(4, p.id())
-        .text(5, p.key_json().dump())
-        .text(6, p.engine.name)
-        .text(7, p.engine.to_string())
-        .text(8, p.model)
-        .text(9, p.scale.to_string())
-        .text(10, p.quant)
-        .integer_or_null(11, budget)
-        .integer(12, p.drives.count)
-        .text(13, p.drives.layout)
-        .integer(14, p.context_tokens)
-        .text(15, to_string(row.status))
-        .text(16, row.reason)
-        .text(17, row.provenance)
-        .text(18, row.machine)
-        .text(19, row.build)
-        .integer(20, row.repetitions);
-    auto inserted = ri.next();
-    if (!inserted || !*inserted) {
-      return db_error(path_, "cannot store point " + p.id() + " (row " + std::to_string(p.index) + ") of " + file_path +
-                                 "; nothing was added",
-                      inserted ? make_error("no row id returned") : inserted.error());
-    }
-    const std::int64_t row_id = ri.col_int(0);
-    ri.reset();
-    ++out.rows;
-    for (const auto& [name, s] : row.metrics) {
-      mi.integer(1, row_id)
-          .text(2, name)
-          .real(3, s.median)
-          .real(4, s.mad)
-          .integer(5, static_cast<std::int64_t>(s.n))
-          .real(6, s.min)
-          .real(7, s.max)
-          .real(8, s.mean)
-          .real(9, s.stddev)
-          .real(10, s.p10)
-          .real(11, s.p90);
-      if (Status st = mi.run(); !st) {
-        return db_error(path_, "cannot store metric " + name + " of point " + p.id() + "; nothing was added", st.error());
-      }
-      ++out.metrics;
-    }
-    for (const auto& [name, xs] : row.samples) {
-      for (std::size_t i = 0; i < xs.size(); ++i) {
-        si.integer(1, row_id).text(2, name).integer(3, static_cast<std::int64_t>(i)).real(4, xs[i]);
-        if (Status st = si.run(); !st) {
-          return db_error(path_, "cannot store samples of " + name + " of point " + p.id() + "; nothing was added",
-                          st.error());
-        }
-        ++out.samples;
-      }
-    }
+    if (Status st = insert_row(ins, path_, row, file_path, out); !st) return st.error();
   }
   if (Status st = tx.commit(); !st) return db_error(path_, "cannot commit run " + out.run_id + "; nothing was added", st.error());
   return out;
