@@ -16,6 +16,7 @@
 #include <thread>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <filesystem>
 #include <memory>
 
@@ -299,6 +300,102 @@ Status emit_segments(const WeightGenerator& gen, const std::vector<RowSegment>& 
   return result;
 }
 
+// Writes planned tensors through one writer, each tensor's bytes generated
+// and quantized in order, and fills in their checksums: a trunk tensor's
+// XXH64 of its bytes; an expert tensor's XXH64 of its slices' XXH64s in
+// file order (the bytes are hashed once, per slice), and each held
+// expert's record checksum.
+struct TensorEmitter {
+  using ToFile = std::function<Status(const void*, std::size_t)>;
+  const ContainerSpec& spec;
+  const WeightGenerator& gen;
+  QuantSearch search;
+  SequentialWriter& w;
+  const std::vector<int>& held;
+  Checksums& sums;
+  std::vector<std::array<std::uint64_t, 3>> slice_digests = {};  // split experts: per held expert, gate/up/down
+
+  Status emit(const PlannedTensor& p) {
+    const bool expert_tensor = p.kind == PlannedTensor::Kind::kExperts || p.kind == PlannedTensor::Kind::kPacked;
+    Xxh64 tensor_hash;
+    std::vector<std::uint64_t> slice_list;
+    const ToFile to_file = [&](const void* d, std::size_t n) {
+      if (!expert_tensor) tensor_hash.update(d, n);
+      return w.write(d, n);
+    };
+    Status st = p.kind == PlannedTensor::Kind::kExperts ? emit_split(p, to_file, slice_list)
+                : p.kind == PlannedTensor::Kind::kPacked ? emit_packed(p, to_file, slice_list)
+                                                         : emit_trunk(p, to_file);
+    if (!st) return st;
+    sums.tensors[p.info.name] =
+        hex64(expert_tensor ? xxh64(slice_list.data(), slice_list.size() * 8) : tensor_hash.digest());
+    return Status::success();
+  }
+
+  Status emit_trunk(const PlannedTensor& p, const ToFile& to_file) {
+    return emit_segments(gen, {{tensor_id(p.info.name), p.rows, p.row_len, p.kind == PlannedTensor::Kind::kNorm}},
+                         p.quant, search, [&](std::size_t, const void* d, std::size_t n, bool) { return to_file(d, n); });
+  }
+
+  // One matrix (gate, up or down) of every held expert; after the down
+  // matrix, the layer's record checksums.
+  Status emit_split(const PlannedTensor& p, const ToFile& to_file, std::vector<std::uint64_t>& slice_list) {
+    if (p.matrix == 0) slice_digests.assign(held.size(), {0, 0, 0});
+    std::vector<RowSegment> segs;
+    const bool rows8 =
+        spec.rows8 && has_rows8_layout(p.quant, static_cast<std::size_t>(p.rows), static_cast<std::size_t>(p.row_len));
+    for (int e : held) segs.push_back({tensor_id(p.info.name, static_cast<std::uint64_t>(e)), p.rows, p.row_len, false, rows8});
+    Xxh64 slice;
+    Status st = emit_segments(gen, segs, p.quant, search, [&](std::size_t j, const void* d, std::size_t n, bool last) {
+      slice.update(d, n);
+      if (last) {
+        slice_digests[j][static_cast<std::size_t>(p.matrix)] = slice.digest();
+        slice_list.push_back(slice.digest());
+        slice = Xxh64();
+      }
+      return to_file(d, n);
+    });
+    if (p.matrix == 2) {
+      Json& list = sums.records[std::to_string(p.layer)];
+      for (std::size_t j = 0; j < held.size(); ++j) list[j] = record_checksum(slice_digests[j].data());
+    }
+    return st;
+  }
+
+  // Packed: gate‖up‖down per expert, padded to 4096; the same values as split.
+  Status emit_packed(const PlannedTensor& p, const ToFile& to_file, std::vector<std::uint64_t>& slice_list) {
+    const std::uint64_t ed = static_cast<std::uint64_t>(spec.card.moe.expert_dim);
+    const std::uint64_t inter = static_cast<std::uint64_t>(spec.card.moe.expert_intermediate);
+    Json& list = sums.records[std::to_string(p.layer)];
+    const std::uint64_t pad = padded_record_bytes(spec) - expert_record_bytes(spec);
+    const std::vector<unsigned char> zeros(pad, 0);
+    std::vector<RowSegment> segs;
+    for (int e : held) {
+      for (int m = 0; m < 3; ++m) {
+        const std::uint64_t rows = m == 2 ? ed : inter, len = m == 2 ? inter : ed;
+        const bool rows8 = spec.rows8 && has_rows8_layout(p.quant, static_cast<std::size_t>(rows), static_cast<std::size_t>(len));
+        segs.push_back({tensor_id(expert_tensor_name(p.layer, m), static_cast<std::uint64_t>(e)), rows, len, false, rows8});
+      }
+    }
+    Xxh64 slice;
+    std::uint64_t digests[3] = {0, 0, 0};
+    return emit_segments(gen, segs, p.quant, search, [&](std::size_t k, const void* d, std::size_t n, bool last) {
+      slice.update(d, n);
+      Status written = to_file(d, n);
+      if (last) {
+        digests[k % 3] = slice.digest();
+        slice_list.push_back(digests[k % 3]);
+        slice = Xxh64();
+        if (k % 3 == 2) {  // record complete: its checksum, then the padding
+          list[k / 3] = record_checksum(digests);
+          if (written && pad > 0) written = to_file(zeros.data(), zeros.size());
+        }
+      }
+      return written;
+    });
+  }
+};
+
 // Writes (or reuses) the trunk file, or drive `drive`'s expert file, which
 // records `trunk_checksum` (the trunk it pairs with).
 Expected<ContainerFile> make_one(const ContainerSpec& spec, ContainerPart part, int drive,
@@ -340,82 +437,14 @@ Expected<ContainerFile> make_one(const ContainerSpec& spec, ContainerPart part, 
   const auto t0 = std::chrono::steady_clock::now();
   SequentialWriter w(fd, layout->data_offset);
   const WeightGenerator gen(spec.seed);
-  const QuantSearch search = spec.quantizer == "ggml" ? QuantSearch::kGgml : QuantSearch::kFast;
-  std::vector<std::array<std::uint64_t, 3>> slice_digests;
+  TensorEmitter emitter{spec, gen, spec.quantizer == "ggml" ? QuantSearch::kGgml : QuantSearch::kFast, w, held, sums};
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const PlannedTensor& p = plan[i];
     if (Status st = w.pad_to(layout->data_offset + infos[i].offset); !st) return fail(st.error().message);
     progress.phase((part == ContainerPart::kTrunk ? std::string("trunk: ") : "drive " + std::to_string(drive) + ": ") +
                        p.info.name,
                    static_cast<double>(w.position()) / static_cast<double>(total));
-    // Trunk tensors: XXH64 of their bytes. Expert tensors: XXH64 of their
-    // slices' XXH64s in file order (the bytes are hashed once, per slice).
-    const bool expert_tensor = p.kind == PlannedTensor::Kind::kExperts || p.kind == PlannedTensor::Kind::kPacked;
-    Xxh64 tensor_hash;
-    std::vector<std::uint64_t> slice_list;
-    auto to_file = [&](const void* d, std::size_t n) {
-      if (!expert_tensor) tensor_hash.update(d, n);
-      return w.write(d, n);
-    };
-    Status st = Status::success();
-    if (p.kind == PlannedTensor::Kind::kTrunk || p.kind == PlannedTensor::Kind::kNorm) {
-      st = emit_segments(gen, {{tensor_id(p.info.name), p.rows, p.row_len, p.kind == PlannedTensor::Kind::kNorm}},
-                         p.quant, search, [&](std::size_t, const void* d, std::size_t n, bool) { return to_file(d, n); });
-    } else if (p.kind == PlannedTensor::Kind::kExperts) {
-      if (p.matrix == 0) slice_digests.assign(held.size(), {0, 0, 0});
-      std::vector<RowSegment> segs;
-      const bool rows8 = spec.rows8 && has_rows8_layout(p.quant, static_cast<std::size_t>(p.rows), static_cast<std::size_t>(p.row_len));
-      for (int e : held) {
-        segs.push_back({tensor_id(p.info.name, static_cast<std::uint64_t>(e)), p.rows, p.row_len, false, rows8});
-      }
-      Xxh64 slice;
-      st = emit_segments(gen, segs, p.quant, search, [&](std::size_t j, const void* d, std::size_t n, bool last) {
-        slice.update(d, n);
-        if (last) {
-          slice_digests[j][static_cast<std::size_t>(p.matrix)] = slice.digest();
-          slice_list.push_back(slice.digest());
-          slice = Xxh64();
-        }
-        return to_file(d, n);
-      });
-      if (p.matrix == 2) {
-        Json& list = sums.records[std::to_string(p.layer)];
-        for (std::size_t j = 0; j < held.size(); ++j) list[j] = record_checksum(slice_digests[j].data());
-      }
-    } else {  // packed: gate‖up‖down per expert, padded to 4096; same values as split
-      const std::uint64_t ed = static_cast<std::uint64_t>(spec.card.moe.expert_dim);
-      const std::uint64_t inter = static_cast<std::uint64_t>(spec.card.moe.expert_intermediate);
-      Json& list = sums.records[std::to_string(p.layer)];
-      const std::uint64_t pad = padded_record_bytes(spec) - expert_record_bytes(spec);
-      const std::vector<unsigned char> zeros(pad, 0);
-      std::vector<RowSegment> segs;
-      for (int e : held) {
-        for (int m = 0; m < 3; ++m) {
-          const std::uint64_t rows = m == 2 ? ed : inter, len = m == 2 ? inter : ed;
-          const bool rows8 = spec.rows8 && has_rows8_layout(p.quant, static_cast<std::size_t>(rows), static_cast<std::size_t>(len));
-          segs.push_back({tensor_id(expert_tensor_name(p.layer, m), static_cast<std::uint64_t>(e)), rows, len, false, rows8});
-        }
-      }
-      Xxh64 slice;
-      std::uint64_t digests[3] = {0, 0, 0};
-      st = emit_segments(gen, segs, p.quant, search, [&](std::size_t k, const void* d, std::size_t n, bool last) {
-        slice.update(d, n);
-        Status written = to_file(d, n);
-        if (last) {
-          digests[k % 3] = slice.digest();
-          slice_list.push_back(digests[k % 3]);
-          slice = Xxh64();
-          if (k % 3 == 2) {  // record complete: its checksum, then the padding
-            list[k / 3] = record_checksum(digests);
-            if (written && pad > 0) written = to_file(zeros.data(), zeros.size());
-          }
-        }
-        return written;
-      });
-    }
-    if (!st) return fail(st.error().message);
-    sums.tensors[p.info.name] = hex64(expert_tensor ? xxh64(slice_list.data(), slice_list.size() * 8)
-                                                    : tensor_hash.digest());
+    if (Status st = emitter.emit(p); !st) return fail(st.error().message);
   }
   if (Status st = w.pad_to(total); !st) return fail(st.error().message);
   if (Status st = w.flush(); !st) return fail(st.error().message);
