@@ -197,6 +197,64 @@ void set_verdict(ClaimJudgement& j, const Claim& claim, const MachineProfile& ma
   j.reason = vs + (reported_hi > fast_max ? " (within ×" + format_fixed(kAllowOverFast, 2) + " of the fast end)" : std::string());
 }
 
+// Every plausible case priced: the band over them (slowest and fastest),
+// the realistic ones, and which cases allow the reported figure.
+struct CaseSweep {
+  double fast_max = 0, slow_min = 1e300;
+  std::vector<double> realistic;
+  std::vector<std::string> allow, deny;
+  std::vector<const SetupCase*> allow_cases, deny_cases;
+  const CaseEstimate* first = nullptr;  // the first case that fits
+};
+
+CaseSweep sweep_cases(const Claim& claim, const std::vector<SetupCase>& cases, const std::vector<CaseEstimate>& ests,
+                      const CasePricer& price, double per, double reported_hi, ClaimJudgement& j) {
+  CaseSweep s;
+  auto counts_realistic = [&](const SetupCase& c) { return c.speculative_speedup <= 1 || (claim.speculative && *claim.speculative); };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const SetupCase& c = cases[i];
+    const CaseEstimate& e = ests[i];
+    if (!e.fits) {
+      s.deny.push_back(c.label + " (does not fit: " + e.why + ")");
+      continue;
+    }
+    if (!s.first) s.first = &e;
+    j.all_parts.push_back(e.parts);
+    const CaseBand b = price(c, e, per);
+    s.fast_max = std::max(s.fast_max, b.fast_tok_s);
+    s.slow_min = std::min(s.slow_min, b.slow_tok_s);
+    if (counts_realistic(c)) {
+      s.realistic.push_back(b.real_tok_s);
+      j.realistic_parts.push_back(e.parts);
+    }
+    const bool allows = reported_hi <= kAllowOverFast * b.fast_tok_s;
+    (allows ? s.allow : s.deny).push_back(c.label);
+    (allows ? s.allow_cases : s.deny_cases).push_back(&c);
+    j.cases.push_back(b);
+  }
+  return s;
+}
+
+// No case fits: the claim contradicts itself, the profile lacks the drives
+// to judge it, or the model fits this machine under no condition.
+void judge_no_fit(const std::vector<SetupCase>& cases, const MachineProfile& machine, const CaseSweep& s,
+                  ClaimJudgement& j) {
+  if (!cases.empty() && !cases.front().contradiction.empty()) {
+    j.verdict = "contradictory";
+    j.reason = cases.front().contradiction;
+  } else if (machine.drives.empty()) {
+    // The profile does not describe the machine's drives: the claim may
+    // stream from them; that says nothing against it.
+    j.verdict = "under-specified";
+    j.reason = "the model must stream on " + machine.name +
+               " and its hardware profile lists no drive: add the drives to the profile to judge the claim" +
+               (s.deny.empty() ? std::string() : " (" + s.deny.front() + ")");
+  } else {
+    j.verdict = "implausible";
+    j.reason = "the model does not fit this machine's memory and drives under any plausible condition: " + s.deny.front();
+  }
+}
+
 }  // namespace
 
 ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const MachineProfile* machine,
@@ -236,83 +294,43 @@ ClaimJudgement judge_claim(const Claim& claim, const ModelCard* card, const Mach
   }
   // Every plausible combination, and the band over them.
   const double per = aggregate ? static_cast<double>(*claim.concurrency) : 1.0;
-  double fast_max = 0, slow_min = 1e300;
-  std::vector<double> realistic;
-  std::vector<std::string> allow, deny;
-  std::vector<const SetupCase*> allow_cases, deny_cases;
-  const CaseEstimate* first = nullptr;
-  std::vector<CaseEstimate> ests;
-  ests.reserve(cases.size());
   const double reported_hi = aggregate ? claim.aggregate_tok_s->high : tok->high;
   const double reported_lo = aggregate ? claim.aggregate_tok_s->low : tok->low;
-  auto counts_realistic = [&](const SetupCase& c) { return c.speculative_speedup <= 1 || (claim.speculative && *claim.speculative); };
+  std::vector<CaseEstimate> ests;
+  ests.reserve(cases.size());
   for (const SetupCase& c : cases) ests.push_back(estimate_case(*card, *machine, c, eff));
   // With the regime fit, every case is priced by it: its realistic tok/s and
   // a band of the figure's regime's spread each way (as validate-model).
   const CasePricer price = case_pricer(claim, cases, ests, family, regimes, j);
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const SetupCase& c = cases[i];
-    const CaseEstimate& e = ests[i];
-    if (!e.fits) {
-      deny.push_back(c.label + " (does not fit: " + e.why + ")");
-      continue;
-    }
-    if (!first) first = &e;
-    j.all_parts.push_back(e.parts);
-    const CaseBand b = price(c, e, per);
-    fast_max = std::max(fast_max, b.fast_tok_s);
-    slow_min = std::min(slow_min, b.slow_tok_s);
-    if (counts_realistic(c)) {
-      realistic.push_back(b.real_tok_s);
-      j.realistic_parts.push_back(e.parts);
-    }
-    const bool allows = reported_hi <= kAllowOverFast * b.fast_tok_s;
-    (allows ? allow : deny).push_back(c.label);
-    (allows ? allow_cases : deny_cases).push_back(&c);
-    j.cases.push_back(b);
-  }
-  if (!first && !cases.empty() && !cases.front().contradiction.empty()) {
-    j.verdict = "contradictory";
-    j.reason = cases.front().contradiction;
+  const CaseSweep s = sweep_cases(claim, cases, ests, price, per, reported_hi, j);
+  if (!s.first) {
+    judge_no_fit(cases, *machine, s, j);
     return j;
   }
-  if (!first && machine->drives.empty()) {
-    // The profile does not describe the machine's drives: the claim may
-    // stream from them; that says nothing against it.
-    j.verdict = "under-specified";
-    j.reason = "the model must stream on " + machine->name +
-               " and its hardware profile lists no drive: add the drives to the profile to judge the claim" +
-               (deny.empty() ? std::string() : " (" + deny.front() + ")");
-    return j;
-  }
-  if (!first) {
-    j.verdict = "implausible";
-    j.reason = "the model does not fit this machine's memory and drives under any plausible condition: " + deny.front();
-    return j;
-  }
-  for (const Step& s : first->steps) j.steps.push_back(s);
+  const double slow_min = s.slow_min, fast_max = s.fast_max;
+  for (const Step& st : s.first->steps) j.steps.push_back(st);
   j.streams = per;
   j.run_average = run_average_factor(claim, false);
-  const double real = realistic.empty() ? j.cases.front().real_tok_s : regimes ? median(realistic) : realistic_tok_s(j, eff);
+  const double real = s.realistic.empty() ? j.cases.front().real_tok_s : regimes ? median(s.realistic) : realistic_tok_s(j, eff);
   j.predicted_low_tok_s = slow_min;
   j.predicted_high_tok_s = fast_max;
   j.predicted_tok_s = real;
   step("predicted (realistic)", real, "tok/s",
-       "median over " + std::to_string(realistic.size()) + " plausible case(s) of " + std::to_string(cases.size()) +
+       "median over " + std::to_string(s.realistic.size()) + " plausible case(s) of " + std::to_string(cases.size()) +
            "; engine family \"" + family + "\": " +
            (regimes ? "the regime fit (configs/fits/regimes.json), regime " + j.regime : eff.source));
   step("band", fast_max, "tok/s", "slow end " + tps(slow_min) + ", fast end " + tps(fast_max) + " over every plausible case" +
                                       (regimes ? ", widened by the " + j.regime + " regime's spread ×" + format_fixed(std::exp(j.spread), 2) + " each way" : std::string()) +
                                       "; ratio ×" + format_fixed(fast_max / std::max(1e-300, slow_min), 2));
-  const double sbytes = first->storage_bytes_tok, mbytes = first->memory_bytes_tok;
+  const double sbytes = s.first->storage_bytes_tok, mbytes = s.first->memory_bytes_tok;
   if (sbytes > 0) j.implied_storage_bytes_s = reported_hi / per * sbytes;
   j.implied_memory_bytes_s = reported_hi / per * mbytes;
   if (j.implied_storage_bytes_s) step("implied storage rate", *j.implied_storage_bytes_s, "B/s", "reported tok/s × storage bytes per token");
   step("implied memory rate", *j.implied_memory_bytes_s, "B/s", "reported tok/s × bytes per token from memory");
 
-  const BandOutcome band{real, slow_min, fast_max, reported_lo, reported_hi, !allow.empty(), !deny.empty(),
-                         !allow.empty() && !deny.empty() ? condition_summary(allow_cases, deny_cases) : std::string()};
-  set_verdict(j, claim, *machine, cases.front().on_cpu, *first, band);
+  const BandOutcome band{real, slow_min, fast_max, reported_lo, reported_hi, !s.allow.empty(), !s.deny.empty(),
+                         !s.allow.empty() && !s.deny.empty() ? condition_summary(s.allow_cases, s.deny_cases) : std::string()};
+  set_verdict(j, claim, *machine, cases.front().on_cpu, *s.first, band);
   return j;
 }
 
