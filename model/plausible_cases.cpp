@@ -220,6 +220,88 @@ ContextSet context_set(const Claim& claim, const PlausibleSets& sets) {
   return out;
 }
 
+// Expert bits a container of claim.container_bytes leaves beside a trunk of
+// `tb` bits; nullopt below one bit per weight (the container cannot hold
+// that trunk).
+std::optional<double> container_left_bits(const Claim& claim, const ParamCounts& pc, double tb) {
+  const double trunk_bytes = static_cast<double>(pc.trunk()) * tb / 8;
+  const double left = static_cast<double>(*claim.container_bytes) - trunk_bytes;
+  const double bits = left * 8 / static_cast<double>(pc.routed_experts);
+  if (!(bits >= 1.0)) return std::nullopt;
+  return std::min(bits, 16.0);
+}
+
+// Stated bits and a stated container must describe one file: the experts
+// alone cannot outgrow it, nor can it hold twice a bf16 trunk and them.
+void check_stated_container(const Claim& claim, const ParamCounts& pc, SetupCase& base) {
+  if (!claim.expert_bits_per_weight || !claim.container_bytes || pc.routed_experts == 0) return;
+  const double experts = static_cast<double>(pc.routed_experts) * *claim.expert_bits_per_weight / 8;
+  const double most = 2 * (experts + static_cast<double>(pc.trunk()) * 2) + 10e9;
+  const double file = static_cast<double>(*claim.container_bytes);
+  if (experts > 1.1 * file || file > most) {
+    base.contradiction = "container_bytes " + format_bytes_decimal(file) + " and expert_bits_per_weight " +
+                         format_fixed(*claim.expert_bits_per_weight, 2) + " (experts alone " +
+                         format_bytes_decimal(experts) + ") do not describe one model file: check the size, its unit and the bits";
+  }
+}
+
+// The trunk precisions a stated container can hold beside at least one bit
+// per expert weight; none: a contradiction naming the smallest (false).
+bool keep_trunks_the_container_holds(const Claim& claim, const ParamCounts& pc,
+                                     std::vector<std::pair<std::string, double>>& trunks, SetupCase& base) {
+  std::vector<std::pair<std::string, double>> held;
+  for (const auto& t : trunks) {
+    if (container_left_bits(claim, pc, t.second)) held.push_back(t);
+  }
+  if (!held.empty()) {
+    trunks = held;
+    return true;
+  }
+  const auto& smallest =
+      *std::min_element(trunks.begin(), trunks.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+  base.contradiction = "container_bytes " + format_bytes_decimal(static_cast<double>(*claim.container_bytes)) +
+                       " leaves less than 1 bit per expert weight beside the trunk (" +
+                       format_bytes_decimal(static_cast<double>(pc.trunk()) * smallest.second / 8) + " at " +
+                       format_fixed(smallest.second, 2) +
+                       " bits): check the size and its unit (GB or GiB), or state expert_bits_per_weight";
+  return false;
+}
+
+// One combination of the unstated conditions.
+struct CaseChoice {
+  std::string trunk_quant;
+  double trunk_bits;
+  std::string expert_quant;
+  double expert_bits;
+  int drives;
+  double context;
+  double speculative;
+};
+
+// The case of one combination, every assumed value named in its label.
+SetupCase choice_case(const SetupCase& base, const Claim& claim, const CaseChoice& k, const ContextSet& cs,
+                      bool quant_unstated, bool quant_unknown) {
+  SetupCase c = base;
+  c.expert_bits = k.expert_bits;
+  c.trunk_quant = k.trunk_quant;
+  c.trunk_bits = k.trunk_bits;
+  c.drives = k.drives;
+  c.context = k.context;
+  c.context_how = cs.how;
+  c.speculative_speedup = k.speculative;
+  if (quant_unstated) c.assumed.push_back({quant_unknown ? "experts (quant name not known)" : "experts", k.expert_quant});
+  if (!claim.trunk_quant && !claim.trunk_bits_per_weight) c.assumed.push_back({"trunk", k.trunk_quant});
+  if (!claim.drives) c.assumed.push_back({"drives", std::to_string(k.drives)});
+  if (cs.assumed) c.assumed.push_back({"context", format_fixed(k.context, 0)});
+  if (!claim.speculative) {
+    c.assumed.push_back({"speculative decoding", k.speculative > 1 ? "×" + format_fixed(k.speculative, 1) : "none"});
+  }
+  std::vector<std::string> parts;
+  for (const auto& [name, value] : c.assumed) parts.push_back(name + " " + value);
+  c.label = parts.empty() ? "as stated" : join(parts, ", ");
+  return c;
+}
+
 }  // namespace
 
 std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card, const MachineProfile& machine,
@@ -228,16 +310,12 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   std::vector<std::pair<std::string, double>> trunks = trunk_set(claim, base, sets);
   const std::vector<int> drives = drive_set(claim, machine, base);
   const ContextSet cs = context_set(claim, sets);
-  const std::vector<double>& contexts = cs.contexts;
-  const bool context_assumed = cs.assumed;
-  const std::string& context_how = cs.how;
   std::vector<double> specs;
   if (claim.speculative) {
     specs.push_back(*claim.speculative ? sets.speculative_speedups.back() : 1.0);
   } else {
     specs = sets.speculative_speedups;
   }
-  std::vector<SetupCase> out;
   // Expert bits: stated; else what the container leaves after the trunk (per
   // trunk case: the measured file says more than a quant's name); else the
   // claim's quant when it names one; else the card's.
@@ -245,45 +323,9 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
   // A quant whose name moebench does not know says nothing about its bits.
   const bool quant_unknown = claim.quant && !named_bits;
   const ParamCounts pc = card.parameter_counts();
-  // Expert bits a container of `bytes` leaves beside a trunk of `tb` bits;
-  // nullopt below one bit per weight (the container cannot hold that trunk).
-  auto left_bits = [&](double tb) -> std::optional<double> {
-    const double trunk_bytes = static_cast<double>(pc.trunk()) * tb / 8;
-    const double left = static_cast<double>(*claim.container_bytes) - trunk_bytes;
-    const double bits = left * 8 / static_cast<double>(pc.routed_experts);
-    if (!(bits >= 1.0)) return std::nullopt;
-    return std::min(bits, 16.0);
-  };
   const bool from_container = !claim.expert_bits_per_weight && claim.container_bytes && pc.routed_experts > 0;
-  // Stated bits and a stated container must describe one file: the experts
-  // alone cannot outgrow it, nor can it hold twice a bf16 trunk and them.
-  if (claim.expert_bits_per_weight && claim.container_bytes && pc.routed_experts > 0) {
-    const double experts = static_cast<double>(pc.routed_experts) * *claim.expert_bits_per_weight / 8;
-    const double most = 2 * (experts + static_cast<double>(pc.trunk()) * 2) + 10e9;
-    const double file = static_cast<double>(*claim.container_bytes);
-    if (experts > 1.1 * file || file > most) {
-      base.contradiction = "container_bytes " + format_bytes_decimal(file) + " and expert_bits_per_weight " + format_fixed(*claim.expert_bits_per_weight, 2) +
-                           " (experts alone " + format_bytes_decimal(experts) + ") do not describe one model file: check the size, its unit and the bits";
-    }
-  }
-  bool container_holds_a_trunk = true;
-  if (from_container) {
-    std::vector<std::pair<std::string, double>> held;
-    for (const auto& t : trunks) {
-      if (left_bits(t.second)) held.push_back(t);
-    }
-    if (held.empty()) {
-      const auto& smallest =
-          *std::min_element(trunks.begin(), trunks.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
-      container_holds_a_trunk = false;
-      base.contradiction = "container_bytes " + format_bytes_decimal(static_cast<double>(*claim.container_bytes)) +
-                           " leaves less than 1 bit per expert weight beside the trunk (" +
-                           format_bytes_decimal(static_cast<double>(pc.trunk()) * smallest.second / 8) + " at " + format_fixed(smallest.second, 2) +
-                           " bits): check the size and its unit (GB or GiB), or state expert_bits_per_weight";
-    } else {
-      trunks = held;
-    }
-  }
+  check_stated_container(claim, pc, base);
+  const bool container_holds_a_trunk = !from_container || keep_trunks_the_container_holds(claim, pc, trunks, base);
   // No quant, bits or file size at all: the expert precision is a range too.
   const bool quant_unstated =
       (quant_unknown || std::find(claim.missing.begin(), claim.missing.end(), "quant") != claim.missing.end()) &&
@@ -296,11 +338,12 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
     }
     expert_set.push_back({card.expert_quant, base.expert_bits});
   }
+  std::vector<SetupCase> out;
   for (const auto& [tq, tb] : trunks) {
     double ebits = base.expert_bits;
     if (!claim.expert_bits_per_weight) {
       if (from_container && container_holds_a_trunk) {
-        ebits = *left_bits(tb);
+        ebits = *container_left_bits(claim, pc, tb);
       } else if (named_bits) {
         ebits = *named_bits;
       }
@@ -309,25 +352,9 @@ std::vector<SetupCase> plausible_cases(const Claim& claim, const ModelCard& card
         quant_unstated ? expert_set : std::vector<std::pair<std::string, double>>{{"", ebits}};
     for (const auto& [eq, eb] : experts) {
       for (int d : drives) {
-        for (double ctx : contexts) {
+        for (double ctx : cs.contexts) {
           for (double sp : specs) {
-            SetupCase c = base;
-            c.expert_bits = eb;
-            c.trunk_quant = tq;
-            c.trunk_bits = tb;
-            c.drives = d;
-            c.context = ctx;
-            c.context_how = context_how;
-            c.speculative_speedup = sp;
-            if (quant_unstated) c.assumed.push_back({quant_unknown ? "experts (quant name not known)" : "experts", eq});
-            if (!claim.trunk_quant && !claim.trunk_bits_per_weight) c.assumed.push_back({"trunk", tq});
-            if (!claim.drives) c.assumed.push_back({"drives", std::to_string(d)});
-            if (context_assumed) c.assumed.push_back({"context", format_fixed(ctx, 0)});
-            if (!claim.speculative) c.assumed.push_back({"speculative decoding", sp > 1 ? "×" + format_fixed(sp, 1) : "none"});
-            std::vector<std::string> parts;
-            for (const auto& [name, value] : c.assumed) parts.push_back(name + " " + value);
-            c.label = parts.empty() ? "as stated" : join(parts, ", ");
-            out.push_back(c);
+            out.push_back(choice_case(base, claim, {tq, tb, eq, eb, d, ctx, sp}, cs, quant_unstated, quant_unknown));
           }
         }
       }
