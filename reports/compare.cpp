@@ -287,6 +287,106 @@ std::vector<MachineDifference> machine_differences(const RunResults& base, const
   return machine_differences(base, now, RowIds(base), RowIds(now));
 }
 
+namespace {
+
+// Both ok: each compared metric's verdict (counted in c), and the row's:
+// any regression, else any inconclusive, else any improvement, else
+// insufficient when every metric was, else unchanged.
+void compare_ok_rows(const ResultRow& b, const ResultRow& n, const CompareOptions& o, Comparison& c, RowComparison& rc) {
+  bool any_regressed = false, any_improved = false, all_insufficient = true, any = false, any_inconclusive = false;
+  c.disturbed_repetitions += disturbed_count(b) + disturbed_count(n);
+  for (const MetricRule& rule : compared_metrics()) {
+    const auto sb = b.samples.find(rule.name), sn = n.samples.find(rule.name);
+    if (sb == b.samples.end() && sn == n.samples.end()) continue;  // not applicable on either side
+    static const std::vector<double> kNone;
+    MetricComparison mc = compare_metric(rule, sb == b.samples.end() ? kNone : sb->second,
+                                         sn == n.samples.end() ? kNone : sn->second, o);
+    if (mc.verdict == Verdict::kRegressed) recheck_without_disturbed(mc, rule, b, n, o);
+    any = true;
+    if (mc.n_base > 0 && mc.n_new == 0) {
+      ++c.metrics_missing;
+      c.missing.push_back(rc.label + ": " + mc.metric);
+    }
+    any_regressed = any_regressed || mc.verdict == Verdict::kRegressed;
+    any_improved = any_improved || mc.verdict == Verdict::kImproved;
+    all_insufficient = all_insufficient && mc.verdict == Verdict::kInsufficient;
+    any_inconclusive = any_inconclusive || mc.verdict == Verdict::kInconclusive;
+    switch (mc.verdict) {
+      case Verdict::kRegressed: ++c.metrics_regressed; break;
+      case Verdict::kImproved: ++c.metrics_improved; break;
+      case Verdict::kUnchanged: ++c.metrics_unchanged; break;
+      case Verdict::kInsufficient: ++c.metrics_insufficient; break;
+      case Verdict::kInconclusive: ++c.metrics_inconclusive; break;
+    }
+    rc.metrics.push_back(std::move(mc));
+  }
+  rc.verdict = any_regressed               ? Verdict::kRegressed
+               : any_inconclusive          ? Verdict::kInconclusive
+               : any_improved              ? Verdict::kImproved
+               : (any && all_insufficient) ? Verdict::kInsufficient
+                                           : Verdict::kUnchanged;
+}
+
+// One point present on both sides: a status change decides it; a point
+// still not ok has nothing to compare; else its metrics do.
+RowComparison compare_row(const std::string& id, const ResultRow& b, const ResultRow& n, const CompareOptions& o,
+                          Comparison& c) {
+  RowComparison rc;
+  rc.point_id = id;
+  rc.point = b.point;
+  rc.label = row_label(b.point);
+  rc.status_base = b.status;
+  rc.status_new = n.status;
+  rc.reason_base = b.reason;
+  rc.reason_new = n.reason;
+  if (b.status != n.status) {
+    const int rb = status_rank(b.status), rn = status_rank(n.status);
+    rc.verdict = rn > rb ? Verdict::kRegressed : Verdict::kImproved;
+    ++(rn > rb ? c.status_regressed : c.status_improved);
+    rc.status_change = std::string(to_string(b.status)) + " → " + to_string(n.status);
+    const std::string& why = rn > rb ? n.reason : b.reason;
+    if (!why.empty()) rc.status_change += ": " + why;
+  } else if (b.status != RowStatus::kOk) {
+    rc.verdict = Verdict::kUnchanged;  // still not ok: nothing measured to compare
+  } else {
+    compare_ok_rows(b, n, o, c, rc);
+  }
+  switch (rc.verdict) {
+    case Verdict::kRegressed: ++c.rows_regressed; break;
+    case Verdict::kImproved: ++c.rows_improved; break;
+    case Verdict::kUnchanged: ++c.rows_unchanged; break;
+    case Verdict::kInsufficient: ++c.rows_insufficient; break;
+    case Verdict::kInconclusive: ++c.rows_inconclusive; break;
+  }
+  return rc;
+}
+
+// The two files are comparable: some point in common, and one machine
+// unless --cross-machine.
+Status check_comparable(const RunResults& base, const RunResults& now, const CompareOptions& o,
+                        const std::string& base_path, const std::string& new_path, Comparison& c) {
+  const std::size_t matched = base.rows.size() - c.only_in_base.size();
+  if (matched == 0) {
+    return make_error("no point of " + new_path + " (" + std::to_string(now.rows.size()) + " rows, sweep " +
+                      now.sweep.name + ") matches one of " + base_path + " (" + std::to_string(base.rows.size()) +
+                      " rows, sweep " + base.sweep.name + "): rows match by point id, i.e. every axis value "
+                      "(engine and options, model, scale, quant, budget, drives and throttle, context, prompt, gen, "
+                      "threads, routing, cache policy, prefetch); run the same sweep for both");
+  }
+  if (!c.machine_differences.empty() && !o.cross_machine) {
+    std::string msg = base_path + " and " + new_path + " come from different machines:";
+    for (const MachineDifference& d : c.machine_differences) {
+      msg += "\n  " + d.field + ": \"" + d.base + "\" (base) vs \"" + d.now + "\" (new)";
+    }
+    msg += "\ntimings from different machines say nothing about the code; compare runs of one machine, or pass "
+           "--cross-machine to compare anyway (the differences are then printed with the verdicts)";
+    return make_error(msg);
+  }
+  return Status::success();
+}
+
+}  // namespace
+
 Expected<Comparison> compare_results(const RunResults& base, const RunResults& now, const CompareOptions& o,
                                      const std::string& base_path, const std::string& new_path) {
   if (!(o.threshold >= 0 && o.threshold < 10)) return make_error("threshold must be a fraction in [0, 10), e.g. 5% or 0.05");
@@ -298,7 +398,6 @@ Expected<Comparison> compare_results(const RunResults& base, const RunResults& n
   c.base = side_info(base, base_path);
   c.now = side_info(now, new_path);
   c.options = o;
-
   const RowIds base_ids(base), now_ids(now);
   for (std::size_t i = 0; i < now.rows.size(); ++i) {
     if (base_ids.index.count(now_ids.ids[i]) == 0) c.only_in_new.push_back(row_label(now.rows[i].point));
@@ -306,99 +405,22 @@ Expected<Comparison> compare_results(const RunResults& base, const RunResults& n
   for (std::size_t i = 0; i < base.rows.size(); ++i) {
     if (now_ids.index.count(base_ids.ids[i]) == 0) c.only_in_base.push_back(row_label(base.rows[i].point));
   }
-  const std::size_t matched = base.rows.size() - c.only_in_base.size();
-  if (matched == 0) {
-    return make_error("no point of " + new_path + " (" + std::to_string(now.rows.size()) + " rows, sweep " +
-                      now.sweep.name + ") matches one of " + base_path + " (" + std::to_string(base.rows.size()) +
-                      " rows, sweep " + base.sweep.name + "): rows match by point id, i.e. every axis value "
-                      "(engine and options, model, scale, quant, budget, drives and throttle, context, prompt, gen, "
-                      "threads, routing, cache policy, prefetch); run the same sweep for both");
-  }
-
-  c.machine_differences = machine_differences(base, now, base_ids, now_ids);
-  if (!c.machine_differences.empty() && !o.cross_machine) {
-    std::string msg = base_path + " and " + new_path + " come from different machines:";
-    for (const MachineDifference& d : c.machine_differences) {
-      msg += "\n  " + d.field + ": \"" + d.base + "\" (base) vs \"" + d.now + "\" (new)";
-    }
-    msg += "\ntimings from different machines say nothing about the code; compare runs of one machine, or pass "
-           "--cross-machine to compare anyway (the differences are then printed with the verdicts)";
-    return make_error(msg);
-  }
+  if (base.rows.size() > c.only_in_base.size()) c.machine_differences = machine_differences(base, now, base_ids, now_ids);
+  if (Status st = check_comparable(base, now, o, base_path, new_path, c); !st) return st.error();
   if (base.sweep.digest != now.sweep.digest) {
     c.notes.push_back("the sweeps differ (" + base.sweep.name + " " + base.sweep.digest + " vs " + now.sweep.name +
                       " " + now.sweep.digest + "): only the points both hold are compared");
   }
   std::set<std::string> builds_b, builds_n, prov_b, prov_n;
-
   for (std::size_t i = 0; i < base.rows.size(); ++i) {
     const ResultRow& b = base.rows[i];
     const ResultRow* found = now_ids.find(now, base_ids.ids[i]);
     if (found == nullptr) continue;
-    const ResultRow& n = *found;
     builds_b.insert(b.build);
-    builds_n.insert(n.build);
+    builds_n.insert(found->build);
     prov_b.insert(b.provenance);
-    prov_n.insert(n.provenance);
-    RowComparison rc;
-    rc.point_id = base_ids.ids[i];
-    rc.point = b.point;
-    rc.label = row_label(b.point);
-    rc.status_base = b.status;
-    rc.status_new = n.status;
-    rc.reason_base = b.reason;
-    rc.reason_new = n.reason;
-    if (b.status != n.status) {
-      const int rb = status_rank(b.status), rn = status_rank(n.status);
-      rc.verdict = rn > rb ? Verdict::kRegressed : Verdict::kImproved;
-      ++(rn > rb ? c.status_regressed : c.status_improved);
-      rc.status_change = std::string(to_string(b.status)) + " → " + to_string(n.status);
-      const std::string& why = rn > rb ? n.reason : b.reason;
-      if (!why.empty()) rc.status_change += ": " + why;
-    } else if (b.status != RowStatus::kOk) {
-      rc.verdict = Verdict::kUnchanged;  // still not ok: nothing measured to compare
-    } else {
-      bool any_regressed = false, any_improved = false, all_insufficient = true, any = false, any_inconclusive = false;
-      c.disturbed_repetitions += disturbed_count(b) + disturbed_count(n);
-      for (const MetricRule& rule : compared_metrics()) {
-        const auto sb = b.samples.find(rule.name), sn = n.samples.find(rule.name);
-        if (sb == b.samples.end() && sn == n.samples.end()) continue;  // not applicable on either side
-        static const std::vector<double> kNone;
-        MetricComparison mc = compare_metric(rule, sb == b.samples.end() ? kNone : sb->second,
-                                             sn == n.samples.end() ? kNone : sn->second, o);
-        if (mc.verdict == Verdict::kRegressed) recheck_without_disturbed(mc, rule, b, n, o);
-        any = true;
-        if (mc.n_base > 0 && mc.n_new == 0) {
-          ++c.metrics_missing;
-          c.missing.push_back(rc.label + ": " + mc.metric);
-        }
-        any_regressed = any_regressed || mc.verdict == Verdict::kRegressed;
-        any_improved = any_improved || mc.verdict == Verdict::kImproved;
-        all_insufficient = all_insufficient && mc.verdict == Verdict::kInsufficient;
-        any_inconclusive = any_inconclusive || mc.verdict == Verdict::kInconclusive;
-        switch (mc.verdict) {
-          case Verdict::kRegressed: ++c.metrics_regressed; break;
-          case Verdict::kImproved: ++c.metrics_improved; break;
-          case Verdict::kUnchanged: ++c.metrics_unchanged; break;
-          case Verdict::kInsufficient: ++c.metrics_insufficient; break;
-          case Verdict::kInconclusive: ++c.metrics_inconclusive; break;
-        }
-        rc.metrics.push_back(std::move(mc));
-      }
-      rc.verdict = any_regressed               ? Verdict::kRegressed
-                   : any_inconclusive          ? Verdict::kInconclusive
-                   : any_improved              ? Verdict::kImproved
-                   : (any && all_insufficient) ? Verdict::kInsufficient
-                                               : Verdict::kUnchanged;
-    }
-    switch (rc.verdict) {
-      case Verdict::kRegressed: ++c.rows_regressed; break;
-      case Verdict::kImproved: ++c.rows_improved; break;
-      case Verdict::kUnchanged: ++c.rows_unchanged; break;
-      case Verdict::kInsufficient: ++c.rows_insufficient; break;
-      case Verdict::kInconclusive: ++c.rows_inconclusive; break;
-    }
-    c.rows.push_back(std::move(rc));
+    prov_n.insert(found->provenance);
+    c.rows.push_back(compare_row(base_ids.ids[i], b, *found, o, c));
   }
   auto joined = [](const std::set<std::string>& s) {
     return join(std::vector<std::string>(s.begin(), s.end()), ", ");
