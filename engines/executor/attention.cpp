@@ -278,9 +278,39 @@ class LinearLayer final : public AttentionLayer {
 
   void forward(TensorOps& ops, const float* x, std::size_t batch, float* out) override {
     const std::size_t hk = heads_ * dk_, hv = heads_ * dv_;
+    project_inputs(ops, x, batch);
+    const std::vector<float> bias = vector_of(ops, w_.decay_bias);
+    const std::vector<float> taps = vector_of(ops, w_.conv);  // channels × kernel
+    const std::vector<float> onorm = vector_of(ops, w_.output_norm);
+    const std::size_t kernel = static_cast<std::size_t>(std::max(0, p_.conv_kernel));
+    const bool conv = kernel > 0 && !taps.empty();
+    o_.assign(batch * hv, 0.0f);
+    for (std::size_t b = 0; b < batch; ++b) {
+      float* ch = qkv_.data() + b * channels_;
+      // No cached positions: the fixed state (and the conv history) is read
+      // whole, whatever the context.
+      work_.kv_bytes += (state_.size() + (conv ? hist_.size() : 0)) * sizeof(float);
+      if (conv) conv_silu(ch, taps, kernel);
+      const float* bb = beta_.data() + b * heads_;
+      const float* dg = decay_.data() + b * hk;
+      float* ob = o_.data() + b * hv;
+      ops.pool().parallel_for(heads_, [&](std::size_t h) { delta_rule(h, ch, bb[h], dg, bias, onorm, ob + h * dv_); });
+      ++tokens_;
+    }
+    if (w_.gate.valid() || w_.gate_a.valid()) {
+      for (std::size_t i = 0; i < o_.size(); ++i) o_[i] *= sigmoid(gate_[i]);
+    }
+    ops.matmul(w_.output, o_.data(), batch, out);
+  }
+
+ private:
+  // The token's projections: q, k, v into one channel vector per token
+  // ([q | k | v]), beta per head, the decay (full or low rank; 4 without
+  // one) and the output gate (full or low rank; none).
+  void project_inputs(TensorOps& ops, const float* x, std::size_t batch) {
+    const std::size_t hk = heads_ * dk_, hv = heads_ * dv_;
     qkv_.resize(batch * channels_);
     tmp_.resize(batch * std::max(hk, hv));
-    // q, k, v into one channel vector per token: [q | k | v].
     auto project = [&](const TensorView& wv, std::size_t offset, std::size_t width) {
       ops.matmul(wv, x, batch, tmp_.data());
       for (std::size_t b = 0; b < batch; ++b) {
@@ -302,7 +332,6 @@ class LinearLayer final : public AttentionLayer {
     } else {
       std::fill(decay_.begin(), decay_.end(), 4.0f);
     }
-    const std::vector<float> bias = vector_of(ops, w_.decay_bias);
     gate_.assign(batch * hv, 0.0f);
     if (w_.gate.valid()) {
       ops.matmul(w_.gate, x, batch, gate_.data());
@@ -311,83 +340,71 @@ class LinearLayer final : public AttentionLayer {
       ops.matmul(w_.gate_a, x, batch, low_.data());
       ops.matmul(w_.gate_b, low_.data(), batch, gate_.data());
     }
-    const std::vector<float> taps = vector_of(ops, w_.conv);  // channels × kernel
-    const std::vector<float> onorm = vector_of(ops, w_.output_norm);
-    const std::size_t kernel = static_cast<std::size_t>(std::max(0, p_.conv_kernel));
-    const bool conv = kernel > 0 && !taps.empty();
-    o_.assign(batch * hv, 0.0f);
-    for (std::size_t b = 0; b < batch; ++b) {
-      float* ch = qkv_.data() + b * channels_;
-      // No cached positions: the fixed state (and the conv history) is read
-      // whole, whatever the context.
-      work_.kv_bytes += (state_.size() + (conv ? hist_.size() : 0)) * sizeof(float);
-      // Short causal conv over the last `kernel` inputs of each channel, SiLU.
-      if (conv) {
-        for (std::size_t c = 0; c < channels_; ++c) {
-          const float cur = ch[c];
-          float acc = taps[c * kernel + kernel - 1] * cur;
-          for (std::size_t j = 0; j + 1 < kernel; ++j) acc += taps[c * kernel + j] * hist_[j * channels_ + c];
-          for (std::size_t j = 0; j + 2 < kernel; ++j) hist_[j * channels_ + c] = hist_[(j + 1) * channels_ + c];
-          hist_[(kernel - 2) * channels_ + c] = cur;
-          ch[c] = acc / (1.0f + std::exp(-acc));
-        }
-      }
-      const float* bb = beta_.data() + b * heads_;
-      const float* dg = decay_.data() + b * hk;
-      float* ob = o_.data() + b * hv;
-      ops.pool().parallel_for(heads_, [&](std::size_t h) {
-        float* q = ch + h * dk_;
-        float* k = ch + hk + h * dk_;
-        const float* v = ch + 2 * hk + h * dv_;
-        auto l2 = [](float* a, std::size_t n) {
-          double ss = 0;
-          for (std::size_t i = 0; i < n; ++i) ss += static_cast<double>(a[i]) * a[i];
-          const float inv = static_cast<float>(1.0 / std::sqrt(ss + 1e-6));
-          for (std::size_t i = 0; i < n; ++i) a[i] *= inv;
-        };
-        l2(q, dk_);
-        l2(k, dk_);
-        const float beta = sigmoid(bb[h]);
-        float* S = state_.data() + h * dk_ * dv_;  // dk × dv
-        float pred[512];
-        float* pr = dv_ <= 512 ? pred : nullptr;
-        std::vector<float> big;
-        if (!pr) {
-          big.resize(dv_);
-          pr = big.data();
-        }
-        std::fill_n(pr, dv_, 0.0f);
-        for (std::size_t i = 0; i < dk_; ++i) {
-          const std::size_t c = h * dk_ + i;
-          const float g = dg[c] + (bias.size() > heads_ + c ? bias[heads_ + c] : 0.0f);
-          const float decay = std::exp(-std::log1p(std::exp(g)) * 0.1f);  // per-channel forget gate in (0, 1)
-          float* Si = S + i * dv_;
-          for (std::size_t j = 0; j < dv_; ++j) {
-            Si[j] *= decay;
-            pr[j] += Si[j] * k[i];
-          }
-        }
-        for (std::size_t j = 0; j < dv_; ++j) pr[j] = beta * (v[j] - pr[j]);
-        float* o = ob + h * dv_;
-        for (std::size_t i = 0; i < dk_; ++i) {
-          float* Si = S + i * dv_;
-          const float ki = k[i], qi = q[i];
-          for (std::size_t j = 0; j < dv_; ++j) {
-            Si[j] += ki * pr[j];
-            o[j] += qi * Si[j];
-          }
-        }
-        rms_norm(o, dv_, onorm.size() == dv_ ? onorm.data() : nullptr);
-      });
-      ++tokens_;
-    }
-    if (w_.gate.valid() || w_.gate_a.valid()) {
-      for (std::size_t i = 0; i < o_.size(); ++i) o_[i] *= sigmoid(gate_[i]);
-    }
-    ops.matmul(w_.output, o_.data(), batch, out);
   }
 
- private:
+  // Short causal conv over the last `kernel` inputs of each channel, SiLU;
+  // the history shifts by one.
+  void conv_silu(float* ch, const std::vector<float>& taps, std::size_t kernel) {
+    for (std::size_t c = 0; c < channels_; ++c) {
+      const float cur = ch[c];
+      float acc = taps[c * kernel + kernel - 1] * cur;
+      for (std::size_t j = 0; j + 1 < kernel; ++j) acc += taps[c * kernel + j] * hist_[j * channels_ + c];
+      for (std::size_t j = 0; j + 2 < kernel; ++j) hist_[j * channels_ + c] = hist_[(j + 1) * channels_ + c];
+      hist_[(kernel - 2) * channels_ + c] = cur;
+      ch[c] = acc / (1.0f + std::exp(-acc));
+    }
+  }
+
+  static void l2_normalize(float* a, std::size_t n) {
+    double ss = 0;
+    for (std::size_t i = 0; i < n; ++i) ss += static_cast<double>(a[i]) * a[i];
+    const float inv = static_cast<float>(1.0 / std::sqrt(ss + 1e-6));
+    for (std::size_t i = 0; i < n; ++i) a[i] *= inv;
+  }
+
+  // One head's gated delta rule: decay the state per key channel, predict v
+  // from k, write beta × the error back, read the output with q; the output
+  // RMS-normalized into o.
+  void delta_rule(std::size_t h, float* ch, float beta_logit, const float* dg, const std::vector<float>& bias,
+                  const std::vector<float>& onorm, float* o) {
+    const std::size_t hk = heads_ * dk_;
+    float* q = ch + h * dk_;
+    float* k = ch + hk + h * dk_;
+    const float* v = ch + 2 * hk + h * dv_;
+    l2_normalize(q, dk_);
+    l2_normalize(k, dk_);
+    const float beta = sigmoid(beta_logit);
+    float* S = state_.data() + h * dk_ * dv_;  // dk × dv
+    float pred[512];
+    float* pr = dv_ <= 512 ? pred : nullptr;
+    std::vector<float> big;
+    if (!pr) {
+      big.resize(dv_);
+      pr = big.data();
+    }
+    std::fill_n(pr, dv_, 0.0f);
+    for (std::size_t i = 0; i < dk_; ++i) {
+      const std::size_t c = h * dk_ + i;
+      const float g = dg[c] + (bias.size() > heads_ + c ? bias[heads_ + c] : 0.0f);
+      const float decay = std::exp(-std::log1p(std::exp(g)) * 0.1f);  // per-channel forget gate in (0, 1)
+      float* Si = S + i * dv_;
+      for (std::size_t j = 0; j < dv_; ++j) {
+        Si[j] *= decay;
+        pr[j] += Si[j] * k[i];
+      }
+    }
+    for (std::size_t j = 0; j < dv_; ++j) pr[j] = beta * (v[j] - pr[j]);
+    for (std::size_t i = 0; i < dk_; ++i) {
+      float* Si = S + i * dv_;
+      const float ki = k[i], qi = q[i];
+      for (std::size_t j = 0; j < dv_; ++j) {
+        Si[j] += ki * pr[j];
+        o[j] += qi * Si[j];
+      }
+    }
+    rms_norm(o, dv_, onorm.size() == dv_ ? onorm.data() : nullptr);
+  }
+
   LinearParams p_;
   AttentionWeights w_;
 
