@@ -391,109 +391,108 @@ double cold_pin_load(const SetupCase& c, double pinned, CaseEstimate& e) {
   return load;
 }
 
+// Bytes a token reads from GPU memory: GPU memory holds KV and the trunk
+// first (what every token reads), then experts; the per-token bytes it
+// serves follow that placement. A layer split (-ngl below the layers): the
+// GPU holds its share of the layers whole, their KV, trunk and experts; the
+// output head and the other layers stay in RAM.
+double gpu_bytes_tok(const SetupCase& c, const CaseBytes& B, const CasePlacement& M, const CaseTiers& T,
+                     double streamed_share, CaseEstimate& e) {
+  const TrunkAt& tr = B.tr;
+  const double s = gpu_layer_share(c);
+  const bool split = s < 1;
+  const double kv_gpu_total = B.kv_total * s;
+  const double trunk_held = split ? M.pinned_layers_trunk * s : tr.head + M.pinned_layers_trunk;
+  const double trunk_in_gpu = std::min(std::max(0.0, M.gpu_cap - kv_gpu_total), trunk_held);
+  const double trunk_tok_held = (split ? 0 : T.head_tok) + T.layers_tok * (1 - streamed_share) * s;
+  const double experts_held = e.resident ? B.routed_total : M.cache;
+  // Hybrid: the routed experts stay in host RAM, all of them, or those of
+  // the stated --n-cpu-moe layers (the others' go to the GPU while it has
+  // room).
+  const double gpu_room = std::max(0.0, M.gpu_cap - kv_gpu_total - trunk_in_gpu);
+  const double experts_for_gpu = experts_held * s * (c.experts_on_cpu ? 1 - c.cpu_expert_share : 1);
+  const double experts_in_gpu = std::min(gpu_room, experts_for_gpu);
+  double in_gpu = B.kv_tok * s + (trunk_held > 0 ? trunk_tok_held * trunk_in_gpu / trunk_held : 0) +
+                  (experts_held > 0 ? M.hit * B.routed_tok * experts_in_gpu / experts_held : 0);
+  in_gpu = std::min(in_gpu, T.memory);
+  if (split) {
+    add_step(e, "layer split", s, "",
+             format_fixed(100 * s, 0) + " % of the layers on the GPU (-ngl), whole: " + format_bytes_decimal(in_gpu) +
+                 " per token from GPU memory; the other layers and the output head in RAM on the CPU cores");
+  }
+  return in_gpu;
+}
+
+// 4. Paging. A budget above usable memory does not make memory: what the
+// case holds beyond it faults in from the drive.
+//  - Streaming on macOS (the profile's `os`), which compresses and swaps
+//    anonymous memory on its own: the expert cache is what the OS takes
+//    back (the trunk is touched every token and stays), and its reclaim
+//    order is not the engine's LRU, so a hit finds its slot paged out:
+//    realistic, every hit (WASTE measured it so past the knee on a 64 GB
+//    M5 Pro, sqliteai/waste docs/EFFICIENCY.md: "each hit is a page
+//    fault"); the fast end, a share over ÷ cache of them (reclaim that
+//    spares recently used slots). Held beyond the cache too, the trunk
+//    pages in proportion.
+//  - Elsewhere (Linux servers page anonymous memory only with swap, and
+//    reclaim least recently used pages first), and resident: the share of
+//    the weights held beyond usable memory.
+// Moves the faulted bytes from memory to the paged reads.
+void page_beyond_usable(const MachineProfile& machine, const CaseBytes& B, const CasePlacement& M, CaseTiers& T,
+                        CaseEstimate& e) {
+  // What RAM holds (GPU memory first when GPUs hold weights).
+  const double held = std::min(M.ram, std::max(0.0, (e.resident ? M.need_resident : M.stream_held) - M.gpu_cap));
+  if (held <= M.usable) return;
+  const double over = held - M.usable;
+  double faulted = 0;
+  std::string how;
+  if (!e.resident && M.cache > 0 && machine.os == std::optional<std::string>("macos")) {
+    const double hit_tok = M.hit * B.routed_tok;
+    const double beyond = over > M.cache ? (over - M.cache) / std::max(1.0, held - M.cache) : 0;
+    const double trunk_faulted = (T.memory - hit_tok) * beyond;
+    faulted = hit_tok + trunk_faulted;
+    T.paged_fast = hit_tok * std::min(1.0, over / M.cache) + trunk_faulted;
+    how = "held " + format_bytes_decimal(held) + ", usable " + format_bytes_decimal(M.usable) + ": every cache hit faults (" +
+          format_bytes_decimal(hit_tok) + "; fast end " + format_fixed(100 * std::min(1.0, over / M.cache), 0) + " % of them)" +
+          (trunk_faulted > 0 ? " + " + format_bytes_decimal(trunk_faulted) + " of trunk beyond the cache" : "");
+  } else {
+    const double share = over / held;
+    faulted = (T.memory - T.in_gpu) * share;  // of what RAM serves
+    T.paged_fast = faulted;
+    how = "memory beyond usable " + format_bytes_decimal(M.usable) + ": " + format_fixed(100 * share, 0) +
+          " % of the weights held fault in from the drive per token";
+  }
+  T.memory -= faulted;
+  e.paged_bytes_tok += faulted;
+  add_step(e, "paged", faulted, "B", how);
+}
+
 CaseTiers case_tiers(const MachineProfile& machine, const SetupCase& c, const CaseBytes& B, const CasePlacement& M,
                      CaseEstimate& e) {
   CaseTiers T;
-  const double routed_tok = B.routed_tok, routed_total = B.routed_total, kv_total = B.kv_total, kv_tok = B.kv_tok;
   const TrunkAt& tr = B.tr;
-  const double usable = M.usable, gpu_cap = M.gpu_cap, ram = M.ram, need_resident = M.need_resident;
-  const double pinned_layers_trunk = M.pinned_layers_trunk, cache = M.cache, slots = M.slots, hit = M.hit,
-               hit_uniform = M.hit_uniform, stream_held = M.stream_held;
-  e.pinned_trunk_bytes = pinned_layers_trunk;
-  e.cache_bytes = cache;
-  e.slots = slots;
-  e.hit_rate = hit;
+  e.pinned_trunk_bytes = M.pinned_layers_trunk;
+  e.cache_bytes = M.cache;
+  e.slots = M.slots;
+  e.hit_rate = M.hit;
   const double layer_tok = tr.pre_tok + tr.post_tok;
-  const double streamed_share = tr.layers > 0 ? 1 - pinned_layers_trunk / tr.layers : 0;
+  const double streamed_share = tr.layers > 0 ? 1 - M.pinned_layers_trunk / tr.layers : 0;
   // The head's per-token part (embedding row, lm_head) is always resident;
   // the per-layer trunk's per-token part scales with the pinned share.
-  const double head_tok = T.head_tok = tr.head_tok;
-  const double layers_tok = T.layers_tok = std::max(0.0, layer_tok - head_tok);
-  e.trunk_streamed_bytes_tok = layers_tok * streamed_share;
-  const double storage_experts = (1 - hit) * routed_tok;
-  T.storage_slow_extra = (hit - hit_uniform) * routed_tok;  // the slow end routes uniformly
-  double& storage = T.storage;
-  storage = e.trunk_streamed_bytes_tok + storage_experts;
-  T.cold_load = cold_pin_load(c, pinned_layers_trunk, e);
-  double& memory = T.memory;
-  memory = head_tok + layers_tok * (1 - streamed_share) + hit * routed_tok + kv_tok;
-  // 4. Paging: the part of the memory counted on beyond usable memory.
-  T.paged = c.residency == Residency::kMmap && storage > 0;
+  T.head_tok = tr.head_tok;
+  T.layers_tok = std::max(0.0, layer_tok - T.head_tok);
+  e.trunk_streamed_bytes_tok = T.layers_tok * streamed_share;
+  const double storage_experts = (1 - M.hit) * B.routed_tok;
+  T.storage_slow_extra = (M.hit - M.hit_uniform) * B.routed_tok;  // the slow end routes uniformly
+  T.storage = e.trunk_streamed_bytes_tok + storage_experts;
+  T.cold_load = cold_pin_load(c, M.pinned_layers_trunk, e);
+  T.memory = T.head_tok + T.layers_tok * (1 - streamed_share) + M.hit * B.routed_tok + B.kv_tok;
+  T.paged = c.residency == Residency::kMmap && T.storage > 0;
   // Bytes by tier: GPU memory first when it holds weights.
-  // GPU memory holds KV and the trunk first (what every token reads), then
-  // experts; the per-token bytes it serves follow that placement.
-  double& in_gpu = T.in_gpu;
-  if (gpu_cap > 0) {
-    // A layer split (-ngl below the layers): the GPU holds its share of the
-    // layers whole, their KV, trunk and experts; the output head and the
-    // other layers stay in RAM.
-    const double s = gpu_layer_share(c);
-    const bool split = s < 1;
-    const double kv_gpu_total = kv_total * s;
-    const double trunk_held = split ? pinned_layers_trunk * s : tr.head + pinned_layers_trunk;
-    const double trunk_in_gpu = std::min(std::max(0.0, gpu_cap - kv_gpu_total), trunk_held);
-    const double trunk_tok_held = (split ? 0 : head_tok) + layers_tok * (1 - streamed_share) * s;
-    const double experts_held = e.resident ? routed_total : cache;
-    // Hybrid: the routed experts stay in host RAM, all of them, or those of
-    // the stated --n-cpu-moe layers (the others' go to the GPU while it has
-    // room).
-    const double gpu_room = std::max(0.0, gpu_cap - kv_gpu_total - trunk_in_gpu);
-    const double experts_for_gpu = experts_held * s * (c.experts_on_cpu ? 1 - c.cpu_expert_share : 1);
-    const double experts_in_gpu = std::min(gpu_room, experts_for_gpu);
-    in_gpu = kv_tok * s + (trunk_held > 0 ? trunk_tok_held * trunk_in_gpu / trunk_held : 0) +
-             (experts_held > 0 ? hit * routed_tok * experts_in_gpu / experts_held : 0);
-    in_gpu = std::min(in_gpu, memory);
-    if (split) {
-      add_step(e, "layer split", s, "",
-               format_fixed(100 * s, 0) + " % of the layers on the GPU (-ngl), whole: " + format_bytes_decimal(in_gpu) +
-                   " per token from GPU memory; the other layers and the output head in RAM on the CPU cores");
-    }
-  }
-  // A budget above usable memory does not make memory: what the case holds
-  // beyond it faults in from the drive.
-  //  - Streaming on macOS (the profile's `os`), which compresses and swaps
-  //    anonymous memory on its own: the expert cache is what the OS takes
-  //    back (the trunk is touched every token and stays), and its reclaim
-  //    order is not the engine's LRU, so a hit finds its slot paged out:
-  //    realistic, every hit (WASTE measured it so past the knee on a 64 GB
-  //    M5 Pro, sqliteai/waste docs/EFFICIENCY.md: "each hit is a page
-  //    fault"); the fast end, a share over ÷ cache of them (reclaim that
-  //    spares recently used slots). Held beyond the cache too, the trunk
-  //    pages in proportion.
-  //  - Elsewhere (Linux servers page anonymous memory only with swap, and
-  //    reclaim least recently used pages first), and resident: the share of
-  //    the weights held beyond usable memory.
-  // What RAM holds (GPU memory first when GPUs hold weights).
-  const double held = std::min(ram, std::max(0.0, (e.resident ? need_resident : stream_held) - gpu_cap));
-  double& paged_fast = T.paged_fast;
-  if (held > usable) {
-    const double over = held - usable;
-    double faulted = 0;
-    std::string how;
-    if (!e.resident && cache > 0 && machine.os == std::optional<std::string>("macos")) {
-      const double hit_tok = hit * routed_tok;
-      const double beyond = over > cache ? (over - cache) / std::max(1.0, held - cache) : 0;
-      const double trunk_faulted = (memory - hit_tok) * beyond;
-      faulted = hit_tok + trunk_faulted;
-      paged_fast = hit_tok * std::min(1.0, over / cache) + trunk_faulted;
-      how = "held " + format_bytes_decimal(held) + ", usable " + format_bytes_decimal(usable) + ": every cache hit faults (" + format_bytes_decimal(hit_tok) + "; fast end " +
-            format_fixed(100 * std::min(1.0, over / cache), 0) + " % of them)" +
-            (trunk_faulted > 0 ? " + " + format_bytes_decimal(trunk_faulted) + " of trunk beyond the cache" : "");
-    } else {
-      const double share = over / held;
-      faulted = (memory - in_gpu) * share;  // of what RAM serves
-      paged_fast = faulted;
-      how = "memory beyond usable " + format_bytes_decimal(usable) + ": " + format_fixed(100 * share, 0) +
-            " % of the weights held fault in from the drive per token";
-    }
-    memory -= faulted;
-    e.paged_bytes_tok += faulted;
-    add_step(e, "paged", faulted, "B", how);
-  }
-  e.memory_bytes_tok = memory;
-  e.storage_bytes_tok = storage + T.cold_load + e.paged_bytes_tok;
-
-  (void)slots;
+  if (M.gpu_cap > 0) T.in_gpu = gpu_bytes_tok(c, B, M, T, streamed_share, e);
+  page_beyond_usable(machine, B, M, T, e);
+  e.memory_bytes_tok = T.memory;
+  e.storage_bytes_tok = T.storage + T.cold_load + e.paged_bytes_tok;
   return T;
 }
 
