@@ -177,6 +177,64 @@ struct RowSegment {
   bool rows8 = false;  // emitted in the 8-row interleaved layout (kernels_q8.h)
 };
 
+// Runs produce(i, slot) for i = 0..n−1 on one worker per core, in order,
+// into a ring of kWindow slots, while this thread runs consume(i, slot) in
+// order; in-order work keeps the slot this thread waits for at the front of
+// the queue. A failed consume stops the workers; its Status is returned.
+template <typename Slot, typename Produce, typename Consume>
+Status in_order_parallel(std::size_t n, Produce&& produce, Consume&& consume) {
+  constexpr std::size_t kWindow = 96;
+  std::vector<Slot> ring(kWindow);
+  std::vector<char> ready(kWindow, 0);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::size_t next = 0, consumed = 0;
+  bool abort = false;
+  const unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < workers; ++w) {
+    pool.emplace_back([&] {
+      for (;;) {
+        std::size_t i = 0;
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          cv.wait(lock, [&] { return abort || next >= n || next < consumed + kWindow; });
+          if (abort || next >= n) return;
+          i = next++;
+        }
+        produce(i, ring[i % kWindow]);
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          ready[i % kWindow] = 1;
+        }
+        cv.notify_all();
+      }
+    });
+  }
+  Status result = Status::success();
+  for (std::size_t i = 0; i < n && result; ++i) {
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return ready[i % kWindow] != 0; });
+    }
+    result = consume(i, ring[i % kWindow]);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ready[i % kWindow] = 0;
+      consumed = i + 1;
+      if (!result) abort = true;
+    }
+    cv.notify_all();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    abort = true;
+  }
+  cv.notify_all();
+  for (std::thread& th : pool) th.join();
+  return result;
+}
+
 // Generates every segment's rows in `quant` and feeds the bytes to
 // sink(segment, data, n, segment_done) in order. Rows are produced in chunks
 // of about 1 MiB (whole groups of 8 rows for rows8 segments, interleaved
@@ -212,7 +270,8 @@ Status emit_segments(const WeightGenerator& gen, const std::vector<RowSegment>& 
     std::vector<unsigned char> bytes;  // reused: fresh pages cost first-touch faults
     std::string error;
   };
-  auto produce = [&](const Task& t, Chunk& out) {
+  auto produce = [&](std::size_t i, Chunk& out) {
+    const Task& t = tasks[i];
     out.error.clear();
     const RowSegment& seg = segments[t.segment];
     const std::uint64_t row_bytes = f.bytes_for(seg.row_len);
@@ -239,65 +298,11 @@ Status emit_segments(const WeightGenerator& gen, const std::vector<RowSegment>& 
       }
     }
   };
-  // One worker per core takes tasks in order into a ring of kWindow slots;
-  // this thread consumes the slots in order. In-order work keeps the chunk
-  // this thread waits for at the front of the queue.
-  constexpr std::size_t kWindow = 96;
-  std::vector<Chunk> ring(kWindow);
-  std::vector<char> ready(kWindow, 0);
-  std::mutex mu;
-  std::condition_variable cv;
-  std::size_t next = 0, consumed = 0;
-  bool abort = false;
-  const unsigned workers = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  for (unsigned w = 0; w < workers; ++w) {
-    pool.emplace_back([&] {
-      for (;;) {
-        std::size_t i = 0;
-        {
-          std::unique_lock<std::mutex> lock(mu);
-          cv.wait(lock, [&] { return abort || next >= tasks.size() || next < consumed + kWindow; });
-          if (abort || next >= tasks.size()) return;
-          i = next++;
-        }
-        produce(tasks[i], ring[i % kWindow]);
-        {
-          std::lock_guard<std::mutex> lock(mu);
-          ready[i % kWindow] = 1;
-        }
-        cv.notify_all();
-      }
-    });
-  }
-  Status result = Status::success();
-  for (std::size_t i = 0; i < tasks.size() && result; ++i) {
-    {
-      std::unique_lock<std::mutex> lock(mu);
-      cv.wait(lock, [&] { return ready[i % kWindow] != 0; });
-    }
-    Chunk& c = ring[i % kWindow];
-    const Task& t = tasks[i];
-    if (!c.error.empty()) {
-      result = make_error(c.error);
-    } else if (Status st = sink(t.segment, c.bytes.data(), c.bytes.size(), t.last); !st) {
-      result = st;
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      ready[i % kWindow] = 0;
-      consumed = i + 1;
-      if (!result) abort = true;
-    }
-    cv.notify_all();
-  }
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    abort = true;
-  }
-  cv.notify_all();
-  for (std::thread& th : pool) th.join();
-  return result;
+  auto consume = [&](std::size_t i, Chunk& c) -> Status {
+    if (!c.error.empty()) return make_error(c.error);
+    return sink(tasks[i].segment, c.bytes.data(), c.bytes.size(), tasks[i].last);
+  };
+  return in_order_parallel<Chunk>(tasks.size(), produce, consume);
 }
 
 // Writes planned tensors through one writer, each tensor's bytes generated

@@ -99,15 +99,12 @@ class StreamingEngine final : public Engine {
     if (Status st = pin_layers(plan, ctx, m); !st) return st.error();
     const int total_layers = static_cast<int>(layout_.layers.size());
     const int streamed = total_layers - plan.pinned_layers;
-    const int nbuf = streamed >= 2 ? 2 : 1;
-    const std::uint64_t buf_bytes = streamed > 0 ? plan.buffer_bytes / static_cast<std::uint64_t>(nbuf) : 0;
-    HugeArena staging;
-    if (streamed > 0) {
-      auto a = HugeArena::allocate(plan.buffer_bytes);
-      if (!a) return a.error();
-      staging = std::move(*a);
-    }
-    std::array<std::uint8_t*, 2> bufs = {staging.data(), streamed >= 2 ? staging.data() + buf_bytes : staging.data()};
+    auto staged = allocate_staging(plan, streamed);
+    if (!staged) return staged.error();
+    HugeArena& staging = staged->arena;
+    const std::array<std::uint8_t*, 2> bufs = staged->bufs;
+    const int nbuf = staged->nbuf;
+    const std::uint64_t buf_bytes = staged->buf_bytes;
     auto views0 = bind_views(ctx.card, pinned_loaded_, streamed > 0 ? bufs[0] : nullptr);
     if (!views0) return views0.error();
     auto views1 = bind_views(ctx.card, pinned_loaded_, streamed > 0 ? bufs[1] : nullptr);
@@ -155,24 +152,10 @@ class StreamingEngine final : public Engine {
     m.peak_rss_bytes = peak_rss_bytes();
     m.trunk_pinned_bytes = plan.pinned_bytes;
     m.cache_slots = static_cast<std::uint64_t>(plan.slots);
-    if (m.io_busy_s_decode > 0) {
-      m.notes.push_back("decode reads: " + format_rate(static_cast<double>(m.read_bytes_decode) / m.io_busy_s_decode) +
-                        " while reads were outstanding (" + format_fixed(100 * m.io_busy_s_decode /
-                        std::max(1e-9, m.token_times_s.back() - m.token_times_s.front()), 0) + " % of decode)");
-    }
-    std::string split = "trunk split " + split_.to_string() + " (trunk=" + to_string(placement_) + "): " +
-                        std::to_string(pinned_loaded_) + " of " + std::to_string(total_layers) + " layers pinned (" +
-                        format_bytes(static_cast<double>(plan.pinned_bytes)) + ")";
-    if (streamed > 0) {
-      split += ", " + std::to_string(streamed) + " streamed every token (" +
-               format_bytes(static_cast<double>(plan.streamed_bytes_per_token)) + " per token through " +
-               std::to_string(nbuf) + " staging buffer" + (nbuf > 1 ? "s" : "") + " of " +
-               format_bytes(static_cast<double>(buf_bytes)) + "; prefill read " +
-               format_bytes(static_cast<double>(streamer.bytes_read() - trunk_before_prefill -
-                                                m.trunk_read_bytes_decode.value_or(0))) +
-               " of trunk)";
-    }
-    m.notes.push_back(split);
+    if (m.io_busy_s_decode > 0) m.notes.push_back(decode_reads_note(m));
+    const std::uint64_t prefill_trunk_read =
+        streamer.bytes_read() - trunk_before_prefill - m.trunk_read_bytes_decode.value_or(0);
+    m.notes.push_back(split_note(plan, total_layers, nbuf, buf_bytes, prefill_trunk_read));
     optimal_decode_hits(source, plan.slots, point, ctx.card, m);
     m.notes.push_back("cache " + std::to_string(plan.slots) + " slots x " + format_bytes(static_cast<double>(cache->slot_bytes())) +
                       " (" + point.cache_policy + "), " + std::to_string(cache->evictions()) + " evictions; I/O " +
@@ -321,6 +304,52 @@ class StreamingEngine final : public Engine {
     if (Status w = write_file_atomic(read_log_, *log); !w) return make_error("streaming: read_log " + read_log_ + ": " + w.error().message);
     m.notes.push_back("decode reads written as a fio iolog: " + read_log_ + " (" + std::to_string(marks[2] - marks[1]) + " reads)");
     return Status::success();
+  }
+
+  // Staging for the streamed layers: one buffer, or two (double
+  // buffering) when two or more layers stream; none when all are pinned.
+  struct Staging {
+    HugeArena arena;
+    std::array<std::uint8_t*, 2> bufs{};
+    int nbuf = 1;
+    std::uint64_t buf_bytes = 0;
+  };
+  static Expected<Staging> allocate_staging(const TrunkPlan& plan, int streamed) {
+    Staging st;
+    st.nbuf = streamed >= 2 ? 2 : 1;
+    st.buf_bytes = streamed > 0 ? plan.buffer_bytes / static_cast<std::uint64_t>(st.nbuf) : 0;
+    if (streamed > 0) {
+      auto a = HugeArena::allocate(plan.buffer_bytes);
+      if (!a) return a.error();
+      st.arena = std::move(*a);
+    }
+    st.bufs = {st.arena.data(), streamed >= 2 ? st.arena.data() + st.buf_bytes : st.arena.data()};
+    return st;
+  }
+
+  // How fast the decode's reads ran while any was outstanding, and for what
+  // share of the decode.
+  static std::string decode_reads_note(const Measurement& m) {
+    return "decode reads: " + format_rate(static_cast<double>(m.read_bytes_decode) / m.io_busy_s_decode) +
+           " while reads were outstanding (" +
+           format_fixed(100 * m.io_busy_s_decode / std::max(1e-9, m.token_times_s.back() - m.token_times_s.front()), 0) +
+           " % of decode)";
+  }
+
+  // The trunk split as run: pinned layers, and the streamed ones with
+  // their bytes per token, staging buffers and what the prefill read.
+  std::string split_note(const TrunkPlan& plan, int total_layers, int nbuf, std::uint64_t buf_bytes,
+                         std::uint64_t prefill_trunk_read) const {
+    const int streamed = total_layers - plan.pinned_layers;
+    std::string t = "trunk split " + split_.to_string() + " (trunk=" + to_string(placement_) + "): " +
+                    std::to_string(pinned_loaded_) + " of " + std::to_string(total_layers) + " layers pinned (" +
+                    format_bytes(static_cast<double>(plan.pinned_bytes)) + ")";
+    if (streamed <= 0) return t;
+    return t + ", " + std::to_string(streamed) + " streamed every token (" +
+           format_bytes(static_cast<double>(plan.streamed_bytes_per_token)) + " per token through " +
+           std::to_string(nbuf) + " staging buffer" + (nbuf > 1 ? "s" : "") + " of " +
+           format_bytes(static_cast<double>(buf_bytes)) + "; prefill read " +
+           format_bytes(static_cast<double>(prefill_trunk_read)) + " of trunk)";
   }
 
   // Belady's hits over the decode window (the trace's last (gen − 1)
