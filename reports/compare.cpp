@@ -361,28 +361,28 @@ RowComparison compare_row(const std::string& id, const ResultRow& b, const Resul
   return rc;
 }
 
-// The two files are comparable: some point in common, and one machine
-// unless --cross-machine.
-Status check_comparable(const RunResults& base, const RunResults& now, const CompareOptions& o,
-                        const std::string& base_path, const std::string& new_path, Comparison& c) {
-  const std::size_t matched = base.rows.size() - c.only_in_base.size();
-  if (matched == 0) {
-    return make_error("no point of " + new_path + " (" + std::to_string(now.rows.size()) + " rows, sweep " +
-                      now.sweep.name + ") matches one of " + base_path + " (" + std::to_string(base.rows.size()) +
-                      " rows, sweep " + base.sweep.name + "): rows match by point id, i.e. every axis value "
-                      "(engine and options, model, scale, quant, budget, drives and throttle, context, prompt, gen, "
-                      "threads, routing, cache policy, prefetch); run the same sweep for both");
+// No point of one file is a point of the other: why, and what to run.
+Error no_common_point(const RunResults& base, const RunResults& now, const std::string& base_path,
+                      const std::string& new_path) {
+  return make_error("no point of " + new_path + " (" + std::to_string(now.rows.size()) + " rows, sweep " +
+                    now.sweep.name + ") matches one of " + base_path + " (" + std::to_string(base.rows.size()) +
+                    " rows, sweep " + base.sweep.name + "): rows match by point id, i.e. every axis value "
+                    "(engine and options, model, scale, quant, budget, drives and throttle, context, prompt, gen, "
+                    "threads, routing, cache policy, prefetch); run the same sweep for both");
+}
+
+// Timings of two machines say nothing about the code: refused unless
+// --cross-machine.
+Status check_one_machine(const CompareOptions& o, const std::string& base_path, const std::string& new_path,
+                         const Comparison& c) {
+  if (c.machine_differences.empty() || o.cross_machine) return Status::success();
+  std::string msg = base_path + " and " + new_path + " come from different machines:";
+  for (const MachineDifference& d : c.machine_differences) {
+    msg += "\n  " + d.field + ": \"" + d.base + "\" (base) vs \"" + d.now + "\" (new)";
   }
-  if (!c.machine_differences.empty() && !o.cross_machine) {
-    std::string msg = base_path + " and " + new_path + " come from different machines:";
-    for (const MachineDifference& d : c.machine_differences) {
-      msg += "\n  " + d.field + ": \"" + d.base + "\" (base) vs \"" + d.now + "\" (new)";
-    }
-    msg += "\ntimings from different machines say nothing about the code; compare runs of one machine, or pass "
-           "--cross-machine to compare anyway (the differences are then printed with the verdicts)";
-    return make_error(msg);
-  }
-  return Status::success();
+  msg += "\ntimings from different machines say nothing about the code; compare runs of one machine, or pass "
+         "--cross-machine to compare anyway (the differences are then printed with the verdicts)";
+  return make_error(msg);
 }
 
 }  // namespace
@@ -405,8 +405,9 @@ Expected<Comparison> compare_results(const RunResults& base, const RunResults& n
   for (std::size_t i = 0; i < base.rows.size(); ++i) {
     if (now_ids.index.count(base_ids.ids[i]) == 0) c.only_in_base.push_back(row_label(base.rows[i].point));
   }
-  if (base.rows.size() > c.only_in_base.size()) c.machine_differences = machine_differences(base, now, base_ids, now_ids);
-  if (Status st = check_comparable(base, now, o, base_path, new_path, c); !st) return st.error();
+  if (base.rows.size() == c.only_in_base.size()) return no_common_point(base, now, base_path, new_path);
+  c.machine_differences = machine_differences(base, now, base_ids, now_ids);
+  if (Status st = check_one_machine(o, base_path, new_path, c); !st) return st.error();
   if (base.sweep.digest != now.sweep.digest) {
     c.notes.push_back("the sweeps differ (" + base.sweep.name + " " + base.sweep.digest + " vs " + now.sweep.name +
                       " " + now.sweep.digest + "): only the points both hold are compared");

@@ -350,8 +350,9 @@ const float* Executor::expert_input(const TrunkLayer& L, std::size_t batch, cons
   return z_.data();
 }
 
-std::vector<int> Executor::ready_group(int l, std::vector<int>& remaining) {
-  std::vector<int> group;
+const std::vector<int>& Executor::ready_group(int l, std::vector<int>& remaining) {
+  std::vector<int>& group = group_;
+  group.clear();
   for (int ready; !remaining.empty() && (ready = experts_.pick_ready(l, remaining)) >= 0;) {
     group.push_back(remaining[static_cast<std::size_t>(ready)]);
     remaining.erase(remaining.begin() + ready);
@@ -365,8 +366,10 @@ std::vector<int> Executor::ready_group(int l, std::vector<int>& remaining) {
 
 Status Executor::compute_group(int l, const std::vector<int>& group, Users& users, const float* zin) {
   const std::size_t ed = static_cast<std::size_t>(card_.moe.expert_dim);
-  std::vector<ExpertWeights> weights;
-  std::vector<std::size_t> first;  // per group member: its first row in the stacked buffers
+  std::vector<ExpertWeights>& weights = group_weights_;
+  std::vector<std::size_t>& first = group_first_;  // per group member: its first row in the stacked buffers
+  weights.clear();
+  first.clear();
   std::size_t rows = 0, inter = 0;
   for (const int e : group) {
     auto w = experts_.acquire(l, e);
@@ -383,7 +386,8 @@ Status Executor::compute_group(int l, const std::vector<int>& group, Users& user
   // Each expert's input rows: a single token's row in place (then every
   // expert of a decode step reads one input, quantized once), several
   // tokens' rows gathered.
-  std::vector<TensorOps::Product> products;
+  std::vector<TensorOps::Product>& products = products_;
+  products.clear();
   for (std::size_t i = 0; i < group.size(); ++i) {
     const auto& us = users[group[i]];
     const float* in = zin + us[0].first * ed;

@@ -169,7 +169,7 @@ class Executor {
   const float* expert_input(const TrunkLayer& L, std::size_t batch, const float* h);
   // The next group: every listed expert whose weights are in memory now, or
   // the first listed (acquire then waits for it); taken off `remaining`.
-  std::vector<int> ready_group(int moe_layer, std::vector<int>& remaining);
+  const std::vector<int>& ready_group(int moe_layer, std::vector<int>& remaining);
   // One group's gate/up, SiLU, down in one dispatch per matrix kind, added
   // into acc_ by each token's weights.
   Status compute_group(int moe_layer, const std::vector<int>& group, Users& users, const float* zin);
@@ -190,6 +190,10 @@ class Executor {
   double head_s_ = 0;
   // scratch
   std::vector<float> x_, h_, a_, f_, logits_, router_, z_, zin_, g_, u_, y_, acc_, sh_g_, sh_u_;
+  std::vector<int> group_;                      // the routed experts computed together
+  std::vector<ExpertWeights> group_weights_;    // their weights, as acquired
+  std::vector<std::size_t> group_first_;        // their first rows in the stacked buffers
+  std::vector<TensorOps::Product> products_;    // one dispatch's matrix products
 };
 
 }  // namespace moebench
