@@ -61,9 +61,10 @@ Priced price(const CaseParts& p, const RegimeParams& q, int k) {
   r.attn = p.attn_peak_s / q.get("attn_eff") / (p.gpu_computes ? 1.0 : core_share(p));
   // Hybrid: each layer hands its activations from the GPU to the CPU's
   // experts and back (two synchronisations and PCIe round trips): a cost of
-  // its own, beside neither side's.
+  // its own, beside neither side's. A GPU on the CPU's own memory (unified)
+  // launches and synchronises without crossing a host link: its own cost.
   const double per_layer = p.experts_on_cpu ? q.get("layer_s_handoff")
-                           : p.gpu_computes  ? q.get("layer_s_gpu")
+                           : p.gpu_computes  ? q.get(p.unified ? "layer_s_igpu" : "layer_s_gpu")
                                              : q.get("layer_s_cpu");
   // A layer split: the GPU's layers cost a GPU layer each, the CPU's layers
   // a CPU layer each.
@@ -247,8 +248,14 @@ RegimeParams RegimeParams::defaults() {
       {"layer_s_thread", 1e-6, 0.05e-6, 20e-6, true, "memory-cpu,numa,fixed",
        "fixed seconds per layer and per CPU thread of a CPU decode: each of a layer's ~20-30 operations ends in a barrier whose cost grows with the threads that meet at it (0.05-0.5 µs each per thread)"},
       {"layer_s_gpu", 20e-6, 2e-6, 200e-6, true, "memory-gpu,fixed",
-       "fixed seconds per layer on a GPU (kernel launches, synchronisation); fitted without the tensor-parallel figures, "
+       "fixed seconds per layer on a discrete GPU (kernel launches and synchronisation over the host link); fitted without the tensor-parallel figures, "
        "whose all-reduces layer_s_tp prices",
+       /*ends_attainable=*/false, /*per_family=*/false, /*per_kind=*/false, /*per_cpu_kind=*/false,
+       /*skips_tensor_parallel=*/true},
+      {"layer_s_igpu", 20e-6, 2e-6, 200e-6, true, "memory-gpu,fixed",
+       "fixed seconds per layer on an integrated GPU on unified memory (Apple silicon, GB10, Strix Halo): its command "
+       "queue and the host share one memory, so launches and synchronisation cross no PCIe link; fitted without the "
+       "tensor-parallel figures, as layer_s_gpu",
        /*ends_attainable=*/false, /*per_family=*/false, /*per_kind=*/false, /*per_cpu_kind=*/false,
        /*skips_tensor_parallel=*/true},
       {"layer_s_tp", 30e-6, 5e-6, 200e-6, true, "fixed,memory-gpu",

@@ -27,7 +27,8 @@
 //                overlapped with compute by `overlap`;
 //   paging       the same, where page faults (small reads) dominate;
 //   fixed        per-layer fixed costs (dispatch, synchronisation):
-//                layers × layer_s_cpu or layer_s_gpu, and layers ×
+//                layers × layer_s_cpu, layer_s_gpu (a discrete GPU) or
+//                layer_s_igpu (an integrated one on unified memory), and layers ×
 //                layer_s_tp where several GPUs split every layer (tensor
 //                parallelism: an all-reduce per layer); a CPU decode adds
 //                layers × threads × layer_s_thread (its barriers cost more

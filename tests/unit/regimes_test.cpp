@@ -28,6 +28,7 @@ RegimeParams params() {
   q.set("layer_s_cpu", 10e-6);
   q.set("layer_s_thread", 0.1e-6);
   q.set("layer_s_gpu", 5e-6);
+  q.set("layer_s_igpu", 2e-6);
   q.set("layer_s_handoff", 15e-6);
   q.set("compute_eff", 0.25);
   q.set("attn_eff", 0.2);
@@ -71,6 +72,24 @@ TEST_CASE("fixed: a CPU decode's barriers cost more the more threads meet at the
   p.gpu_computes = true;  // a GPU's layers have no CPU barriers: 100 × 5 µs
   for (double& x : p.mem_gpu_s) x = 0.0001;
   CHECK(regime_token_s(p, params()) == Approx(0.0001 / 0.8 + 0.0002 + 0.0005));
+}
+
+TEST_CASE("fixed: an integrated GPU on unified memory pays its own per-layer cost", "[regimes]") {
+  CaseParts p;
+  for (double& x : p.mem_gpu_s) x = 0.001;  // a small model: 0.001 s of reads at full bandwidth
+  for (double& x : p.mem_s) x = 0.001;
+  p.gpu_computes = true;
+  p.layers = 100;
+  // A discrete card: 100 layers × 5 µs of launches and synchronisation.
+  CHECK(regime_token_s(p, params()) == Approx(0.001 / 0.8 + 100 * 5e-6));
+  // The same work on a GPU that shares the CPU's memory: 100 × 2 µs.
+  p.unified = true;
+  CHECK(regime_token_s(p, params()) == Approx(0.001 / 0.8 + 100 * 2e-6));
+  // A layer split leaves the CPU's layers at the CPU's cost either way:
+  // 60 GPU layers × 2 µs + 40 CPU layers × (10 µs + 64 threads × 0.1 µs).
+  p.cpu_layers = 40;
+  p.cores = 64;
+  CHECK(regime_token_s(p, params()) == Approx(0.001 / 0.8 + 60 * 2e-6 + 40 * (10e-6 + 64 * 0.1e-6)));
 }
 
 TEST_CASE("few threads cannot draw the bandwidth: bytes ÷ (threads × core_bw)", "[regimes]") {
