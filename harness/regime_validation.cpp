@@ -403,6 +403,10 @@ Json case_json(const CaseParts& c, const RegimeTerms& t) {
              {"attention_peak_s", c.attn_peak_s},
              {"io_s", c.io_s[1]},
              {"gpu_computes", c.gpu_computes},
+             {"unified", c.unified},
+             {"gpu_kind", c.gpu_kind},
+             {"cpu_layers", c.cpu_layers},
+             {"tensor_parallel", c.tensor_parallel},
              {"experts_on_cpu", c.experts_on_cpu}};
   if (c.prefill) {
     parts["batch"] = c.batch;

@@ -106,6 +106,15 @@ std::optional<RegimeFit> load_regime_fit(const Json& j, Diagnostics& d) {
       }
       e.finish();
     }
+    // A fit written before a parameter existed would answer with its prior
+    // beside values fitted without it: refused, with what to do.
+    for (const RegimeParam& x : fit.params.p) {
+      if (!seen.count(x.name)) {
+        d.add(r.path_of("parameters"), fmt::format("no entry for \"{}\": the fit predates it; refit with `moebench "
+                                                   "validate-model --regimes source --write-fit FILE`",
+                                                   x.name));
+      }
+    }
   }
   auto spread = [&](const Json& v, const std::string& path) -> std::optional<double> {
     if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {

@@ -58,6 +58,7 @@ TEST_CASE("a layer split (-ngl below the layers): the GPU holds its share of the
   REQUIRE(e.fits);
   CHECK(has_step(e, "layer split"));
   CHECK(e.parts.gpu_computes);
+  CHECK_FALSE(e.parts.unified);  // a discrete card: its layers pay layer_s_gpu
   CHECK(e.parts.cpu_layers == card->total_layers() - 8);
   CHECK(e.parts.threads == 12);
   // Of what a token reads from memory, the GPU serves its layers' share
@@ -109,4 +110,35 @@ TEST_CASE("a layer split's fixed costs: a GPU layer each on the GPU, a CPU layer
   t = regime_terms(p, q);
   CHECK(t.flops_s == Approx((0.002 + 0.008 * 16 / 4) / 0.25));
   CHECK(t.regime == "compute");
+}
+
+TEST_CASE("a GPU on unified memory is marked so: its layers pay layer_s_igpu, not a discrete card's cost", "[setup][regimes]") {
+  const auto card = testing::shipped_store().card("gpt-oss-20b");
+  REQUIRE(card);
+  Claim c = ngl_claim(99);
+  c.model = "gpt-oss-20b MXFP4";
+  c.card = "gpt-oss-20b";
+  c.quant = "mxfp4";
+  c.expert_bits_per_weight.reset();
+  c.threads.reset();
+  c.gpu_layers.reset();
+  c.hardware = "dgx-spark";
+  const MachineProfile spark = testing::catalog_profile("dgx-spark");
+  const std::vector<SetupCase> cases = plausible_cases(c, *card, spark);
+  REQUIRE_FALSE(cases.empty());
+  const CaseEstimate e = estimate_case(*card, spark, cases.front(), EngineEfficiency{});
+  REQUIRE(e.fits);
+  CHECK(e.parts.gpu_computes);
+  CHECK(e.parts.unified);
+  CHECK(e.parts.cpu_layers == 0);
+  RegimeParams q = RegimeParams::defaults();
+  q.set("layer_s_gpu", 100e-6);
+  q.set("layer_s_igpu", 10e-6);
+  // Every layer at the integrated GPU's cost: the discrete one never enters.
+  CHECK(regime_terms(e.parts, q).fixed_s == Approx(e.parts.layers * 10e-6));
+  // The same engine on the CPU cores of that machine pays CPU layers.
+  c.processor = "cpu";
+  const CaseEstimate on_cpu = estimate_case(*card, spark, plausible_cases(c, *card, spark).front(), EngineEfficiency{});
+  REQUIRE(on_cpu.fits);
+  CHECK_FALSE(on_cpu.parts.gpu_computes);
 }

@@ -121,6 +121,17 @@ TEST_CASE("the stored regime fit refuses a value outside its physical range, nam
   auto bad2 = load_config_text<RegimeFit>(unknown.dump(), "regimes.json", load_regime_fit);
   REQUIRE_FALSE(bad2);
   CHECK_THAT(bad2.error().message, Catch::Contains("unknown regime parameter \"magic\""));
+  // A fit written before a parameter existed lacks its entry: refused, naming it.
+  Json old = regime_fit_json(fit, "test");
+  Json kept = Json::array();
+  for (const Json& p : old["parameters"]) {
+    if (p["name"] != "layer_s_igpu") kept.push_back(p);
+  }
+  old["parameters"] = kept;
+  auto bad_old = load_config_text<RegimeFit>(old.dump(), "regimes.json", load_regime_fit);
+  REQUIRE_FALSE(bad_old);
+  CHECK_THAT(bad_old.error().message, Catch::Contains("/parameters") && Catch::Contains("\"layer_s_igpu\"") &&
+                                          Catch::Contains("--write-fit"));
   // A family key as no engine is named never matches: refused, not ignored.
   Json upper = regime_fit_json(fit, "test");
   upper["parameters"][0]["family"]["LLAMA.CPP"] = 0.5;
