@@ -60,6 +60,22 @@ double cpu_attention_peak_s(const MachineProfile& m, const SetupCase& c, double 
   return attn_flops / 2 / cpu_int8_peak(*m.compute) + attn_flops / 2 / f32;
 }
 
+// The peak a GPU's prompt attention runs at. llama.cpp's flash attention on
+// an AMD GPU runs on the vector units: the HIP tile and vector kernels
+// without rocWMMA, Vulkan's shaders on RDNA. The prompts at depth of three
+// sources on two AMD GPUs under ROCm and Vulkan RADV say so
+// (docs/measurements/2026-12-07g-rocm-depth.md): priced at the matrix peak
+// they come out 2-8x too fast. So an AMD GPU with a stated FP32 vector rate
+// (gpus.json fp32_tflops, cpus.json gpu.fp32_tflops) runs it there; every
+// other GPU, or an AMD one without that figure, at its dense peak.
+double gpu_attention_peak(const MachineProfile& m, bool on_gpu, double gpu_peak) {
+  if (gpu_kind(m) != "amd") return gpu_peak;
+  const std::optional<Figure> vector = on_gpu ? (m.accelerators ? m.accelerators->vector_flops : std::nullopt)
+                                              : (m.compute ? m.compute->gpu_vector_flops : std::nullopt);
+  if (!vector || !(vector->value > 0)) return gpu_peak;
+  return vector->value * (on_gpu ? m.accelerators->count : 1);
+}
+
 void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, double cpu_flops, double attn_flops,
                    bool on_gpu, bool igpu, double in_ram, CaseParts& P) {
   P.batch = std::max(1, c.batch);
@@ -71,8 +87,8 @@ void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, do
   // The attention multiplies activations by activations (queries by the
   // cached keys, scores by values): the FP32 FMA peak on CPU cores, the
   // query-key half at the int8 peak over an integer K cache
-  // (cpu_attention_peak_s); the dense peak on a GPU (which computes it
-  // beside the trunk).
+  // (cpu_attention_peak_s); on a GPU (which computes it beside the trunk)
+  // the dense peak, or an AMD GPU's vector rate (gpu_attention_peak).
   double cpu_peak = 0, cpu_f32 = 0;
   if (m.compute) {
     cpu_f32 = m.compute->cpu_flops.value;
@@ -82,7 +98,7 @@ void prefill_parts(const MachineProfile& m, const SetupCase& c, double flops, do
   const double cpu_part = gpu_side ? cpu_flops : flops - attn_flops;
   if (gpu_side && gpu_peak > 0) {
     P.flops_gpu_peak_s = (flops - attn_flops - cpu_flops) / gpu_peak;
-    P.attn_gpu_peak_s = attn_flops / gpu_peak;
+    P.attn_gpu_peak_s = attn_flops / gpu_attention_peak(m, on_gpu, gpu_peak);
   }
   if (cpu_part > 0 && cpu_peak > 0) P.flops_cpu_peak_s = cpu_part / cpu_peak;
   if (!gpu_side && attn_flops > 0 && cpu_f32 > 0) P.attn_cpu_peak_s = cpu_attention_peak_s(m, c, attn_flops);

@@ -273,7 +273,7 @@ RegimeParams RegimeParams::defaults() {
        "share of the GPU's dense BF16 peak a prefill reaches (per GPU maker: matrix units and backends differ)", false, true,
        true},
       {"prefill_attn_eff", 0.3, 0.02, 0.9, true, "prefill-attention,prefill-gpu,prefill-cpu,prefill-link",
-       "share of the peak a prefill's attention over its context reaches (flash-attention tiles: products of activations, a softmax between them; the dense peak on a GPU, FP32 FMA on CPU cores with the query-key half at the int8 peak over an integer K cache; one pooled value: a backend's own, e.g. Vulkan's on AMD, comes from one source only)"},
+       "share of the peak a prefill's attention over its context reaches (flash-attention tiles: products of activations, a softmax between them; the dense peak on a GPU (an AMD GPU's FP32 vector rate: case_peaks.h gpu_attention_peak), FP32 FMA on CPU cores with the query-key half at the int8 peak over an integer K cache; one pooled value: a backend's own, e.g. Vulkan's on AMD, comes from one source only)"},
       {"prefill_serial", 0.002, 0.0, 0.05, false, "prefill-cpu",
        "serial share of a CPU prefill pass (Amdahl's law: what one thread does while the others wait, per layer); "
        "threads n reach 1 ÷ (serial + (1 − serial) ÷ n) of one core's rate", true},

@@ -194,6 +194,7 @@ std::optional<ComputeInfo> cpu_compute(const SpecRow& cpu, int sockets) {
     ci.cpu_int8_ops = spec_figure(ops, *dot + ": 4 int8 MACs per 32-bit lane, " + format_fixed(ops / 1e12, 1) + " TOPS (" +
                                            cpu.cite("int8_dot") + ")");
   }
+  if (auto g32 = cpu.number("gpu.fp32_tflops")) ci.gpu_vector_flops = spec_figure(*g32 * 1e12, "integrated GPU's FP32 vector rate: " + cpu.cite("gpu.fp32_tflops"));
   if (auto g = cpu.number("gpu.fp16_tflops")) {
     ci.gpu_flops = spec_figure(*g * 1e12, "integrated GPU: " + cpu.cite("gpu.fp16_tflops"));
   } else if (auto g32 = cpu.number("gpu.fp32_tflops")) {
@@ -275,6 +276,7 @@ Expected<AcceleratorInfo> gpu_of(const SpecRow& r, int count) {
   a.memory_read_bytes_s = spec_figure(*bw * 1e9, r.cite("memory_bandwidth_gb_s"));
   if (auto l = r.number("host_link_gb_s")) a.host_link_bytes_s = spec_figure(*l * 1e9, r.cite("host_link_gb_s"));
   if (auto p = r.number("peer_link_gb_s"); p && count > 1) a.peer_bytes_s = spec_figure(*p * 1e9, r.cite("peer_link_gb_s"));
+  if (auto v = r.number("fp32_tflops")) a.vector_flops = spec_figure(*v * 1e12, r.cite("fp32_tflops"));
   for (const char* key : {"bf16_tflops_dense", "fp16_tensor_tflops_dense"}) {
     if (auto t = r.number(key)) {
       a.flops = spec_figure(*t * 1e12, r.cite(key));
@@ -292,8 +294,8 @@ Expected<AcceleratorInfo> gpu_of(const SpecRow& r, int count) {
 // the slowest host link.
 AcceleratorInfo mixed_gpus(const std::vector<AcceleratorInfo>& parts) {
   AcceleratorInfo a;
-  double mem = 0, time = 0, flops = 0;
-  bool all_flops = true;
+  double mem = 0, time = 0, flops = 0, vector = 0;
+  bool all_flops = true, all_vector = true;
   std::vector<std::string> names;
   std::optional<Figure> link;
   for (const AcceleratorInfo& g : parts) {
@@ -301,6 +303,7 @@ AcceleratorInfo mixed_gpus(const std::vector<AcceleratorInfo>& parts) {
     mem += g.count * g.memory_bytes.value;
     time += g.count * g.memory_bytes.value / g.memory_read_bytes_s.value;
     if (g.flops) flops += g.count * g.flops->value; else all_flops = false;
+    if (g.vector_flops) vector += g.count * g.vector_flops->value; else all_vector = false;
     names.push_back(std::to_string(g.count) + " × " + g.model);
     if (g.host_link_bytes_s && (!link || g.host_link_bytes_s->value < link->value)) link = g.host_link_bytes_s;
   }
@@ -318,6 +321,10 @@ AcceleratorInfo mixed_gpus(const std::vector<AcceleratorInfo>& parts) {
                       cites([](const AcceleratorInfo& g) { return g.memory_read_bytes_s.source; }));
   if (all_flops) {
     a.flops = spec_figure(flops / a.count, "the mean peak of " + each + cites([](const AcceleratorInfo& g) { return g.flops->source; }));
+  }
+  if (all_vector) {
+    a.vector_flops = spec_figure(vector / a.count, "the mean FP32 vector rate of " + each +
+                                                       cites([](const AcceleratorInfo& g) { return g.vector_flops->source; }));
   }
   if (link) {
     a.host_link_bytes_s = *link;

@@ -319,7 +319,8 @@ std::optional<DriveDeviceInfo> read_device(ObjectReader& parent) {
 }
 
 // {"model": ..., "count": N, "memory": {figure}, "memory_read_bw": {figure},
-//  "host_link_bw": {figure}, "peer_bw": {figure}}: per-device figures.
+//  "host_link_bw": {figure}, "peer_bw": {figure}, "flops": {figure},
+//  "vector_flops": {figure}}: per-device figures.
 std::optional<AcceleratorInfo> read_accelerators(ObjectReader& parent) {
   const Json* j = parent.object("accelerators", false);
   if (j == nullptr) return std::nullopt;
@@ -336,6 +337,7 @@ std::optional<AcceleratorInfo> read_accelerators(ObjectReader& parent) {
   a.host_link_bytes_s = read_figure(r, "host_link_bw", false, FigureKind::kRate);
   a.peer_bytes_s = read_figure(r, "peer_bw", false, FigureKind::kRate);
   a.flops = read_figure(r, "flops", false, FigureKind::kFlops);
+  a.vector_flops = read_figure(r, "vector_flops", false, FigureKind::kFlops);
   if (count && *count == 1 && a.peer_bytes_s) {
     d.add(r.path_of("peer_bw"), "a single device has no peer link; drop peer_bw or raise count "
                                 "(count is over the whole setup, all nodes)");
@@ -360,7 +362,7 @@ std::optional<Figure> read_efficiency(ObjectReader& r, const char* key) {
   return f;
 }
 
-// {"cpu_flops": {figure}, "cpu_int8_ops": {figure}?, "gpu_flops": {figure}?,
+// {"cpu_flops": {figure}, "cpu_int8_ops": {figure}?, "gpu_flops": {figure}?, "gpu_vector_flops": {figure}?,
 //  "cpu_vector_bits": 128|256|512?,
 //  "efficiency": {"decode": {figure}, "prefill": {figure}}}.
 std::optional<ComputeInfo> read_compute(ObjectReader& parent, bool discrete_gpu) {
@@ -372,6 +374,7 @@ std::optional<ComputeInfo> read_compute(ObjectReader& parent, bool discrete_gpu)
   const auto cpu = read_figure(r, "cpu_flops", true, FigureKind::kFlops);
   c.cpu_int8_ops = read_figure(r, "cpu_int8_ops", false, FigureKind::kFlops);
   c.gpu_flops = read_figure(r, "gpu_flops", false, FigureKind::kFlops);
+  c.gpu_vector_flops = read_figure(r, "gpu_vector_flops", false, FigureKind::kFlops);
   if (auto bits = r.integer("cpu_vector_bits", false, 64, 2048)) {
     if (*bits != 128 && *bits != 256 && *bits != 512) {
       d.add(r.path_of("cpu_vector_bits"), "the width of one FMA pipe is 128, 256 or 512 bits (SSE/NEON, AVX2, AVX-512 at full width)");

@@ -233,6 +233,7 @@ struct AcceleratorInfo {
   std::optional<Figure> host_link_bytes_s;  // per device, host RAM <-> device, one direction (PCIe, NVLink-C2C)
   std::optional<Figure> peer_bytes_s;       // per device, device <-> devices, one direction (NVLink), when there is one
   std::optional<Figure> flops;              // per device, dense BF16 tensor-core peak (no sparsity), FLOP/s
+  std::optional<Figure> vector_flops;       // per device, FP32 vector (shader) peak, FLOP/s, where the spec row gives it
 };
 
 // Spec compute figures of a catalog machine (see the conventions above).
@@ -245,6 +246,7 @@ struct ComputeInfo {
   Figure cpu_flops;                     // dense FP32 FMA peak, all CPU cores of the whole setup, FLOP/s
   std::optional<Figure> cpu_int8_ops;   // int8 dot-product peak, ops/s, when the ISA has one
   std::optional<Figure> gpu_flops;      // unified memory only: integrated GPU, dense FP16/BF16, FLOP/s
+  std::optional<Figure> gpu_vector_flops;  // the integrated GPU's FP32 vector peak, FLOP/s, where known
   // The width of one CPU FMA pipe in bits (128, 256, 512), where known: the
   // vector datapath quantized kernels run on (model/regimes.h: simd512_gain).
   std::optional<int> cpu_vector_bits;

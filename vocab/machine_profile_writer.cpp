@@ -86,6 +86,7 @@ OJson accelerators_json(const AcceleratorInfo& a) {
   if (a.host_link_bytes_s) aj["host_link_bw"] = figure(*a.host_link_bytes_s);
   if (a.peer_bytes_s) aj["peer_bw"] = figure(*a.peer_bytes_s);
   if (a.flops) aj["flops"] = figure(*a.flops);
+  if (a.vector_flops) aj["vector_flops"] = figure(*a.vector_flops);
   return aj;
 }
 
@@ -95,6 +96,7 @@ OJson compute_json(const ComputeInfo& c) {
   cj["cpu_flops"] = figure(c.cpu_flops);
   if (c.cpu_int8_ops) cj["cpu_int8_ops"] = figure(*c.cpu_int8_ops);
   if (c.gpu_flops) cj["gpu_flops"] = figure(*c.gpu_flops);
+  if (c.gpu_vector_flops) cj["gpu_vector_flops"] = figure(*c.gpu_vector_flops);
   if (c.cpu_vector_bits) cj["cpu_vector_bits"] = *c.cpu_vector_bits;
   OJson ej = OJson::object();
   ej["decode"] = figure(c.efficiency.decode);

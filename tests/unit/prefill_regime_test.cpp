@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/case_peaks.h"
 #include "model/engine_families.h"
 #include "model/prefill_check.h"
 #include "model/regime_fit.h"
@@ -409,4 +410,36 @@ TEST_CASE("a GPU's kind is its maker: discrete models, else the integrated GPU o
   for (const std::string& k : {std::string("nvidia"), std::string("amd"), std::string("apple")}) {
     CHECK(std::find(gpu_kinds().begin(), gpu_kinds().end(), k) != gpu_kinds().end());
   }
+}
+
+TEST_CASE("a prompt's attention on an AMD GPU runs at its FP32 vector rate, on any other GPU at the dense peak", "[regimes][prefill]") {
+  MachineProfile m;
+  m.accelerators = AcceleratorInfo{};
+  m.accelerators->count = 2;
+  m.accelerators->model = "AMD Radeon AI PRO R9700";
+  m.accelerators->flops = Figure{191e12};
+  m.accelerators->vector_flops = Figure{47.8e12};
+  const double dense = 2 * 191e12;
+  // Two cards: 2 × 47.8 TFLOP/s, not the 382 TFLOP/s the matmuls get.
+  CHECK(gpu_attention_peak(m, true, dense) == Approx(95.6e12));
+  SetupCase c;
+  CaseParts P;
+  // 10 TFLOP in the pass, 4 of them attention: the matmuls at the dense
+  // peak, the attention at the vector rate.
+  prefill_parts(m, c, 10e12, 0, 4e12, /*on_gpu=*/true, /*igpu=*/false, 0, P);
+  CHECK(P.flops_gpu_peak_s == Approx(6e12 / dense));
+  CHECK(P.attn_gpu_peak_s == Approx(4e12 / 95.6e12));
+  // Without a stated vector rate, or on another maker's GPU: the dense peak.
+  m.accelerators->vector_flops.reset();
+  CHECK(gpu_attention_peak(m, true, dense) == dense);
+  m.accelerators->vector_flops = Figure{47.8e12};
+  m.accelerators->model = "NVIDIA GeForce RTX 4090";
+  CHECK(gpu_attention_peak(m, true, dense) == dense);
+  // An integrated AMD GPU on unified memory: the CPU row's GPU figures.
+  MachineProfile apu;
+  apu.cpu_model = "AMD Ryzen AI Max+ 395";
+  apu.compute = ComputeInfo{};
+  apu.compute->gpu_flops = Figure{59.4e12};
+  apu.compute->gpu_vector_flops = Figure{14.85e12};
+  CHECK(gpu_attention_peak(apu, false, 59.4e12) == Approx(14.85e12));
 }
