@@ -60,14 +60,17 @@ double cpu_attention_peak_s(const MachineProfile& m, const SetupCase& c, double 
   return attn_flops / 2 / cpu_int8_peak(*m.compute) + attn_flops / 2 / f32;
 }
 
-// The peak a GPU's prompt attention runs at. llama.cpp's flash attention on
-// an AMD GPU runs on the vector units: the HIP tile and vector kernels
-// without rocWMMA, Vulkan's shaders on RDNA. The prompts at depth of three
-// sources on two AMD GPUs under ROCm and Vulkan RADV say so
-// (docs/measurements/2026-12-07g-rocm-depth.md): priced at the matrix peak
-// they come out 2-8x too fast. So an AMD GPU with a stated FP32 vector rate
-// (gpus.json fp32_tflops, cpus.json gpu.fp32_tflops) runs it there; every
-// other GPU, or an AMD one without that figure, at its dense peak.
+// The peak a GPU's prompt attention is priced at. llama.cpp's flash
+// attention on AMD GPUs reaches far less than the matrix peak: the HIP tile
+// and vector kernels without rocWMMA run on the vector units, and Vulkan's
+// coopmat1 kernel loads the cache's strided K/V rows (a pricing that fits,
+// not that kernel's mechanism). Priced at the matrix peak, the prompts at
+// depth of three sources on two AMD GPUs come out 1.5-20x too fast
+// (docs/measurements/2026-12-07g-rocm-depth.md). So an AMD GPU with a
+// stated FP32 vector rate (gpus.json fp32_tflops, cpus.json
+// gpu.fp32_tflops) is priced there, whatever the engine (every AMD prompt
+// figure is llama.cpp's); every other GPU, or an AMD one without that
+// figure, at its dense peak. A decode's attention keeps the dense peak.
 double gpu_attention_peak(const MachineProfile& m, bool on_gpu, double gpu_peak) {
   if (gpu_kind(m) != "amd") return gpu_peak;
   const std::optional<Figure> vector = on_gpu ? (m.accelerators ? m.accelerators->vector_flops : std::nullopt)
