@@ -41,9 +41,9 @@ Peak peak_flops(const MachineProfile& m, bool gpu_weights, bool cpu_engine);
 // dims per head (53 %).
 double cpu_attention_peak_s(const MachineProfile& m, const SetupCase& c, double attn_flops);
 
-// The FLOP/s a GPU's prompt attention runs at: an AMD GPU's FP32 vector
-// rate where the machine states it (llama.cpp's AMD flash attention runs on
-// the vector units), else gpu_peak, the dense peak the matmuls use.
+// The FLOP/s a GPU's prompt attention is priced at: an AMD GPU's FP32
+// vector rate where the machine states it (a pricing that fits llama.cpp's
+// AMD flash-attention kernels), else gpu_peak, the dense peak the matmuls use.
 // on_gpu: discrete GPUs (all of them), else the integrated GPU.
 double gpu_attention_peak(const MachineProfile& m, bool on_gpu, double gpu_peak);
 

@@ -194,10 +194,11 @@ std::optional<ComputeInfo> cpu_compute(const SpecRow& cpu, int sockets) {
     ci.cpu_int8_ops = spec_figure(ops, *dot + ": 4 int8 MACs per 32-bit lane, " + format_fixed(ops / 1e12, 1) + " TOPS (" +
                                            cpu.cite("int8_dot") + ")");
   }
-  if (auto g32 = cpu.number("gpu.fp32_tflops")) ci.gpu_vector_flops = spec_figure(*g32 * 1e12, "integrated GPU's FP32 vector rate: " + cpu.cite("gpu.fp32_tflops"));
+  const auto g32 = cpu.number("gpu.fp32_tflops");
+  if (g32) ci.gpu_vector_flops = spec_figure(*g32 * 1e12, "integrated GPU's FP32 vector rate: " + cpu.cite("gpu.fp32_tflops"));
   if (auto g = cpu.number("gpu.fp16_tflops")) {
     ci.gpu_flops = spec_figure(*g * 1e12, "integrated GPU: " + cpu.cite("gpu.fp16_tflops"));
-  } else if (auto g32 = cpu.number("gpu.fp32_tflops")) {
+  } else if (g32) {
     ci.gpu_flops = spec_figure(*g32 * 1e12, "integrated GPU at its FP32 rate (FP16 runs no slower): " + cpu.cite("gpu.fp32_tflops"));
   }
   // The catalog's estimates (configs/hardware conventions), so a spec-built
@@ -294,7 +295,7 @@ Expected<AcceleratorInfo> gpu_of(const SpecRow& r, int count) {
 // the slowest host link.
 AcceleratorInfo mixed_gpus(const std::vector<AcceleratorInfo>& parts) {
   AcceleratorInfo a;
-  double mem = 0, time = 0, flops = 0, vector = 0;
+  double mem = 0, time = 0, flops = 0, vector_flops = 0;
   bool all_flops = true, all_vector = true;
   std::vector<std::string> names;
   std::optional<Figure> link;
@@ -303,7 +304,7 @@ AcceleratorInfo mixed_gpus(const std::vector<AcceleratorInfo>& parts) {
     mem += g.count * g.memory_bytes.value;
     time += g.count * g.memory_bytes.value / g.memory_read_bytes_s.value;
     if (g.flops) flops += g.count * g.flops->value; else all_flops = false;
-    if (g.vector_flops) vector += g.count * g.vector_flops->value; else all_vector = false;
+    if (g.vector_flops) vector_flops += g.count * g.vector_flops->value; else all_vector = false;
     names.push_back(std::to_string(g.count) + " × " + g.model);
     if (g.host_link_bytes_s && (!link || g.host_link_bytes_s->value < link->value)) link = g.host_link_bytes_s;
   }
@@ -323,7 +324,7 @@ AcceleratorInfo mixed_gpus(const std::vector<AcceleratorInfo>& parts) {
     a.flops = spec_figure(flops / a.count, "the mean peak of " + each + cites([](const AcceleratorInfo& g) { return g.flops->source; }));
   }
   if (all_vector) {
-    a.vector_flops = spec_figure(vector / a.count, "the mean FP32 vector rate of " + each +
+    a.vector_flops = spec_figure(vector_flops / a.count, "the mean FP32 vector rate of " + each +
                                                        cites([](const AcceleratorInfo& g) { return g.vector_flops->source; }));
   }
   if (link) {
